@@ -1,0 +1,287 @@
+//! JavaScript semantics the core must reproduce bit for bit.
+//!
+//! pi computes its numbers in JavaScript: string lengths are UTF-16 code units, tool-call arguments are
+//! measured as `JSON.stringify(arguments).length`, and timestamps go through `new Date(x).getTime()`.
+//! Matching pi exactly means matching those three operations, so they live here, isolated and tested.
+
+use serde_json::Value;
+
+/// Length of `s` as JavaScript's `String.prototype.length` counts it (UTF-16 code units).
+pub fn utf16_len(s: &str) -> usize {
+    // ASCII fast path: one byte is one unit. Only astral characters (4 UTF-8 bytes) take two units.
+    if s.is_ascii() {
+        return s.len();
+    }
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// Length of `JSON.stringify(value)` for a value that came out of `JSON.parse`.
+///
+/// Object key order does not change the length, so a sorted map is as good as an insertion-ordered one.
+pub fn stringify_len(value: &Value) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_to_js_string(n.as_f64().unwrap_or(f64::NAN)).len(),
+        Value::String(s) => quoted_len(s),
+        Value::Array(items) => {
+            let inner: usize = items.iter().map(stringify_len).sum();
+            2 + inner + items.len().saturating_sub(1)
+        }
+        Value::Object(map) => {
+            let inner: usize = map.iter().map(|(k, v)| quoted_len(k) + 1 + stringify_len(v)).sum();
+            2 + inner + map.len().saturating_sub(1)
+        }
+    }
+}
+
+/// Length of a string after `JSON.stringify` quoting and escaping.
+fn quoted_len(s: &str) -> usize {
+    let mut len = 2;
+    for c in s.chars() {
+        len += match c {
+            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf16(),
+        };
+    }
+    len
+}
+
+/// `Number.prototype.toString()` for a finite or non-finite double, as JavaScript prints it.
+pub fn number_to_js_string(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    if x == 0.0 {
+        return "0".into(); // also -0
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    // Rust's `{:e}` prints the shortest digits that round-trip, which is what ECMAScript asks for too;
+    // only the layout around those digits differs.
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let k = digits.len() as i32;
+    let n = exp + 1;
+    let body = if k <= n && n <= 21 {
+        format!("{digits}{}", "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat((-n) as usize))
+    } else {
+        let e = n - 1;
+        let e_sign = if e < 0 { '-' } else { '+' };
+        if k == 1 {
+            format!("{digits}e{e_sign}{}", e.abs())
+        } else {
+            format!("{}.{}e{e_sign}{}", &digits[..1], &digits[1..], e.abs())
+        }
+    };
+    format!("{sign}{body}")
+}
+
+/// `new Date(value).getTime()` for a JSON value; `None` stands for `NaN` (an invalid date).
+///
+/// Strings follow the ECMAScript date-time format (`YYYY-MM-DDTHH:mm:ss.sssZ` and its shorter forms);
+/// a date-time without an offset is read as UTC, which is what pi's own timestamps and a UTC machine give.
+pub fn date_ms(value: Option<&Value>) -> Option<f64> {
+    match value? {
+        Value::Null => Some(0.0),
+        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        Value::Number(n) => time_clip(n.as_f64()?),
+        Value::String(s) => parse_iso_date(s),
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+fn time_clip(t: f64) -> Option<f64> {
+    if !t.is_finite() || t.abs() > 8.64e15 {
+        return None;
+    }
+    Some(t.trunc() + 0.0) // `+ 0.0` turns -0 into +0, as TimeClip does
+}
+
+/// Parses the ECMAScript date-time string format. Returns `None` (NaN) for anything else.
+pub fn parse_iso_date(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let year: i64 = if matches!(b.first(), Some(b'+' | b'-')) {
+        let neg = b[0] == b'-';
+        let y = digits(b, 1, 6)?;
+        if neg && y == 0 {
+            return None; // -000000 is explicitly invalid
+        }
+        i = 7;
+        if neg {
+            -y
+        } else {
+            y
+        }
+    } else {
+        let y = digits(b, 0, 4)?;
+        i += 4;
+        y
+    };
+    let (mut month, mut day) = (1, 1);
+    if b.get(i) == Some(&b'-') {
+        month = digits(b, i + 1, 2)?;
+        i += 3;
+        if b.get(i) == Some(&b'-') {
+            day = digits(b, i + 1, 2)?;
+            i += 3;
+        }
+    }
+    // V8 accepts any day up to 31 and lets it overflow into the next month (2026-02-30 is 2 March).
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let mut ms_of_day = 0i64;
+    if i < b.len() {
+        if !matches!(b[i], b'T' | b't' | b' ') {
+            return None;
+        }
+        let hour = digits(b, i + 1, 2)?;
+        if b.get(i + 3) != Some(&b':') {
+            return None;
+        }
+        let minute = digits(b, i + 4, 2)?;
+        i += 6;
+        let (mut second, mut millis) = (0, 0);
+        if b.get(i) == Some(&b':') {
+            second = digits(b, i + 1, 2)?;
+            i += 3;
+            if b.get(i) == Some(&b'.') {
+                let start = i + 1;
+                let mut end = start;
+                while end < b.len() && b[end].is_ascii_digit() {
+                    end += 1;
+                }
+                if end == start {
+                    return None;
+                }
+                // Only the first three fraction digits count; the rest are ignored.
+                let frac = &s[start..end];
+                let three = format!("{:0<3}", &frac[..frac.len().min(3)]);
+                millis = three.parse::<i64>().ok()?;
+                i = end;
+            }
+        }
+        if hour > 24 || minute > 59 || second > 59 || (hour == 24 && (minute, second, millis) != (0, 0, 0)) {
+            return None;
+        }
+        ms_of_day = ((hour * 60 + minute) * 60 + second) * 1000 + millis;
+        let mut offset_min = 0i64;
+        match b.get(i) {
+            Some(b'Z' | b'z') => i += 1,
+            Some(&c @ (b'+' | b'-')) => {
+                let oh = digits(b, i + 1, 2)?;
+                // V8 also takes `+0100` without the colon.
+                let (om, width) = if b.get(i + 3) == Some(&b':') { (digits(b, i + 4, 2)?, 6) } else { (digits(b, i + 3, 2)?, 5) };
+                if oh > 23 || om > 59 {
+                    return None;
+                }
+                offset_min = oh * 60 + om;
+                if c == b'+' {
+                    offset_min = -offset_min;
+                }
+                i += width;
+            }
+            _ => {}
+        }
+        if i != b.len() {
+            return None;
+        }
+        ms_of_day += offset_min * 60_000;
+    }
+    let days = days_from_civil(year, month, day);
+    time_clip(days as f64 * 86_400_000.0 + ms_of_day as f64)
+}
+
+fn digits(b: &[u8], at: usize, n: usize) -> Option<i64> {
+    let slice = b.get(at..at + n)?;
+    if !slice.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(slice.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')))
+}
+
+/// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// JavaScript truthiness of a JSON value.
+pub fn is_truthy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null | Value::Bool(false)) => false,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_like_javascript() {
+        let cases = [
+            (0.1, "0.1"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (123.456, "123.456"),
+            (1e-7, "1e-7"),
+            (0.000_001, "0.000001"),
+            (-1.5e-10, "-1.5e-10"),
+            (-0.0, "0"),
+            (5e-324, "5e-324"),
+            (1.797_693_134_862_315_7e308, "1.7976931348623157e+308"),
+            (9_007_199_254_740_993.0, "9007199254740992"),
+            (42.0, "42"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(number_to_js_string(x), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn stringify_length_counts_escapes_and_utf16() {
+        let v: Value = serde_json::from_str(r#"{"a":"x\"y\n\u0001😀é","b":[1,true,null,{}],"c":1e21}"#).unwrap();
+        // {"a":"x\"y\n\u0001😀é","b":[1,true,null,{}],"c":1e+21}
+        let js = r#"{"a":"x\"y\n\u0001😀é","b":[1,true,null,{}],"c":1e+21}"#;
+        assert_eq!(stringify_len(&v), utf16_len(js));
+    }
+
+    #[test]
+    fn iso_dates_parse_like_date_parse() {
+        assert_eq!(parse_iso_date("1970-01-01T00:00:00.000Z"), Some(0.0));
+        assert_eq!(parse_iso_date("2026-11-22T00:51:31.123Z"), Some(1_795_308_691_123.0));
+        assert_eq!(parse_iso_date("2026-11-22"), Some(1_795_305_600_000.0));
+        assert_eq!(parse_iso_date("2026-11-22T01:00:00+01:00"), Some(1_795_305_600_000.0));
+        assert_eq!(parse_iso_date("2026-02-30"), Some(1_772_409_600_000.0));
+        assert_eq!(parse_iso_date("2026-02-32"), None);
+        assert_eq!(parse_iso_date("2026-11-22T00:00:00.000+0100"), Some(1_795_302_000_000.0));
+        assert_eq!(parse_iso_date("2026-11-22T24:00:01Z"), None);
+        assert_eq!(parse_iso_date("yesterday"), None);
+        assert_eq!(parse_iso_date("2026-11-22T00:00:00.1234567Z"), Some(1_795_305_600_123.0));
+    }
+
+    #[test]
+    fn utf16_counts_astral_as_two() {
+        assert_eq!(utf16_len("a😀é"), 4);
+    }
+}

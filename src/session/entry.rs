@@ -1,0 +1,493 @@
+//! One session entry, reduced to the facts decisions need.
+//!
+//! A pi session file is JSONL: a `session` header, then entries `{type, id, parentId, timestamp, …}`.
+//! [`Entry`] keeps what the tree, the labels, the token estimates and the previews need — never a second
+//! copy of the message. Whole entries are kept only by a full-mode index (see [`super::Mode`]).
+
+use serde_json::{Map, Value};
+
+use crate::js::{date_ms, is_truthy, stringify_len, utf16_len};
+use crate::text::{extract_text_content, strip_branch_summary_boilerplate};
+
+/// How many UTF-16 units of preview text an entry keeps: enough for the longest hint (60) plus the
+/// knowledge that the text went on.
+const HINT_KEEP: usize = 64;
+
+/// The session header (first line of a session file).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Header {
+    /// Session id (uuidv7 in current pi).
+    pub id: Option<String>,
+    /// Format version; pi 0.75 writes 3.
+    pub version: Option<f64>,
+    /// Working directory the session was created in.
+    pub cwd: Option<String>,
+    /// Creation time as written.
+    pub timestamp: Option<String>,
+}
+
+/// The role of a `message` entry's message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Role {
+    /// A user prompt.
+    User,
+    /// A model reply; see [`AssistantInfo`].
+    Assistant(Box<AssistantInfo>),
+    /// A tool's result.
+    ToolResult,
+    /// An extension message (`custom`, or the pre-v3 `hookMessage`).
+    Custom,
+    /// A `!command` run by the user.
+    BashExecution,
+    /// A branch summary stored as a message.
+    BranchSummary,
+    /// A compaction summary stored as a message.
+    CompactionSummary,
+    /// System prompt / tool declarations (pi ≥0.87).
+    System,
+    /// Any other role, kept by name.
+    Other(Box<str>),
+}
+
+/// What the guards need to know about an assistant message.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AssistantInfo {
+    /// `(id, name)` of each tool call, in order.
+    pub tool_calls: Vec<(Box<str>, Box<str>)>,
+    /// `stopReason` as written.
+    pub stop_reason: Option<Box<str>>,
+    /// True when `usage.input` and `usage.output` are both zero or missing (the synthetic shape).
+    pub zero_io: bool,
+}
+
+/// The entry type, with the fields that steer tree and context building.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntryKind {
+    /// A conversation message.
+    Message(Role),
+    /// An extension message that enters the context (`role: "custom"`).
+    CustomMessage,
+    /// A summary of an abandoned branch; enters the context when `summary` is non-empty.
+    BranchSummary {
+        /// Whether the summary is truthy (pi skips empty ones).
+        emits: bool,
+    },
+    /// A compaction: summary first, then kept entries from `first_kept`.
+    Compaction {
+        /// `firstKeptEntryId`.
+        first_kept: Option<Box<str>>,
+    },
+    /// A label change on `target`; `None` clears.
+    Label {
+        /// `targetId`.
+        target: Box<str>,
+        /// The new label, `None` when cleared.
+        label: Option<Box<str>>,
+    },
+    /// `thinking_level_change`.
+    ThinkingLevelChange,
+    /// `model_change`.
+    ModelChange,
+    /// `custom` (extension state; never in the context).
+    Custom,
+    /// `session_info`.
+    SessionInfo,
+    /// `usage` (pi ≥1.x).
+    Usage,
+    /// `context_edit` (pi ≥1.x; ignored by 0.75 context building).
+    ContextEdit,
+    /// Any other type, kept so nothing is lost.
+    Unknown(Box<str>),
+}
+
+/// One entry of the session tree, reduced to facts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Entry id (8 hex chars in pi).
+    pub id: Box<str>,
+    /// Parent id; `None` for a root.
+    pub parent_id: Option<Box<str>>,
+    /// `new Date(timestamp).getTime()`; `None` when invalid.
+    pub timestamp_ms: Option<f64>,
+    /// Type and type-specific facts.
+    pub kind: EntryKind,
+    /// `estimateTokens` of the message this entry puts in the context (compaction: of its summary).
+    pub tokens: f64,
+    /// `calculateContextTokens(usage)` when this is an assistant whose usage pi's estimate would use.
+    pub usage: Option<f64>,
+    /// Whitespace-collapsed start of the entry's text, for previews.
+    pub hint: Option<Box<str>>,
+}
+
+impl Entry {
+    /// Whether this entry contributes a message when it lies on the context path (compactions are
+    /// handled separately: their summary goes first).
+    pub fn emits_message(&self) -> bool {
+        match &self.kind {
+            EntryKind::Message(_) | EntryKind::CustomMessage => true,
+            EntryKind::BranchSummary { emits } => *emits,
+            _ => false,
+        }
+    }
+
+    /// The assistant facts, when this is an assistant message.
+    pub fn assistant(&self) -> Option<&AssistantInfo> {
+        match &self.kind {
+            EntryKind::Message(Role::Assistant(info)) => Some(info),
+            _ => None,
+        }
+    }
+
+    /// The `type` string as written in the file.
+    pub fn type_name(&self) -> &str {
+        match &self.kind {
+            EntryKind::Message(_) => "message",
+            EntryKind::CustomMessage => "custom_message",
+            EntryKind::BranchSummary { .. } => "branch_summary",
+            EntryKind::Compaction { .. } => "compaction",
+            EntryKind::Label { .. } => "label",
+            EntryKind::ThinkingLevelChange => "thinking_level_change",
+            EntryKind::ModelChange => "model_change",
+            EntryKind::Custom => "custom",
+            EntryKind::SessionInfo => "session_info",
+            EntryKind::Usage => "usage",
+            EntryKind::ContextEdit => "context_edit",
+            EntryKind::Unknown(t) => t,
+        }
+    }
+
+    /// The message role, for `message` entries.
+    pub fn role_name(&self) -> Option<&str> {
+        match &self.kind {
+            EntryKind::Message(role) => Some(match role {
+                Role::User => "user",
+                Role::Assistant(_) => "assistant",
+                Role::ToolResult => "toolResult",
+                Role::Custom => "custom",
+                Role::BashExecution => "bashExecution",
+                Role::BranchSummary => "branchSummary",
+                Role::CompactionSummary => "compactionSummary",
+                Role::System => "system",
+                Role::Other(r) => r,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// What one parsed JSONL line turned out to be.
+#[derive(Debug)]
+pub enum Line {
+    /// The session header.
+    Header(Header),
+    /// An entry.
+    Entry(Entry),
+}
+
+/// Why a line was not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineProblem {
+    /// Not valid JSON.
+    Malformed(String),
+    /// Valid JSON but not an object.
+    NotAnObject,
+    /// An object without a string `id`.
+    NoId,
+}
+
+impl std::fmt::Display for LineProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineProblem::Malformed(e) => write!(f, "malformed JSON ({e})"),
+            LineProblem::NotAnObject => f.write_str("not a JSON object"),
+            LineProblem::NoId => f.write_str("entry has no string id"),
+        }
+    }
+}
+
+/// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration
+/// (`hookMessage` → `custom`).
+pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
+    let value: Value = serde_json::from_str(line).map_err(|e| LineProblem::Malformed(e.to_string()))?;
+    let Value::Object(obj) = value else {
+        return Err(LineProblem::NotAnObject);
+    };
+    from_object(&obj, legacy_v2)
+}
+
+/// Builds a header or an entry from a parsed JSON object.
+pub fn from_object(obj: &Map<String, Value>, legacy_v2: bool) -> Result<Line, LineProblem> {
+    let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
+    if ty == "session" {
+        return Ok(Line::Header(Header {
+            id: str_field(obj, "id").map(String::from),
+            version: obj.get("version").and_then(Value::as_f64),
+            cwd: str_field(obj, "cwd").map(String::from),
+            timestamp: str_field(obj, "timestamp").map(String::from),
+        }));
+    }
+    let id = str_field(obj, "id").ok_or(LineProblem::NoId)?;
+    let parent_id = str_field(obj, "parentId").map(Box::from);
+    let timestamp_ms = date_ms(obj.get("timestamp"));
+    let mut entry = Entry {
+        id: id.into(),
+        parent_id,
+        timestamp_ms,
+        kind: EntryKind::Unknown(ty.into()),
+        tokens: 0.0,
+        usage: None,
+        hint: None,
+    };
+    match ty {
+        "message" => {
+            let empty = Map::new();
+            let msg = obj.get("message").and_then(Value::as_object).unwrap_or(&empty);
+            fill_message(&mut entry, msg, legacy_v2);
+        }
+        "custom_message" => {
+            entry.kind = EntryKind::CustomMessage;
+            entry.tokens = content_tokens(obj.get("content"), true);
+            entry.hint = hint_of(&extract_text_content(obj.get("content")));
+        }
+        "branch_summary" => {
+            let summary = obj.get("summary");
+            entry.kind = EntryKind::BranchSummary { emits: is_truthy(summary) };
+            entry.tokens = summary_tokens(summary);
+            if let Some(s) = summary.and_then(Value::as_str) {
+                entry.hint = hint_of(strip_branch_summary_boilerplate(s));
+            }
+        }
+        "compaction" => {
+            entry.kind = EntryKind::Compaction { first_kept: str_field(obj, "firstKeptEntryId").map(Box::from) };
+            entry.tokens = summary_tokens(obj.get("summary"));
+        }
+        "label" => {
+            entry.kind = EntryKind::Label {
+                target: str_field(obj, "targetId").unwrap_or("").into(),
+                // pi sets the label when it is truthy and clears it otherwise.
+                label: str_field(obj, "label").filter(|l| !l.is_empty()).map(Box::from),
+            };
+        }
+        "thinking_level_change" => entry.kind = EntryKind::ThinkingLevelChange,
+        "model_change" => entry.kind = EntryKind::ModelChange,
+        "custom" => entry.kind = EntryKind::Custom,
+        "session_info" => entry.kind = EntryKind::SessionInfo,
+        "usage" => entry.kind = EntryKind::Usage,
+        "context_edit" => entry.kind = EntryKind::ContextEdit,
+        _ => {}
+    }
+    Ok(Line::Entry(entry))
+}
+
+fn str_field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    obj.get(key).and_then(Value::as_str)
+}
+
+fn fill_message(entry: &mut Entry, msg: &Map<String, Value>, legacy_v2: bool) {
+    let role_name = str_field(msg, "role").unwrap_or("");
+    let content = msg.get("content");
+    let role = match role_name {
+        "user" => {
+            entry.tokens = content_tokens(content, false);
+            entry.hint = hint_of(&extract_text_content(content));
+            Role::User
+        }
+        "assistant" => {
+            let (tokens, info) = assistant_facts(msg);
+            entry.tokens = tokens;
+            entry.usage = assistant_usage(msg);
+            entry.hint = hint_of(&extract_text_content(content));
+            Role::Assistant(Box::new(info))
+        }
+        "toolResult" => {
+            entry.tokens = content_tokens(content, true);
+            Role::ToolResult
+        }
+        "custom" => {
+            entry.tokens = content_tokens(content, true);
+            Role::Custom
+        }
+        "hookMessage" if legacy_v2 => {
+            entry.tokens = content_tokens(content, true);
+            Role::Custom
+        }
+        "bashExecution" => {
+            let len = |k| str_field(msg, k).map_or(0, utf16_len);
+            entry.tokens = ceil_quarter(len("command") + len("output"));
+            Role::BashExecution
+        }
+        "branchSummary" => {
+            entry.tokens = summary_tokens(msg.get("summary"));
+            Role::BranchSummary
+        }
+        "compactionSummary" => {
+            entry.tokens = summary_tokens(msg.get("summary"));
+            Role::CompactionSummary
+        }
+        "system" => Role::System,
+        other => Role::Other(other.into()),
+    };
+    entry.kind = EntryKind::Message(role);
+}
+
+fn ceil_quarter(chars: usize) -> f64 {
+    chars.div_ceil(4) as f64
+}
+
+fn summary_tokens(summary: Option<&Value>) -> f64 {
+    ceil_quarter(summary.and_then(Value::as_str).map_or(0, utf16_len))
+}
+
+/// `estimateTokens` for user (`images_count == false`: images are free in 0.75) and for
+/// custom/toolResult content (each image block counts 4800 chars).
+fn content_tokens(content: Option<&Value>, images_count: bool) -> f64 {
+    let chars = match content {
+        Some(Value::String(s)) => utf16_len(s),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|block| {
+                let ty = block.get("type").and_then(Value::as_str);
+                let text = block.get("text").and_then(Value::as_str).map_or(0, utf16_len);
+                match ty {
+                    Some("text") => text,
+                    Some("image") if images_count => 4800,
+                    _ => 0,
+                }
+            })
+            .sum(),
+        _ => 0,
+    };
+    ceil_quarter(chars)
+}
+
+fn assistant_facts(msg: &Map<String, Value>) -> (f64, AssistantInfo) {
+    let mut chars = 0;
+    let mut info = AssistantInfo {
+        stop_reason: str_field(msg, "stopReason").map(Box::from),
+        ..AssistantInfo::default()
+    };
+    if let Some(Value::Array(blocks)) = msg.get("content") {
+        for block in blocks {
+            let field = |k| block.get(k).and_then(Value::as_str);
+            match field("type") {
+                Some("text") => chars += field("text").map_or(0, utf16_len),
+                Some("thinking") => chars += field("thinking").map_or(0, utf16_len),
+                Some("toolCall") => {
+                    let name = field("name").unwrap_or("");
+                    // `JSON.stringify(undefined)` is undefined; pi's safe variant prints "undefined".
+                    let args = block.get("arguments").map_or(9, stringify_len);
+                    chars += utf16_len(name) + args;
+                    info.tool_calls.push((field("id").unwrap_or("").into(), name.into()));
+                }
+                _ => {}
+            }
+        }
+    }
+    let usage = msg.get("usage");
+    let io = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
+    info.zero_io = io("input") == 0.0 && io("output") == 0.0;
+    (ceil_quarter(chars), info)
+}
+
+/// The usage pi's `estimateContextTokens` would anchor on: an assistant that has a truthy `usage` and
+/// did not stop with `aborted` or `error`. Missing counters read as 0 (pi would produce NaN).
+fn assistant_usage(msg: &Map<String, Value>) -> Option<f64> {
+    let stop = str_field(msg, "stopReason");
+    if matches!(stop, Some("aborted" | "error")) || !is_truthy(msg.get("usage")) {
+        return None;
+    }
+    let usage = msg.get("usage")?;
+    let num = |k: &str| usage.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let total = num("totalTokens");
+    Some(if total != 0.0 && !total.is_nan() {
+        total
+    } else {
+        num("input") + num("output") + num("cacheRead") + num("cacheWrite")
+    })
+}
+
+/// Collapses whitespace and keeps the first [`HINT_KEEP`] UTF-16 units (plus one char to mark that
+/// the text went on).
+fn hint_of(text: &str) -> Option<Box<str>> {
+    let mut out = String::new();
+    let mut units = 0;
+    let mut pending_space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            units += 1;
+            pending_space = false;
+        }
+        out.push(c);
+        units += c.len_utf16();
+        if units > HINT_KEEP {
+            break;
+        }
+    }
+    (!out.is_empty()).then(|| out.into_boxed_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(line: &str) -> Entry {
+        match parse_line(line, false).unwrap() {
+            Line::Entry(e) => e,
+            Line::Header(_) => panic!("header"),
+        }
+    }
+
+    #[test]
+    fn assistant_tokens_count_text_thinking_and_tool_calls() {
+        let e = entry(
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"},{"type":"thinking","thinking":"hmm"},{"type":"toolCall","id":"c1","name":"add","arguments":{"a":1}}],"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"stopReason":"toolUse"}}"#,
+        );
+        // 5 + 3 + 3 + len('{"a":1}') = 18 → 5 tokens
+        assert_eq!(e.tokens, 5.0);
+        assert_eq!(e.usage, Some(15.0));
+        let info = e.assistant().unwrap();
+        assert_eq!(info.tool_calls, vec![("c1".into(), "add".into())]);
+        assert!(!info.zero_io);
+    }
+
+    #[test]
+    fn aborted_assistant_has_no_usage_anchor() {
+        let e = entry(
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"assistant","content":[],"usage":{"totalTokens":50},"stopReason":"aborted"}}"#,
+        );
+        assert_eq!(e.usage, None);
+        assert_eq!(e.timestamp_ms, None);
+    }
+
+    #[test]
+    fn images_count_only_outside_user_messages() {
+        let user = entry(
+            r#"{"type":"message","id":"u","parentId":null,"timestamp":"x","message":{"role":"user","content":[{"type":"text","text":"abcd"},{"type":"image","data":"x","mimeType":"image/png"}]}}"#,
+        );
+        assert_eq!(user.tokens, 1.0);
+        let tool = entry(
+            r#"{"type":"message","id":"t","parentId":null,"timestamp":"x","message":{"role":"toolResult","content":[{"type":"text","text":"abcd"},{"type":"image","data":"x","mimeType":"image/png"}]}}"#,
+        );
+        assert_eq!(tool.tokens, 1201.0);
+    }
+
+    #[test]
+    fn hints_collapse_whitespace_and_stop_early() {
+        assert_eq!(hint_of("  a \n\t b  ").as_deref(), Some("a b"));
+        assert_eq!(hint_of(" \n "), None);
+        let long = "x".repeat(500);
+        assert_eq!(hint_of(&long).unwrap().len(), HINT_KEEP + 1);
+    }
+
+    #[test]
+    fn lines_without_ids_or_objects_are_problems() {
+        assert_eq!(parse_line("[1]", false).unwrap_err(), LineProblem::NotAnObject);
+        assert_eq!(parse_line(r#"{"type":"message"}"#, false).unwrap_err(), LineProblem::NoId);
+        assert!(matches!(parse_line("{", false).unwrap_err(), LineProblem::Malformed(_)));
+    }
+}

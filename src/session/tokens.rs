@@ -1,0 +1,101 @@
+//! Token estimates identical to pi's `estimateContextTokens(buildSessionContext(…).messages)`, and the
+//! estimate "as if the leaf were here" for every entry of a path in one pass.
+//!
+//! pi's estimate anchors on the last assistant message with usable `usage` and adds `ceil(chars/4)` for
+//! every message after it; with no such assistant it sums every message. Each entry's own share
+//! (`Entry::tokens`, `Entry::usage`) is computed once at ingest, so an estimate is a walk over numbers.
+
+use super::entry::{Entry, EntryKind};
+use super::index::{Leaf, SessionIndex, Slot};
+use crate::error::SessionError;
+
+/// pi's `estimateContextTokens` result.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Estimate {
+    /// `usageTokens + trailingTokens`.
+    pub tokens: f64,
+    /// The anchoring assistant's usage, or 0.
+    pub usage_tokens: f64,
+    /// Estimated tokens of the messages after the anchor (all messages when there is none).
+    pub trailing_tokens: f64,
+    /// Index of the anchoring assistant in the context's messages.
+    pub last_usage_index: Option<usize>,
+}
+
+/// Running estimate over a context being built message by message.
+#[derive(Debug, Default, Clone, Copy)]
+struct Running {
+    all: f64,
+    trailing: f64,
+    usage: Option<f64>,
+    usage_index: usize,
+    messages: usize,
+}
+
+impl Running {
+    fn push(&mut self, tokens: f64, usage: Option<f64>) {
+        if let Some(u) = usage {
+            self.usage = Some(u);
+            self.usage_index = self.messages;
+            self.trailing = 0.0;
+        } else {
+            self.trailing += tokens;
+        }
+        self.all += tokens;
+        self.messages += 1;
+    }
+
+    fn push_entry(&mut self, entry: &Entry) {
+        if entry.emits_message() {
+            self.push(entry.tokens, entry.usage);
+        }
+    }
+
+    fn estimate(&self) -> Estimate {
+        match self.usage {
+            Some(u) => Estimate {
+                tokens: u + self.trailing,
+                usage_tokens: u,
+                trailing_tokens: self.trailing,
+                last_usage_index: Some(self.usage_index),
+            },
+            None => Estimate { tokens: self.all, usage_tokens: 0.0, trailing_tokens: self.all, last_usage_index: None },
+        }
+    }
+}
+
+/// For each position `i` of `path` (root first), the estimate of the context pi would build with
+/// `path[i]` as leaf. One pass; a compaction restarts the running sum from its kept entries.
+pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
+    let mut out = Vec::with_capacity(path.len());
+    let mut run = Running::default();
+    for (i, &slot) in path.iter().enumerate() {
+        let entry = index.entry(slot);
+        if let EntryKind::Compaction { first_kept } = &entry.kind {
+            run = Running::default();
+            run.push(entry.tokens, None);
+            // Kept entries: from `firstKeptEntryId` (searched by id among the entries before the
+            // compaction, as pi does) up to the compaction; none if the id is not there.
+            if let Some(first) = first_kept {
+                if let Some(start) = path[..i].iter().position(|&s| *index.id_of(s) == **first) {
+                    for &kept in &path[start..i] {
+                        run.push_entry(index.entry(kept));
+                    }
+                }
+            }
+        } else {
+            run.push_entry(entry);
+        }
+        out.push(run.estimate());
+    }
+    out
+}
+
+impl SessionIndex {
+    /// pi's estimate for the context with `leaf` as leaf.
+    pub fn estimate(&mut self, leaf: Leaf<'_>) -> Result<Estimate, SessionError> {
+        let slot = self.resolve_leaf(leaf);
+        let path = self.path(slot)?;
+        Ok(cumulative(self, &path).last().copied().unwrap_or_default())
+    }
+}

@@ -1,0 +1,227 @@
+//! Read-only views over an index: anchors with their cumulative estimates, the tree as rows or text,
+//! and summary statistics.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::entry::EntryKind;
+use super::index::{Leaf, SessionIndex, Slot};
+use super::tokens::{cumulative, Estimate};
+use crate::error::SessionError;
+use crate::text::{to_one_line, ANCHOR_PREFIX};
+
+/// Preview length for `list` rows.
+pub const LIST_HINT_MAX: usize = 50;
+/// Preview length for tree rows.
+const TREE_HINT_MAX: usize = 60;
+
+/// An anchor (label `anchor:<name>`) on the active path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Anchor {
+    /// The name after `anchor:`.
+    pub name: String,
+    /// The labelled entry.
+    pub slot: Slot,
+    /// Estimated context tokens with this entry as leaf.
+    pub tokens: f64,
+    /// Preview of the text the anchor sits after.
+    pub hint: Option<String>,
+}
+
+/// One row of the tree in display order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeRow {
+    /// The entry.
+    pub slot: Slot,
+    /// Indentation level: grows only where the tree branches, so long chains stay flat.
+    pub depth: u32,
+    /// Number of children.
+    pub children: u32,
+    /// On the path from the root to the current leaf.
+    pub active: bool,
+    /// The current leaf.
+    pub leaf: bool,
+    /// The entry's current label.
+    pub label: Option<String>,
+}
+
+/// Summary numbers for a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stats {
+    /// Entries held (header excluded).
+    pub entries: usize,
+    /// Entry count per `type`.
+    pub by_type: BTreeMap<String, usize>,
+    /// Entries with no children (tips of branches).
+    pub tips: usize,
+    /// Entries with two or more children.
+    pub branch_points: usize,
+    /// Entries on the active path.
+    pub active_path: usize,
+    /// Share of entries off the active path (0–1).
+    pub abandoned_share: f64,
+    /// Entries carrying a label.
+    pub labels: usize,
+    /// Labels in the `anchor:` namespace.
+    pub anchors: usize,
+    /// Size of the file, as given by the caller.
+    pub file_bytes: f64,
+    /// Estimate at the current leaf.
+    pub estimate: Estimate,
+}
+
+impl SessionIndex {
+    /// Anchors on the path to `leaf`, root → leaf, each with the estimate as if it were the leaf.
+    /// One pass over the path, however many anchors there are.
+    pub fn anchors(&mut self, leaf: Leaf<'_>) -> Result<Vec<Anchor>, SessionError> {
+        let slot = self.resolve_leaf(leaf);
+        let path = self.path(slot)?;
+        let estimates = cumulative(self, &path);
+        let mut out = Vec::new();
+        for (i, &s) in path.iter().enumerate() {
+            let name = match self.label_of(self.id_of(s)).and_then(|l| l.strip_prefix(ANCHOR_PREFIX)) {
+                Some(n) => n.to_string(),
+                None => continue,
+            };
+            let hint = self.hint_from(s, LIST_HINT_MAX);
+            out.push(Anchor { name, slot: s, tokens: estimates[i].tokens, hint });
+        }
+        Ok(out)
+    }
+
+    /// The whole tree in display order (roots in file order, children oldest first), iteratively.
+    pub fn tree_rows(&mut self) -> Result<Vec<TreeRow>, SessionError> {
+        let leaf = self.leaf();
+        let mut active = vec![false; self.len()];
+        for s in self.path(leaf)? {
+            active[s as usize] = true;
+        }
+        let mut rows = Vec::with_capacity(self.len());
+        let roots = self.roots();
+        let root_depth = u32::from(roots.len() > 1);
+        let mut stack: Vec<(Slot, u32)> = roots.iter().rev().map(|&r| (r, root_depth)).collect();
+        while let Some((slot, depth)) = stack.pop() {
+            let kids = self.children_of(slot).to_vec();
+            let child_depth = if kids.len() > 1 { depth + 1 } else { depth };
+            for &k in kids.iter().rev() {
+                stack.push((k, child_depth));
+            }
+            rows.push(TreeRow {
+                slot,
+                depth,
+                children: kids.len() as u32,
+                active: active[slot as usize],
+                leaf: Some(slot) == leaf,
+                label: self.label_of(self.id_of(slot)).map(String::from),
+            });
+        }
+        Ok(rows)
+    }
+
+    /// A one-line description of an entry: `user: "…"`, `branch_summary: "…"`, `label`, …
+    pub fn describe(&mut self, slot: Slot) -> String {
+        let entry = self.entry(slot);
+        let what = entry.role_name().unwrap_or_else(|| entry.type_name()).to_string();
+        let detail = match &entry.kind {
+            EntryKind::Label { target, label } => Some(match label {
+                Some(l) => format!("{target} ← {l}"),
+                None => format!("{target} ← (cleared)"),
+            }),
+            _ => entry.hint.as_deref().and_then(|h| to_one_line(h, TREE_HINT_MAX)).map(|h| format!("“{h}”")),
+        };
+        let tools = entry
+            .assistant()
+            .filter(|a| !a.tool_calls.is_empty())
+            .map(|a| a.tool_calls.iter().map(|(_, n)| n.as_ref()).collect::<Vec<_>>().join(", "));
+        let mut out = what;
+        if let Some(d) = detail {
+            let _ = write!(out, ": {d}");
+        }
+        if let Some(t) = tools {
+            let _ = write!(out, " → {t}");
+        }
+        out
+    }
+
+    /// The tree as text, like pi's `/tree`: branches indented with box-drawing (a chain without
+    /// branches stays at one level), the active path marked `•`, the leaf `◀ leaf`, labels in brackets.
+    pub fn render_tree(&mut self) -> Result<String, SessionError> {
+        let leaf = self.leaf();
+        let mut active = vec![false; self.len()];
+        for s in self.path(leaf)? {
+            active[s as usize] = true;
+        }
+        let mut out = String::new();
+        // (entry, prefix of its own line, prefix its children continue with)
+        let mut stack: Vec<(Slot, String, String)> = Vec::new();
+        let roots = self.roots();
+        push_children(&mut stack, &roots, "");
+        while let Some((slot, line_prefix, child_prefix)) = stack.pop() {
+            let marker = if active[slot as usize] { "• " } else { "  " };
+            let desc = self.describe(slot);
+            let _ = write!(out, "{line_prefix}{marker}{} {desc}", self.id_of(slot));
+            if let Some(l) = self.label_of(self.id_of(slot)) {
+                let _ = write!(out, " [{l}]");
+            }
+            if Some(slot) == leaf {
+                out.push_str(" ◀ leaf");
+            }
+            out.push('\n');
+            let kids = self.children_of(slot).to_vec();
+            push_children(&mut stack, &kids, &child_prefix);
+        }
+        Ok(out)
+    }
+
+    /// Counts for `stats`.
+    pub fn stats(&mut self, file_bytes: f64) -> Result<Stats, SessionError> {
+        let mut by_type = BTreeMap::new();
+        for e in self.entries() {
+            *by_type.entry(e.type_name().to_string()).or_insert(0) += 1;
+        }
+        let n = self.len();
+        let mut tips = 0;
+        let mut branch_points = 0;
+        for s in 0..n as Slot {
+            match self.children_of(s).len() {
+                0 => tips += 1,
+                1 => {}
+                _ => branch_points += 1,
+            }
+        }
+        let leaf = self.leaf();
+        let active_path = self.path(leaf)?.len();
+        let labelled: Vec<bool> = (0..n as Slot).map(|s| self.label_of(self.id_of(s)).is_some()).collect();
+        let labels = labelled.iter().filter(|&&b| b).count();
+        let anchors = (0..n as Slot)
+            .filter(|&s| self.label_of(self.id_of(s)).is_some_and(|l| l.starts_with(ANCHOR_PREFIX)))
+            .count();
+        let estimate = self.estimate(Leaf::Current)?;
+        Ok(Stats {
+            entries: n,
+            by_type,
+            tips,
+            branch_points,
+            active_path,
+            abandoned_share: if n == 0 { 0.0 } else { (n - active_path) as f64 / n as f64 },
+            labels,
+            anchors,
+            file_bytes,
+            estimate,
+        })
+    }
+}
+
+/// Pushes `kids` so they pop in order: a single child continues its parent's column, several children
+/// each get a `├─`/`└─` branch.
+fn push_children(stack: &mut Vec<(Slot, String, String)>, kids: &[Slot], prefix: &str) {
+    if let [only] = kids {
+        stack.push((*only, prefix.to_string(), prefix.to_string()));
+        return;
+    }
+    for (j, &kid) in kids.iter().enumerate().rev() {
+        let last = j + 1 == kids.len();
+        let (branch, cont) = if last { ("└─ ", "   ") } else { ("├─ ", "│  ") };
+        stack.push((kid, format!("{prefix}{branch}"), format!("{prefix}{cont}")));
+    }
+}

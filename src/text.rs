@@ -1,0 +1,242 @@
+//! Pure text helpers shared by the tool, the CLI and the viewer: the anchor-name rule, one-line
+//! previews, context-size formatting and the branch-summary boilerplate strip.
+
+use serde_json::Value;
+
+use crate::js::utf16_len;
+
+/// Longest anchor name accepted. Long enough for descriptive names, short enough to keep `list`
+/// aligned and to keep a runaway string out of the session file.
+pub const MAX_NAME_LENGTH: usize = 40;
+
+/// The label namespace shared by `anchor` names and `rewind`'s `labelEnd`.
+pub const ANCHOR_PREFIX: &str = "anchor:";
+
+/// pi's branch-summary prelude starts with this; the strip only acts on text that does, so a user
+/// document whose first heading is "## Goal" stays intact.
+const BRANCH_SUMMARY_SENTINEL: &str = "The user explored a different conversation branch";
+const GOAL_HEADER: &str = "## Goal";
+/// A `## Goal` further in than this is content, not the prelude's marker.
+const MAX_BOILERPLATE_LEAD_IN: usize = 200;
+
+/// Whether `name` is a valid anchor name: kebab-case (lowercase ASCII letters and digits in segments
+/// joined by single hyphens), 1 to [`MAX_NAME_LENGTH`] characters.
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME_LENGTH
+        && name
+            .split('-')
+            .all(|seg| !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+}
+
+/// Collapses whitespace runs to one space, trims, and cuts to `max_len` characters with a trailing `…`.
+/// Returns `None` for text with nothing visible.
+pub fn to_one_line(text: &str, max_len: usize) -> Option<String> {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.is_empty() {
+        return None;
+    }
+    if max_len <= 1 {
+        return Some("…".into());
+    }
+    if utf16_len(&collapsed) <= max_len {
+        return Some(collapsed);
+    }
+    // Cut on a character boundary (never inside a surrogate pair), leaving room for the ellipsis.
+    let mut out = String::new();
+    let mut units = 0;
+    for c in collapsed.chars() {
+        if units + c.len_utf16() > max_len - 1 {
+            break;
+        }
+        units += c.len_utf16();
+        out.push(c);
+    }
+    out.push('…');
+    Some(out)
+}
+
+/// Tokens as a percentage of the window with one decimal (`12.3%`), or as thousands (`12.3k`) when the
+/// window is unknown.
+pub fn format_pct1(tokens: f64, context_window: f64) -> String {
+    if context_window <= 0.0 {
+        return format!("{:.1}k", tokens / 1000.0);
+    }
+    format!("{:.1}%", tokens / context_window * 100.0)
+}
+
+/// A window size as `1.0M` or `200k`; empty when unknown.
+pub fn format_window(context_window: f64) -> String {
+    if context_window <= 0.0 {
+        String::new()
+    } else if context_window >= 1_000_000.0 {
+        format!("{:.1}M", context_window / 1_000_000.0)
+    } else {
+        format!("{:.0}k", context_window / 1000.0)
+    }
+}
+
+/// `context 30.4% → 4.1% of 200k`, or `tokens 60800 → 8200` when the window is unknown.
+pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> String {
+    if context_window > 0.0 {
+        format!(
+            "context {} → {} of {}",
+            format_pct1(before, context_window),
+            format_pct1(after, context_window),
+            format_window(context_window)
+        )
+    } else {
+        format!("tokens {before} → {after}")
+    }
+}
+
+/// `12.3% of 200k` (or `12.3k` with no window): the context position used in tool texts.
+pub fn format_position(tokens: f64, context_window: f64) -> String {
+    let pct = format_pct1(tokens, context_window);
+    if context_window > 0.0 {
+        format!("{pct} of {}", format_window(context_window))
+    } else {
+        pct
+    }
+}
+
+/// Removes pi's branch-summary prelude up to and including `## Goal`, so a preview shows content.
+/// Text that does not start with the prelude comes back unchanged.
+pub fn strip_branch_summary_boilerplate(text: &str) -> &str {
+    if !text.starts_with(BRANCH_SUMMARY_SENTINEL) {
+        return text;
+    }
+    match text.find(GOAL_HEADER) {
+        Some(at) if at > 0 && utf16_len(&text[..at]) < MAX_BOILERPLATE_LEAD_IN => &text[at + GOAL_HEADER.len()..],
+        _ => text,
+    }
+}
+
+/// The text of a message `content`: a string as is, or the `text` blocks of an array joined by spaces.
+pub fn extract_text_content(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}
+
+/// One row of an anchor list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListRow<'a> {
+    /// Anchor name without the `anchor:` prefix.
+    pub name: &'a str,
+    /// Estimated context tokens with this anchor's entry as leaf.
+    pub tokens: f64,
+    /// Preview of the text the anchor sits after.
+    pub hint: Option<&'a str>,
+}
+
+/// Width of the percentage column (`99.9%`).
+const LIST_PCT_WIDTH: usize = 5;
+/// Width of the name column; typical names are 8–20 characters.
+const LIST_NAME_WIDTH: usize = 28;
+
+/// The human `list` text shared by the tool and the CLI: a header with the count and the current
+/// context, then one aligned row per anchor (root → leaf). `warning`, when given, follows the header.
+pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f64, warning: Option<&str>) -> String {
+    let plural = if rows.len() == 1 { "" } else { "s" };
+    let mut out = format!(
+        "[list] · {} anchor{plural} · ctx {}",
+        rows.len(),
+        format_position(current_tokens, context_window)
+    );
+    if let Some(w) = warning {
+        out.push_str(" · ");
+        out.push_str(w);
+    }
+    out.push_str("\n\n");
+    if rows.is_empty() {
+        out.push_str("No anchors on the active branch.");
+        return out;
+    }
+    out.push_str("Anchors (root → leaf):");
+    for row in rows {
+        let pct = format_pct1(row.tokens, context_window);
+        out.push_str(&format!("\n  {pct:>LIST_PCT_WIDTH$}  {:<LIST_NAME_WIDTH$}", row.name));
+        if let Some(hint) = row.hint {
+            out.push_str(&format!(" (after: “{hint}”)"));
+        }
+        // Names shorter than the column leave trailing spaces when there is no hint.
+        let trimmed = out.trim_end().len();
+        out.truncate(trimmed);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_kebab_case_up_to_forty() {
+        for ok in ["a", "impl-start", "v2-fix-3", &"a".repeat(40)] {
+            assert!(is_valid_name(ok), "{ok}");
+        }
+        for bad in ["", "-a", "a-", "a--b", "A", "a_b", "a b", "é", &"a".repeat(41), "anchor:x"] {
+            assert!(!is_valid_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn one_line_previews() {
+        assert_eq!(to_one_line("  hello \n world ", 50).as_deref(), Some("hello world"));
+        assert_eq!(to_one_line("   ", 50), None);
+        assert_eq!(to_one_line("abcdef", 4).as_deref(), Some("abc…"));
+        assert_eq!(to_one_line("abc", 1).as_deref(), Some("…"));
+        assert_eq!(to_one_line("😀😀😀", 4).as_deref(), Some("😀…"));
+    }
+
+    #[test]
+    fn formats() {
+        assert_eq!(format_pct1(30_400.0, 100_000.0), "30.4%");
+        assert_eq!(format_pct1(1234.0, 0.0), "1.2k");
+        assert_eq!(format_window(1_000_000.0), "1.0M");
+        assert_eq!(format_window(200_000.0), "200k");
+        assert_eq!(format_window(0.0), "");
+        assert_eq!(format_context_delta(30_400.0, 4_100.0, 100_000.0), "context 30.4% → 4.1% of 100k");
+        assert_eq!(format_context_delta(10.0, 5.0, 0.0), "tokens 10 → 5");
+    }
+
+    #[test]
+    fn boilerplate_strip_needs_the_sentinel() {
+        let pi = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\nShip it";
+        assert_eq!(strip_branch_summary_boilerplate(pi), "\nShip it");
+        let doc = "## Goal\nmine";
+        assert_eq!(strip_branch_summary_boilerplate(doc), doc);
+        let late = format!("{BRANCH_SUMMARY_SENTINEL}{}## Goal", "x".repeat(300));
+        assert_eq!(strip_branch_summary_boilerplate(&late), late);
+    }
+
+    #[test]
+    fn text_content_joins_text_blocks() {
+        let v: Value = serde_json::from_str(r#"[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]"#).unwrap();
+        assert_eq!(extract_text_content(Some(&v)), "a b");
+        assert_eq!(extract_text_content(Some(&Value::String("s".into()))), "s");
+        assert_eq!(extract_text_content(None), "");
+    }
+
+    #[test]
+    fn list_rows_align() {
+        let rows = [
+            ListRow { name: "impl-start", tokens: 1900.0, hint: Some("implement the parser") },
+            ListRow { name: "done", tokens: 30_400.0, hint: None },
+        ];
+        let text = format_list(&rows, 31_000.0, 100_000.0, None);
+        assert_eq!(
+            text,
+            "[list] · 2 anchors · ctx 31.0% of 100k\n\nAnchors (root → leaf):\n   1.9%  impl-start                   (after: “implement the parser”)\n  30.4%  done"
+        );
+        assert!(format_list(&[], 0.0, 0.0, None).ends_with("No anchors on the active branch."));
+    }
+}
