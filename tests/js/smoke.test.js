@@ -1,0 +1,103 @@
+// Node smoke test of the built package (run `npm run build` first): loads pkg/ through the Node entry,
+// and through the package name + exports map from a throwaway consumer folder.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { spawnSync } from "node:child_process";
+import { jsonl, entries, expected, pickEstimate } from "./session-fixture.js";
+
+const pkgDir = fileURLToPath(new URL("../../pkg/", import.meta.url));
+const api = await import(pathToFileURL(join(pkgDir, "index-node.js")).href);
+const { SessionIndex } = api;
+
+function codeOf(fn) {
+  try { fn(); } catch (e) {
+    assert.ok(e instanceof Error, `thrown value is an Error (got ${Object.prototype.toString.call(e)})`);
+    assert.equal(typeof e.code, "string", "error has a string code");
+    return e.code;
+  }
+  assert.fail("expected a throw");
+}
+
+test("node entry exports SessionIndex and a resolved ready promise", async () => {
+  assert.equal(typeof SessionIndex, "function");
+  assert.equal(typeof SessionIndex.full, "function");
+  assert.equal(typeof SessionIndex.plugin, "function");
+  await api.ready;
+});
+
+test("full index: ingest, leaf, path, estimates", () => {
+  const idx = SessionIndex.full();
+  try {
+    const rep = idx.appendJsonl(jsonl);
+    assert.equal(rep.appended, 3);
+    assert.deepEqual(rep.skipped, []);
+    assert.equal(idx.entryCount, 3, "header is not an entry");
+    assert.equal(idx.leafId(), "a0000003", "leaf defaults to the last appended entry");
+    assert.deepEqual(idx.path(), ["a0000001", "a0000002", "a0000003"]);
+
+    assert.deepEqual(pickEstimate(idx.estimate()), expected.current);
+    assert.deepEqual(pickEstimate(idx.estimate("a0000002")), expected.a0000002);
+    assert.deepEqual(pickEstimate(idx.estimate("a0000001")), expected.a0000001);
+    assert.deepEqual(pickEstimate(idx.estimate(null)), expected.none);
+
+    idx.setLeaf("a0000002");
+    assert.equal(idx.leafId(), "a0000002");
+    assert.deepEqual(pickEstimate(idx.estimate()), expected.a0000002);
+
+    const ctx = JSON.parse(idx.contextJson("a0000003"));
+    assert.equal(ctx.messages.length, 3);
+    assert.deepEqual(ctx.messages.map((m) => m.role), ["user", "assistant", "user"]);
+  } finally {
+    idx.free();
+  }
+});
+
+test("plugin index agrees on estimates; appendEntries takes host objects", () => {
+  const idx = SessionIndex.plugin();
+  try {
+    const rep = idx.appendEntries(entries);
+    assert.equal(rep.appended, 3);
+    assert.equal(idx.entryCount, 3);
+    assert.equal(idx.leafId(), "a0000003");
+    assert.deepEqual(pickEstimate(idx.estimate()), expected.current);
+    assert.equal(codeOf(() => idx.buildContext()), "NeedsFullMode");
+  } finally {
+    idx.free();
+  }
+});
+
+test("bad calls throw an Error with a code", () => {
+  const idx = SessionIndex.full();
+  try {
+    idx.appendJsonl(jsonl);
+    assert.equal(codeOf(() => idx.setLeaf("nope0000")), "UnknownEntry");
+    assert.equal(idx.leafId(), "a0000003", "a failed setLeaf leaves the leaf alone");
+  } finally {
+    idx.free();
+  }
+});
+
+test("package resolves by name through the exports map (ESM import and CJS require)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptn-consumer-"));
+  try {
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(pkgDir, join(dir, "node_modules", "pi-tree-navigator"), "dir");
+    const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+    assert.equal(manifest.type, "module");
+    writeFileSync(join(dir, "esm.mjs"),
+      'import { SessionIndex } from "pi-tree-navigator";\nconst i = SessionIndex.full(); console.log(i.entryCount); i.free();\n');
+    writeFileSync(join(dir, "cjs.cjs"),
+      'const { SessionIndex } = require("pi-tree-navigator");\nconst i = SessionIndex.plugin(); console.log(i.entryCount); i.free();\n');
+    for (const f of ["esm.mjs", "cjs.cjs"]) {
+      const r = spawnSync(process.execPath, [join(dir, f)], { cwd: dir, encoding: "utf8" });
+      assert.equal(r.status, 0, `${f}: ${r.stderr}`);
+      assert.equal(r.stdout.trim(), "0", f);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

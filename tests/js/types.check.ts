@@ -1,0 +1,83 @@
+// Consumer-side type check of the built package (scripts/check-types.mjs compiles this with
+// `tsc --noEmit --strict` against pkg/ via the package name). Never executed.
+// It pins the wasm API contract of HACKING.md: every public return type is concrete (not `any`),
+// absent values are `null`, and the documented argument forms are accepted.
+import { SessionIndex, ready } from "pi-tree-navigator";
+
+/** Compiles only when T is not `any` (`any` is not assignable to `never`). */
+type IsAny<T> = 0 extends 1 & T ? true : false;
+declare function concrete<T>(value: IsAny<T> extends true ? never : T): T;
+
+const r: Promise<void> = ready;
+void r;
+
+const idx: SessionIndex = SessionIndex.full();
+const plugin: SessionIndex = SessionIndex.plugin();
+
+// Ingest
+const rep = concrete(idx.appendJsonl('{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}\n'));
+const appended: number = concrete(rep.appended);
+for (const s of concrete(rep.skipped)) {
+  const line: number = concrete(s.line);
+  const reason: string = concrete(s.reason);
+  void line, reason;
+}
+for (const w of concrete(rep.warnings)) {
+  const text: string = concrete(w);
+  void text;
+}
+const rep2 = concrete(plugin.appendEntries([{ type: "message", id: "a", parentId: null }]));
+const appended2: number = rep2.appended;
+const count: number = concrete(idx.entryCount);
+
+// Leaf and path
+const leaf: string | null = concrete(idx.leafId());
+idx.setLeaf("a");
+idx.setLeaf(null);
+const p1: readonly string[] = concrete(idx.path());
+const p2: readonly string[] = idx.path(null);
+const p3: readonly string[] = idx.path("a");
+const first: string | undefined = p1[0];
+const label: string | null = concrete(idx.labelOf("a"));
+const found: string | null = concrete(idx.findLabel("x"));
+const found2: string | null = idx.findLabel("x", null);
+const found3: string | null = idx.findLabel("x", "a");
+const ca: string | null = concrete(idx.commonAncestor("a", "b"));
+const between = concrete(idx.entriesBetween(null, "a"));
+const betweenIds: readonly string[] = concrete(between.entryIds);
+const betweenCa: string | null = concrete(between.commonAncestorId);
+const between2 = idx.entriesBetween("a", "b");
+
+// Context and estimates
+const ctx = concrete(idx.buildContext());
+const ctx2 = concrete(idx.buildContext(null));
+const ctx3 = concrete(idx.buildContext("a"));
+const json: string = concrete(idx.contextJson());
+const est = concrete(idx.estimate());
+const tokens: number = concrete(est.tokens);
+const usageTokens: number = concrete(est.usageTokens);
+const trailingTokens: number = concrete(est.trailingTokens);
+const lastUsageIndex: number | null = concrete(est.lastUsageIndex);
+const est2 = idx.estimate(null);
+const est3 = idx.estimate("a");
+
+// Anchors, tree, stats
+for (const a of concrete(idx.anchors())) {
+  const name: string = concrete(a.name);
+  const entryId: string = concrete(a.entryId);
+  const anchorTokens: number = concrete(a.tokens);
+  const hint: string | null = concrete(a.hint);
+  void name, entryId, anchorTokens, hint;
+}
+const anchors2 = concrete(idx.anchors(null));
+const rows = concrete(idx.treeRows());
+const row = concrete(rows[0]);
+const tree: string = concrete(idx.renderTree());
+const stats = concrete(idx.stats(1234));
+
+idx.free();
+plugin.free();
+
+export const used = [appended, appended2, count, leaf, p2, p3, first, label, found, found2, found3, ca, betweenIds,
+  betweenCa, between2, ctx, ctx2, ctx3, json, tokens, usageTokens, trailingTokens, lastUsageIndex, est2, est3,
+  anchors2, row, tree, stats];
