@@ -13,7 +13,8 @@ pub mod js;
 pub mod session;
 pub mod text;
 
+/// The wasm-bindgen binding (only on `wasm32`).
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
 pub use error::SessionError;

@@ -140,14 +140,19 @@ impl SessionIndex {
         report
     }
 
-    /// Feeds entries given one JSON text each (e.g. objects the host holds, stringified). Positions in
-    /// the report are 1-based within this batch.
-    pub fn append_entry_texts<'a>(&mut self, texts: impl IntoIterator<Item = &'a str>) -> IngestReport {
+    /// Feeds entries given one JSON text each (e.g. objects the host holds, stringified); an `Err` item
+    /// is an entry the caller could not serialise, reported as skipped with its reason. Positions in the
+    /// report are 1-based within this batch.
+    pub fn append_entry_texts<S: AsRef<str>>(&mut self, texts: impl IntoIterator<Item = Result<S, String>>) -> IngestReport {
         let mut report = IngestReport::default();
         for (i, text) in texts.into_iter().enumerate() {
-            match parse_line(text, self.is_legacy_v2()) {
-                Ok(parsed) => self.take(parsed, text, i + 1, &mut report),
-                Err(problem) => report.skipped.push(Skipped { line: i + 1, reason: problem.to_string() }),
+            let parsed = text.and_then(|t| {
+                let t = t.as_ref();
+                parse_line(t, self.is_legacy_v2()).map(|p| (p, t.to_string())).map_err(|e| e.to_string())
+            });
+            match parsed {
+                Ok((line, t)) => self.take(line, &t, i + 1, &mut report),
+                Err(reason) => report.skipped.push(Skipped { line: i + 1, reason }),
             }
         }
         report

@@ -1,0 +1,120 @@
+//! The tool definition the model sees on every request: name, description, parameter schema, and the
+//! one-line snippet pi puts in the system prompt. It is paid for on every request, so it stays short
+//! (a test keeps description + parameter descriptions under 400 tokens at chars/4).
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::js::utf16_len;
+use crate::text::MAX_NAME_LENGTH;
+
+use super::plan::MIN_FOCUS_CHARS;
+
+/// The tool's name.
+pub const TOOL_NAME: &str = "navigate_tree";
+const LABEL: &str = "Navigate Tree";
+
+const DESCRIPTION: &str = "Manage your own context in long sessions through pi's session tree.
+- anchor: mark the current point as milestone `name` (a name already on this branch moves here).
+- rewind: replace everything after anchor `labelStart` with a model-written summary, which becomes anchor `labelEnd`. Full history stays on disk on an abandoned branch; your context shrinks. Must be the only tool call in its message.
+- list: anchors on the active branch with the context % at each.
+Anchor when a stage starts; rewind when it is done and its details are no longer needed.";
+
+const PROMPT_SNIPPET: &str = "Anchor milestones and rewind finished work into a summary to free context";
+
+fn action_description() -> String {
+    "anchor | rewind | list".into()
+}
+
+fn name_description() -> String {
+    format!("anchor: kebab-case, max {MAX_NAME_LENGTH} chars, e.g. 'impl-start'")
+}
+
+fn label_start_description() -> String {
+    "rewind: the anchor to go back to".into()
+}
+
+fn label_end_description() -> String {
+    "rewind: kebab-case name for the summary's new anchor".into()
+}
+
+fn focus_description() -> String {
+    format!(
+        "rewind: ≥{MIN_FOCUS_CHARS} chars telling the summarizer what to keep: the user's latest instruction \
+         verbatim, what is done, what is left"
+    )
+}
+
+/// Everything `pi.registerTool` needs besides `execute`. `parameters` is plain JSON Schema (pi validates
+/// it with TypeBox's compiler, which accepts JSON Schema), flat with a `type: "object"` root because
+/// some provider adapters reject anything else.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    /// `navigate_tree`.
+    pub name: &'static str,
+    /// Display label.
+    pub label: &'static str,
+    /// What the tool does, for the model.
+    pub description: &'static str,
+    /// One line for the system prompt's tool list.
+    pub prompt_snippet: &'static str,
+    /// Calls mutate the session tree, so pi must not run them in parallel.
+    pub execution_mode: &'static str,
+    /// JSON Schema of the parameters.
+    pub parameters: Value,
+}
+
+/// The tool definition.
+pub fn definition() -> ToolDefinition {
+    ToolDefinition {
+        name: TOOL_NAME,
+        label: LABEL,
+        description: DESCRIPTION,
+        prompt_snippet: PROMPT_SNIPPET,
+        execution_mode: "sequential",
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "action": { "type": "string", "enum": ["anchor", "rewind", "list"], "description": action_description() },
+                "name": { "type": "string", "description": name_description() },
+                "labelStart": { "type": "string", "description": label_start_description() },
+                "labelEnd": { "type": "string", "description": label_end_description() },
+                "summaryFocus": { "type": "string", "description": focus_description() },
+            },
+            "required": ["action"],
+        }),
+    }
+}
+
+/// Characters (UTF-16 units) of the description plus every parameter description: the part of the
+/// definition written in prose, which the 400-token budget is about.
+pub fn definition_text_len() -> usize {
+    let params = [action_description(), name_description(), label_start_description(), label_end_description(), focus_description()];
+    utf16_len(DESCRIPTION) + params.iter().map(|p| utf16_len(p)).sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definition_stays_under_400_tokens() {
+        let tokens = definition_text_len().div_ceil(4);
+        assert!(tokens < 400, "description + parameter descriptions = {tokens} tokens");
+        // The whole serialized definition the provider receives stays small too.
+        let def = definition();
+        let whole = serde_json::to_string(&json!({"name": def.name, "description": def.description, "parameters": def.parameters})).unwrap();
+        assert!(utf16_len(&whole).div_ceil(4) < 500, "{}", whole.len());
+    }
+
+    #[test]
+    fn schema_is_a_flat_object_with_only_action_required() {
+        let p = definition().parameters;
+        assert_eq!(p["type"], "object");
+        assert_eq!(p["required"], json!(["action"]));
+        for key in ["action", "name", "labelStart", "labelEnd", "summaryFocus"] {
+            assert_eq!(p["properties"][key]["type"], "string", "{key}");
+        }
+    }
+}

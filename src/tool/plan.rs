@@ -1,0 +1,420 @@
+//! What one `navigate_tree` call does, decided from the session index and a few facts from the host.
+//!
+//! A call in flight is always the leaf's assistant message (pi appends it before running its tools).
+//! Two consequences shape the decisions:
+//! - an anchor labels the entry *before* that message, the last point where every tool call has its
+//!   result, so a later rewind to it never leaves a call without a result on the new path;
+//! - "before" numbers are taken at that same point, and a rewind's collapsed entries are exactly what
+//!   pi's `collectEntriesForBranchSummary(sm, leaf, target)` returns.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::SessionError;
+use crate::js::utf16_len;
+use crate::session::{cumulative, EntryKind, Leaf, Role, SessionIndex, Slot};
+use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
+
+use super::definition::TOOL_NAME;
+use super::params::{Action, Params};
+use super::synthetic::{capped_arguments, synthetic_assistant};
+use super::texts::{self, RefusalCode};
+
+/// Shortest `summaryFocus` accepted, in characters after trimming.
+pub const MIN_FOCUS_CHARS: usize = 20;
+/// A rewind must free at least this many estimated tokens; smaller ones cost a summary for nothing.
+pub const MIN_SAVED_TOKENS: f64 = 4000.0;
+/// Preview length in the anchor response.
+const ANCHOR_HINT_MAX: usize = 60;
+
+/// The model in use, as the synthetic assistant records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelFacts {
+    /// `model.api`.
+    pub api: String,
+    /// `model.provider`.
+    pub provider: String,
+    /// `model.id`.
+    pub id: String,
+}
+
+/// What the host knows that the index does not.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Facts {
+    /// Id of the tool call being executed.
+    pub call_id: String,
+    /// The model's context window; 0 when unknown.
+    #[serde(default)]
+    pub context_window: f64,
+    /// The configured model, if any.
+    #[serde(default)]
+    pub model: Option<ModelFacts>,
+    /// Whether a rewind made now reaches the very next request (false → the response warns).
+    #[serde(default = "default_true")]
+    pub refresh_reaches: bool,
+    /// Current time in ms since the epoch (for the synthetic message's timestamp).
+    #[serde(default)]
+    pub now_ms: f64,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// A refused call: the text goes to the model as a failed tool result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refusal {
+    /// Stable reason.
+    pub code: RefusalCode,
+    /// What the model reads.
+    pub text: String,
+}
+
+/// `list`: nothing to write, just the text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListPlan {
+    /// What the model reads.
+    pub text: String,
+    /// For renderers and logs (not sent to the model).
+    pub details: Value,
+}
+
+/// `anchor`: write `label` on `entry_id`, then clear it from `move_from`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnchorPlan {
+    /// The entry to label.
+    pub entry_id: String,
+    /// The full label (`anchor:<name>`).
+    pub label: String,
+    /// The entry that held this label on the active branch before, to clear after writing.
+    pub move_from: Option<String>,
+    /// What the model reads.
+    pub text: String,
+    /// For renderers and logs.
+    pub details: Value,
+}
+
+/// `rewind`, first half: summarize `summarize_ids`, then `branchWithSummary(target_id, summary)` and
+/// call [`finish`]. Carried through JavaScript and handed back to [`finish`] unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindPlan {
+    /// The anchored entry the new branch starts from.
+    pub target_id: String,
+    /// The anchor name rewound to.
+    pub label_start: String,
+    /// The anchor name the summary gets.
+    pub label_end: String,
+    /// Entries to summarize, oldest first (pi's `collectEntriesForBranchSummary`).
+    pub summarize_ids: Vec<String>,
+    /// `customInstructions` for the summarizer: the whole focus, never truncated.
+    pub focus: String,
+    /// Estimated context before the rewind.
+    pub before_tokens: f64,
+    /// The model's context window.
+    pub context_window: f64,
+    /// The in-flight call id.
+    pub call_id: String,
+    /// The call's arguments with the focus copy capped, for the synthetic message.
+    pub arguments: Value,
+    /// The model, for the synthetic message.
+    pub model: Option<ModelFacts>,
+    /// Whether the response should carry the refresh warning.
+    pub refresh_reaches: bool,
+    /// A synthetic assistant with `totalTokens: 0`, for repairing the chain if a step after
+    /// `branchWithSummary` fails before [`finish`] could run.
+    pub fallback_synthetic: Value,
+}
+
+/// What a call does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Plan {
+    /// Report an error to the model; write nothing.
+    Refuse(Refusal),
+    /// Show the anchors.
+    List(ListPlan),
+    /// Write an anchor label.
+    Anchor(AnchorPlan),
+    /// Summarize and branch.
+    Rewind(RewindPlan),
+}
+
+/// One label change for `pi.setLabel` (`label: None` clears).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LabelWrite {
+    /// The labelled entry.
+    pub entry_id: String,
+    /// The label, or `None` to clear.
+    pub label: Option<String>,
+}
+
+/// `rewind`, second half: what to write after `branchWithSummary`, in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finish {
+    /// Label writes, in order (set the new one, then clear the old).
+    pub labels: Vec<LabelWrite>,
+    /// The synthetic assistant to append after the labels.
+    pub synthetic: Value,
+    /// Estimated context at the new summary, before the synthetic.
+    pub after_tokens: f64,
+    /// What the model reads.
+    pub text: String,
+    /// For renderers and logs.
+    pub details: Value,
+}
+
+fn refuse(code: RefusalCode, text: String) -> Plan {
+    Plan::Refuse(Refusal { code, text })
+}
+
+fn full_label(name: &str) -> String {
+    format!("{ANCHOR_PREFIX}{name}")
+}
+
+/// The leaf, when it is the assistant message carrying call `call_id`.
+fn in_flight(index: &SessionIndex, call_id: &str) -> Option<Slot> {
+    let leaf = index.leaf()?;
+    let info = index.entry(leaf).assistant()?;
+    info.tool_calls.iter().any(|(id, _)| **id == *call_id).then_some(leaf)
+}
+
+/// Our own synthetic shape: one `navigate_tree` call, no text, `toolUse`, zero input/output usage.
+fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
+    let entry = index.entry(slot);
+    entry.assistant().is_some_and(|a| {
+        a.zero_io
+            && a.stop_reason.as_deref() == Some("toolUse")
+            && a.tool_calls.len() == 1
+            && &*a.tool_calls[0].1 == TOOL_NAME
+            && entry.hint.is_none()
+    })
+}
+
+/// Decides what a call does. `raw_params` is the call's arguments object.
+pub fn plan(index: &mut SessionIndex, raw_params: &Value, facts: &Facts) -> Result<Plan, SessionError> {
+    let params = Params::from_value(raw_params);
+    match params.action {
+        None => Ok(refuse(RefusalCode::InvalidAction, texts::invalid_action())),
+        Some(Action::List) => list(index, facts),
+        Some(Action::Anchor) => anchor(index, &params, facts),
+        Some(Action::Rewind) => rewind(index, &params, facts),
+    }
+}
+
+fn warning(facts_reach: bool) -> Option<String> {
+    (!facts_reach).then(texts::refresh_missing)
+}
+
+fn list(index: &mut SessionIndex, facts: &Facts) -> Result<Plan, SessionError> {
+    let anchors = index.anchors(Leaf::Current)?;
+    let current = index.estimate(Leaf::Current)?.tokens;
+    let rows: Vec<ListRow<'_>> =
+        anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
+    let warn = warning(facts.refresh_reaches);
+    let text = format_list(&rows, current, facts.context_window, warn.as_deref());
+    let details = json!({
+        "count": anchors.len(),
+        "contextTokens": current,
+        "contextWindow": facts.context_window,
+        "anchors": anchors.iter().map(|a| json!({
+            "name": a.name, "entryId": index.id_of(a.slot), "tokens": a.tokens, "hint": a.hint,
+        })).collect::<Vec<_>>(),
+        "refreshReaches": facts.refresh_reaches,
+    });
+    Ok(Plan::List(ListPlan { text, details }))
+}
+
+fn anchor(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
+    let Some(name) = params.name.as_deref().filter(|n| is_valid_name(n)) else {
+        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("name", "anchor")));
+    };
+    let Some(leaf) = index.leaf() else {
+        return Ok(refuse(RefusalCode::NothingToAnchor, texts::nothing_to_anchor()));
+    };
+    let point = match in_flight(index, &facts.call_id) {
+        Some(call) => match index.parent_of(call) {
+            Some(p) => p,
+            None => return Ok(refuse(RefusalCode::NothingToAnchor, texts::nothing_to_anchor())),
+        },
+        None => leaf,
+    };
+    let label = full_label(name);
+    let prior = index.find_label_on_path(&label, Some(leaf))?;
+    let move_from = prior.filter(|&p| p != point).map(|p| index.id_of(p).to_string());
+    let path = index.path(Some(point))?;
+    let tokens = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
+    let hint = index.hint_from(point, ANCHOR_HINT_MAX);
+    let text = texts::anchor_set(name, tokens, facts.context_window, hint.as_deref(), move_from.is_some());
+    let entry_id = index.id_of(point).to_string();
+    let details = json!({
+        "name": name, "entryId": entry_id, "contextTokens": tokens, "contextWindow": facts.context_window,
+        "hint": hint, "movedFrom": move_from,
+    });
+    Ok(Plan::Anchor(AnchorPlan { entry_id, label, move_from, text, details }))
+}
+
+/// `(name, tokens)` of every anchor on the active branch, root → leaf.
+fn anchor_list(index: &mut SessionIndex) -> Result<Vec<(String, f64)>, SessionError> {
+    Ok(index.anchors(Leaf::Current)?.into_iter().map(|a| (a.name, a.tokens)).collect())
+}
+
+fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
+    let Some(start) = params.label_start.as_deref().filter(|n| is_valid_name(n)) else {
+        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelStart", "rewind")));
+    };
+    let Some(end) = params.label_end.as_deref().filter(|n| is_valid_name(n)) else {
+        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelEnd", "rewind")));
+    };
+    let focus = params.summary_focus.clone().unwrap_or_default();
+    if utf16_len(focus.trim()) < MIN_FOCUS_CHARS {
+        return Ok(refuse(RefusalCode::FocusTooShort, texts::focus_too_short()));
+    }
+    let leaf = index.leaf();
+    let Some(target) = index.find_label_on_path(&full_label(start), leaf)? else {
+        let rows = texts::anchor_rows(&anchor_list(index)?, facts.context_window);
+        return Ok(refuse(RefusalCode::UnknownAnchor, texts::unknown_anchor(start, &rows)));
+    };
+    let call = in_flight(index, &facts.call_id);
+    let (collapsed, _) = index.entries_between(leaf, target)?;
+    let work: Vec<Slot> = collapsed.iter().copied().filter(|&s| Some(s) != call).collect();
+    if work.is_empty() {
+        return Ok(refuse(RefusalCode::AlreadyAtTarget, texts::already_at_target(start)));
+    }
+    if let Some(code) = only_artifacts(index, &work) {
+        let text = match code {
+            RefusalCode::NothingToCollapse => texts::nothing_to_collapse(start),
+            _ => texts::chained_rewind(start),
+        };
+        return Ok(refuse(code, text));
+    }
+    if let Some(call) = call {
+        let others: Vec<String> = index
+            .entry(call)
+            .assistant()
+            .map(|a| a.tool_calls.iter().filter(|(id, _)| **id != *facts.call_id).map(|(id, n)| format!("{n} ({id})")).collect())
+            .unwrap_or_default();
+        if !others.is_empty() {
+            return Ok(refuse(RefusalCode::BatchedRewind, texts::batched_rewind(&others)));
+        }
+    }
+    let path = index.path(leaf)?;
+    let estimates = cumulative(index, &path);
+    // "Before" is the context the model last saw: at the parent of the in-flight message.
+    let before_at = if call.is_some() { path.len().saturating_sub(2) } else { path.len().saturating_sub(1) };
+    let before = estimates.get(before_at).map_or(0.0, |e| e.tokens);
+    let target_at = path.iter().position(|&s| s == target).unwrap_or(0);
+    let at_target = estimates.get(target_at).map_or(0.0, |e| e.tokens);
+    if before - at_target < MIN_SAVED_TOKENS {
+        let rows = texts::anchor_rows(&anchor_list(index)?, facts.context_window);
+        return Ok(refuse(RefusalCode::TooLittleSaved, texts::too_little_saved(start, before - at_target, &rows)));
+    }
+    if facts.model.is_none() {
+        return Ok(refuse(RefusalCode::NoModel, texts::no_model()));
+    }
+    let arguments = capped_arguments(&params.raw);
+    let fallback_synthetic = synthetic_assistant(&facts.call_id, &arguments, facts.model.as_ref(), 0.0, facts.now_ms);
+    Ok(Plan::Rewind(RewindPlan {
+        target_id: index.id_of(target).to_string(),
+        label_start: start.to_string(),
+        label_end: end.to_string(),
+        summarize_ids: collapsed.iter().map(|&s| index.id_of(s).to_string()).collect(),
+        focus,
+        before_tokens: before,
+        context_window: facts.context_window,
+        call_id: facts.call_id.clone(),
+        arguments,
+        model: facts.model.clone(),
+        refresh_reaches: facts.refresh_reaches,
+        fallback_synthetic,
+    }))
+}
+
+/// `Some(NothingToCollapse)` when `work` holds no conversation at all, `Some(ChainedRewind)` when its only
+/// conversation is what earlier rewinds wrote (their summaries, synthetic calls and those calls' results).
+fn only_artifacts(index: &SessionIndex, work: &[Slot]) -> Option<RefusalCode> {
+    let mut conversation = false;
+    let mut after_synthetic = false;
+    for &s in work {
+        let entry = index.entry(s);
+        match &entry.kind {
+            EntryKind::Message(Role::ToolResult) if after_synthetic => conversation = true,
+            EntryKind::Message(_) if is_synthetic(index, s) => {
+                conversation = true;
+                after_synthetic = true;
+            }
+            EntryKind::BranchSummary { emits: true } => conversation = true,
+            EntryKind::Message(_) | EntryKind::CustomMessage => return None,
+            _ => {}
+        }
+        if !matches!(entry.kind, EntryKind::Label { .. }) && !is_synthetic(index, s) {
+            after_synthetic = false;
+        }
+    }
+    Some(if conversation { RefusalCode::ChainedRewind } else { RefusalCode::NothingToCollapse })
+}
+
+/// The refusal for a failed credential lookup (`getApiKeyAndHeaders` result `{ok, error}`), or `None`.
+pub fn check_auth(result: &Value) -> Option<Refusal> {
+    if result.get("ok").and_then(Value::as_bool) == Some(true) {
+        return None;
+    }
+    let error = result.get("error").and_then(Value::as_str).unwrap_or("unknown error");
+    Some(Refusal { code: RefusalCode::AuthFailed, text: texts::auth_failed(error) })
+}
+
+/// The refusal for a summarizer result `{summary?, aborted?, error?}` that cannot be used, or `None`.
+pub fn check_summary(result: &Value) -> Option<Refusal> {
+    if result.get("aborted").and_then(Value::as_bool) == Some(true) {
+        return Some(Refusal { code: RefusalCode::SummaryAborted, text: texts::summary_aborted() });
+    }
+    let summary = result.get("summary").and_then(Value::as_str).unwrap_or("");
+    let error = result.get("error").and_then(Value::as_str);
+    match (error, summary.trim().is_empty()) {
+        (None, false) => None,
+        (Some(e), _) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(e) }),
+        (None, true) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed("the summary is empty") }),
+    }
+}
+
+/// The refusal text for a thrown summarizer (an exception instead of a result).
+pub fn summary_error(error: &str) -> Refusal {
+    Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(error) }
+}
+
+/// The error text raised when a step after `branchWithSummary` failed (the chain was repaired first).
+pub fn salvage_text(step: &str, error: &str) -> String {
+    texts::salvaged(step, error)
+}
+
+/// `rewind`, second half. Call after `branchWithSummary` returned `summary_id` and the index was fed the
+/// new entry. Numbers are taken at the summary, before anything else is appended.
+pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now_ms: f64) -> Result<Finish, SessionError> {
+    let summary = index.slot_of(summary_id).ok_or_else(|| SessionError::UnknownEntry(summary_id.into()))?;
+    let label = full_label(&plan.label_end);
+    let mut labels = vec![LabelWrite { entry_id: summary_id.to_string(), label: Some(label.clone()) }];
+    if let Some(parent) = index.parent_of(summary) {
+        if let Some(prior) = index.find_label_on_path(&label, Some(parent))? {
+            labels.push(LabelWrite { entry_id: index.id_of(prior).to_string(), label: None });
+        }
+    }
+    let path = index.path(Some(summary))?;
+    let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
+    let synthetic = synthetic_assistant(&plan.call_id, &plan.arguments, plan.model.as_ref(), after, now_ms);
+    let warn = warning(plan.refresh_reaches);
+    let text = texts::rewound(&plan.label_start, &plan.label_end, plan.before_tokens, after, plan.context_window, warn.as_deref());
+    let details = json!({
+        "labelStart": plan.label_start, "labelEnd": plan.label_end, "targetId": plan.target_id,
+        "summaryId": summary_id, "collapsedEntries": plan.summarize_ids.len(),
+        "contextBefore": plan.before_tokens, "contextAfter": after, "contextWindow": plan.context_window,
+        "refreshReaches": plan.refresh_reaches,
+    });
+    Ok(Finish { labels, synthetic, after_tokens: after, text, details })
+}

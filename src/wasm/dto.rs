@@ -1,0 +1,179 @@
+//! Shapes that cross the boundary (camelCase, `null` for absent values) and their TypeScript types.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+use super::error::invalid;
+use crate::session::{self, Anchor, Estimate, IngestReport, SessionIndex, Stats, TreeRow};
+use crate::text::ListRow;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+/** What one append call did. `line` is 1-based (for appendEntries: the position in the batch). */
+export interface IngestReport { appended: number; skipped: { line: number; reason: string }[]; warnings: string[] }
+/** pi's estimateContextTokens result. */
+export interface TokenEstimate { tokens: number; usageTokens: number; trailingTokens: number; lastUsageIndex: number | null }
+/** An `anchor:<name>` label on the active path with the estimate as if its entry were the leaf. */
+export interface Anchor { name: string; entryId: string; tokens: number; hint: string | null }
+/** pi's collectEntriesForBranchSummary, as ids. */
+export interface EntriesBetween { entryIds: string[]; commonAncestorId: string | null }
+/** A message as pi's buildSessionContext returns it (the stored message, or a custom/branch/compaction wrapper). */
+export interface ContextMessage { role: string; [field: string]: unknown }
+/** pi's buildSessionContext result. */
+export interface SessionContext { messages: ContextMessage[]; thinkingLevel?: unknown; model: { provider?: unknown; modelId?: unknown } | null }
+/** One row of the tree in display order. `depth` grows only at branch points. */
+export interface TreeRow {
+  id: string; parentId: string | null; type: string; role: string | null; depth: number; children: number;
+  active: boolean; leaf: boolean; label: string | null; tokens: number; text: string;
+}
+/** Session statistics. `abandonedShare` is the share of entries off the active path (0–1). */
+export interface Stats {
+  entries: number; byType: Record<string, number>; tips: number; branchPoints: number; activePath: number;
+  abandonedShare: number; labels: number; anchors: number; fileBytes: number; estimate: TokenEstimate;
+}
+"#;
+
+/// Serialises with `null` for `None` and plain objects for maps.
+pub(super) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| invalid(&e.to_string()))
+}
+
+#[derive(Serialize)]
+pub(super) struct SkippedDto {
+    line: usize,
+    reason: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct ReportDto {
+    appended: usize,
+    skipped: Vec<SkippedDto>,
+    warnings: Vec<String>,
+}
+
+impl From<IngestReport> for ReportDto {
+    fn from(r: IngestReport) -> Self {
+        ReportDto {
+            appended: r.appended,
+            skipped: r.skipped.into_iter().map(|s| SkippedDto { line: s.line, reason: s.reason }).collect(),
+            warnings: r.warnings,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct EstimateDto {
+    tokens: f64,
+    usage_tokens: f64,
+    trailing_tokens: f64,
+    last_usage_index: Option<usize>,
+}
+
+impl From<Estimate> for EstimateDto {
+    fn from(e: Estimate) -> Self {
+        EstimateDto {
+            tokens: e.tokens,
+            usage_tokens: e.usage_tokens,
+            trailing_tokens: e.trailing_tokens,
+            last_usage_index: e.last_usage_index,
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct AnchorDto {
+    name: String,
+    entry_id: String,
+    tokens: f64,
+    hint: Option<String>,
+}
+
+impl AnchorDto {
+    pub(super) fn new(a: Anchor, index: &SessionIndex) -> Self {
+        AnchorDto { entry_id: index.id_of(a.slot).to_string(), name: a.name, tokens: a.tokens, hint: a.hint }
+    }
+
+    pub(super) fn row(&self) -> ListRow<'_> {
+        ListRow { name: &self.name, tokens: self.tokens, hint: self.hint.as_deref() }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct EntriesBetweenDto {
+    pub(super) entry_ids: Vec<String>,
+    pub(super) common_ancestor_id: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct TreeRowDto {
+    id: String,
+    parent_id: Option<String>,
+    #[serde(rename = "type")]
+    ty: String,
+    role: Option<String>,
+    depth: u32,
+    children: u32,
+    active: bool,
+    leaf: bool,
+    label: Option<String>,
+    tokens: f64,
+    text: String,
+}
+
+impl TreeRowDto {
+    pub(super) fn new(r: TreeRow, index: &mut session::SessionIndex) -> Self {
+        let text = index.describe(r.slot);
+        let e = index.entry(r.slot);
+        TreeRowDto {
+            id: e.id.to_string(),
+            parent_id: e.parent_id.as_deref().map(String::from),
+            ty: e.type_name().to_string(),
+            role: e.role_name().map(String::from),
+            depth: r.depth,
+            children: r.children,
+            active: r.active,
+            leaf: r.leaf,
+            label: r.label,
+            tokens: e.tokens,
+            text,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct StatsDto {
+    entries: usize,
+    by_type: BTreeMap<String, usize>,
+    tips: usize,
+    branch_points: usize,
+    active_path: usize,
+    abandoned_share: f64,
+    labels: usize,
+    anchors: usize,
+    file_bytes: f64,
+    estimate: EstimateDto,
+}
+
+impl From<Stats> for StatsDto {
+    fn from(s: Stats) -> Self {
+        StatsDto {
+            entries: s.entries,
+            by_type: s.by_type,
+            tips: s.tips,
+            branch_points: s.branch_points,
+            active_path: s.active_path,
+            abandoned_share: s.abandoned_share,
+            labels: s.labels,
+            anchors: s.anchors,
+            file_bytes: s.file_bytes,
+            estimate: s.estimate.into(),
+        }
+    }
+}

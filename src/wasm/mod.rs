@@ -1,0 +1,260 @@
+//! The wasm-bindgen binding: short methods that convert, call the core and map errors. No domain rules.
+
+mod dto;
+mod error;
+
+use js_sys::{Array, JSON};
+use wasm_bindgen::prelude::*;
+
+use crate::session::{self, Leaf};
+use crate::text;
+use dto::{to_js, AnchorDto, EntriesBetweenDto, EstimateDto, ReportDto, StatsDto, TreeRowDto};
+use error::{invalid, js_error};
+
+/// A resident index of one pi session, kept in wasm memory and fed incrementally.
+///
+/// ```js
+/// const index = SessionIndex.plugin();
+/// index.appendJsonl(fileText);
+/// index.anchors(); // [{ name, entryId, tokens, hint }]
+/// ```
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct SessionIndex {
+    inner: session::SessionIndex,
+}
+
+/// A leaf argument as JavaScript passes it: `undefined` = current leaf, `null` = before the first entry,
+/// a string = that id.
+enum LeafArg {
+    Current,
+    Null,
+    Id(String),
+}
+
+impl LeafArg {
+    fn read(value: &JsValue) -> Result<LeafArg, JsValue> {
+        if value.is_undefined() {
+            Ok(LeafArg::Current)
+        } else if value.is_null() {
+            Ok(LeafArg::Null)
+        } else {
+            value.as_string().map(LeafArg::Id).ok_or_else(|| invalid("leafId must be a string, null or undefined"))
+        }
+    }
+
+    fn leaf(&self) -> Leaf<'_> {
+        match self {
+            LeafArg::Current => Leaf::Current,
+            LeafArg::Null => Leaf::Null,
+            LeafArg::Id(id) => Leaf::Id(id),
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl SessionIndex {
+    /// An index for the pi plugin: per-entry facts only (ids, links, kinds, token counts, usage, short
+    /// previews) — never a copy of the messages.
+    pub fn plugin() -> SessionIndex {
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin) }
+    }
+
+    /// An index that also keeps every entry's JSON text, so `buildContext` can return whole messages
+    /// (CLI, viewer).
+    pub fn full() -> SessionIndex {
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full) }
+    }
+
+    /// Feeds JSONL text (a whole file or an appended tail). Bad lines are skipped and reported.
+    #[wasm_bindgen(js_name = appendJsonl, unchecked_return_type = "IngestReport")]
+    pub fn append_jsonl(&mut self, text: &str) -> Result<JsValue, JsValue> {
+        to_js(&ReportDto::from(self.inner.append_jsonl(text)))
+    }
+
+    /// Feeds entries the host holds as objects (e.g. the new items of `sm.getEntries()`).
+    #[wasm_bindgen(js_name = appendEntries, unchecked_return_type = "IngestReport")]
+    pub fn append_entries(&mut self, #[wasm_bindgen(unchecked_param_type = "object[]")] entries: Array) -> Result<JsValue, JsValue> {
+        let texts = entries.iter().map(|e| {
+            JSON::stringify(&e).ok().and_then(|s| s.as_string()).ok_or_else(|| "entry cannot be serialised as JSON".to_string())
+        });
+        to_js(&ReportDto::from(self.inner.append_entry_texts(texts)))
+    }
+
+    /// Number of entries held (the header is not an entry).
+    #[wasm_bindgen(getter, js_name = entryCount)]
+    pub fn entry_count(&self) -> u32 {
+        self.inner.len() as u32
+    }
+
+    /// Whether an entry with this id is held.
+    #[wasm_bindgen(js_name = hasEntry)]
+    pub fn has_entry(&self, id: &str) -> bool {
+        self.inner.slot_of(id).is_some()
+    }
+
+    /// The current leaf id (`null` before the first entry). Defaults to the last appended entry.
+    #[wasm_bindgen(js_name = leafId)]
+    pub fn leaf_id(&self) -> Option<String> {
+        self.inner.leaf().map(|s| self.inner.id_of(s).to_string())
+    }
+
+    /// Moves the leaf (`null` = before the first entry). Throws `UnknownEntry` for an unknown id.
+    #[wasm_bindgen(js_name = setLeaf)]
+    pub fn set_leaf(&mut self, id: Option<String>) -> Result<(), JsValue> {
+        self.inner.set_leaf(id.as_deref()).map_err(js_error)
+    }
+
+    /// Entry ids from the root to the leaf.
+    pub fn path(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<Vec<String>, JsValue> {
+        let arg = LeafArg::read(&leaf_id)?;
+        let slot = self.inner.resolve_leaf(arg.leaf());
+        let path = self.inner.path(slot).map_err(js_error)?;
+        Ok(path.into_iter().map(|s| self.inner.id_of(s).to_string()).collect())
+    }
+
+    /// The label on an entry, or `null`.
+    #[wasm_bindgen(js_name = labelOf)]
+    pub fn label_of(&self, id: &str) -> Option<String> {
+        self.inner.label_of(id).map(String::from)
+    }
+
+    /// The entry labelled `label` nearest to the leaf on its path, or `null`.
+    #[wasm_bindgen(js_name = findLabel)]
+    pub fn find_label(&mut self, label: &str, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<Option<String>, JsValue> {
+        let arg = LeafArg::read(&leaf_id)?;
+        let slot = self.inner.resolve_leaf(arg.leaf());
+        let found = self.inner.find_label_on_path(label, slot).map_err(js_error)?;
+        Ok(found.map(|s| self.inner.id_of(s).to_string()))
+    }
+
+    /// The deepest entry on both paths, or `null`.
+    #[wasm_bindgen(js_name = commonAncestor)]
+    pub fn common_ancestor(&mut self, a: &str, b: &str) -> Result<Option<String>, JsValue> {
+        let (a, b) = (self.slot(a)?, self.slot(b)?);
+        let found = self.inner.common_ancestor(a, b).map_err(js_error)?;
+        Ok(found.map(|s| self.inner.id_of(s).to_string()))
+    }
+
+    /// What moving from `oldLeafId` to `targetId` leaves behind (pi's `collectEntriesForBranchSummary`).
+    #[wasm_bindgen(js_name = entriesBetween, unchecked_return_type = "EntriesBetween")]
+    pub fn entries_between(&mut self, old_leaf_id: Option<String>, target_id: &str) -> Result<JsValue, JsValue> {
+        let old = old_leaf_id.map(|id| self.slot(&id)).transpose()?;
+        let target = self.slot(target_id)?;
+        let (slots, ancestor) = self.inner.entries_between(old, target).map_err(js_error)?;
+        to_js(&EntriesBetweenDto {
+            entry_ids: slots.iter().map(|&s| self.inner.id_of(s).to_string()).collect(),
+            common_ancestor_id: ancestor.map(|s| self.inner.id_of(s).to_string()),
+        })
+    }
+
+    /// The context pi would build for the leaf (full mode): `{messages, thinkingLevel, model}`.
+    #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "SessionContext")]
+    pub fn build_context(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        JSON::parse(&self.context_json(leaf_id)?)
+    }
+
+    /// The same context as JSON text (cheaper when it is only written out).
+    #[wasm_bindgen(js_name = contextJson)]
+    pub fn context_json(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<String, JsValue> {
+        let arg = LeafArg::read(&leaf_id)?;
+        self.inner.context_json(arg.leaf()).map_err(js_error)
+    }
+
+    /// pi's `estimateContextTokens` for the context at the leaf.
+    #[wasm_bindgen(unchecked_return_type = "TokenEstimate")]
+    pub fn estimate(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let arg = LeafArg::read(&leaf_id)?;
+        let est = self.inner.estimate(arg.leaf()).map_err(js_error)?;
+        to_js(&EstimateDto::from(est))
+    }
+
+    /// Anchors (`anchor:<name>` labels) on the path, root → leaf, with the estimate at each.
+    #[wasm_bindgen(unchecked_return_type = "Anchor[]")]
+    pub fn anchors(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<JsValue, JsValue> {
+        let arg = LeafArg::read(&leaf_id)?;
+        let anchors = self.inner.anchors(arg.leaf()).map_err(js_error)?;
+        let dtos: Vec<AnchorDto> = anchors.into_iter().map(|a| AnchorDto::new(a, &self.inner)).collect();
+        to_js(&dtos)
+    }
+
+    /// The tree in display order, one row per entry.
+    #[wasm_bindgen(js_name = treeRows, unchecked_return_type = "TreeRow[]")]
+    pub fn tree_rows(&mut self) -> Result<JsValue, JsValue> {
+        let rows = self.inner.tree_rows().map_err(js_error)?;
+        let dtos: Vec<TreeRowDto> = rows.into_iter().map(|r| TreeRowDto::new(r, &mut self.inner)).collect();
+        to_js(&dtos)
+    }
+
+    /// The tree as text, like pi's `/tree`.
+    #[wasm_bindgen(js_name = renderTree)]
+    pub fn render_tree(&mut self) -> Result<String, JsValue> {
+        self.inner.render_tree().map_err(js_error)
+    }
+
+    /// Entry counts, branches, abandoned share, labels and the estimate at the leaf.
+    #[wasm_bindgen(unchecked_return_type = "Stats")]
+    pub fn stats(&mut self, file_bytes: f64) -> Result<JsValue, JsValue> {
+        let stats = self.inner.stats(file_bytes).map_err(js_error)?;
+        to_js(&StatsDto::from(stats))
+    }
+
+    fn slot(&self, id: &str) -> Result<session::Slot, JsValue> {
+        self.inner.slot_of(id).ok_or_else(|| js_error(crate::SessionError::UnknownEntry(id.into())))
+    }
+}
+
+/// Whether `name` is a valid anchor name (kebab-case, at most 40 characters).
+#[wasm_bindgen(js_name = isValidName)]
+pub fn is_valid_name(name: &str) -> bool {
+    text::is_valid_name(name)
+}
+
+/// Whitespace-collapsed one-line preview cut to `maxLen` with `…`, or `null` when blank.
+#[wasm_bindgen(js_name = toOneLine)]
+pub fn to_one_line(text: &str, max_len: u32) -> Option<String> {
+    text::to_one_line(text, max_len as usize)
+}
+
+/// `12.3%` of the window, or `12.3k` when the window is unknown (0).
+#[wasm_bindgen(js_name = formatPct1)]
+pub fn format_pct1(tokens: f64, context_window: f64) -> String {
+    text::format_pct1(tokens, context_window)
+}
+
+/// `1.0M` / `200k`, or `""` when unknown.
+#[wasm_bindgen(js_name = formatWindow)]
+pub fn format_window(context_window: f64) -> String {
+    text::format_window(context_window)
+}
+
+/// `context 30.4% → 4.1% of 200k` (or `tokens a → b` without a window).
+#[wasm_bindgen(js_name = formatContextDelta)]
+pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> String {
+    text::format_context_delta(before, after, context_window)
+}
+
+/// Drops pi's branch-summary prelude (up to `## Goal`) so previews show the content.
+#[wasm_bindgen(js_name = stripBranchSummaryBoilerplate)]
+pub fn strip_branch_summary_boilerplate(text: &str) -> String {
+    text::strip_branch_summary_boilerplate(text).to_string()
+}
+
+/// The text of a message `content` (a string, or text blocks joined by spaces).
+#[wasm_bindgen(js_name = extractTextContent)]
+pub fn extract_text_content(#[wasm_bindgen(unchecked_param_type = "unknown")] content: JsValue) -> String {
+    let value = JSON::stringify(&content).ok().and_then(|s| s.as_string()).and_then(|s| serde_json::from_str(&s).ok());
+    text::extract_text_content(value.as_ref())
+}
+
+/// The human `list` text (shared by the tool and the CLI) for anchors as returned by `anchors()`.
+#[wasm_bindgen(js_name = formatList)]
+pub fn format_list(
+    #[wasm_bindgen(unchecked_param_type = "Anchor[]")] anchors: JsValue,
+    current_tokens: f64,
+    context_window: f64,
+) -> Result<String, JsValue> {
+    let anchors: Vec<AnchorDto> = serde_wasm_bindgen::from_value(anchors).map_err(|e| invalid(&e.to_string()))?;
+    let rows: Vec<text::ListRow<'_>> = anchors.iter().map(AnchorDto::row).collect();
+    Ok(text::format_list(&rows, current_tokens, context_window, None))
+}
