@@ -340,17 +340,17 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
 /// `Some(NothingToCollapse)` when `work` holds no conversation at all, `Some(ChainedRewind)` when its only
 /// conversation is what earlier rewinds wrote (their summaries, synthetic calls and those calls' results).
 fn only_artifacts(index: &SessionIndex, work: &[Slot]) -> Option<RefusalCode> {
-    let mut conversation = false;
+    let mut artifacts = false;
     let mut after_synthetic = false;
     for &s in work {
         let entry = index.entry(s);
         match &entry.kind {
-            EntryKind::Message(Role::ToolResult) if after_synthetic => conversation = true,
+            EntryKind::Message(Role::ToolResult) if after_synthetic => artifacts = true,
             EntryKind::Message(_) if is_synthetic(index, s) => {
-                conversation = true;
+                artifacts = true;
                 after_synthetic = true;
             }
-            EntryKind::BranchSummary { emits: true } => conversation = true,
+            EntryKind::BranchSummary { emits: true } => artifacts = true,
             EntryKind::Message(_) | EntryKind::CustomMessage => return None,
             _ => {}
         }
@@ -358,7 +358,7 @@ fn only_artifacts(index: &SessionIndex, work: &[Slot]) -> Option<RefusalCode> {
             after_synthetic = false;
         }
     }
-    Some(if conversation { RefusalCode::ChainedRewind } else { RefusalCode::NothingToCollapse })
+    Some(if artifacts { RefusalCode::ChainedRewind } else { RefusalCode::NothingToCollapse })
 }
 
 /// The refusal for a failed credential lookup (`getApiKeyAndHeaders` result `{ok, error}`), or `None`.

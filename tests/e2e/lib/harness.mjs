@@ -1,0 +1,154 @@
+// A real pi AgentSession driven by pi-ai's scripted faux provider (pi-host.md §4, recipes A and B).
+//
+// The host is imported from its install directory by file URL, so the classes the extension sees through
+// pi's loader (jiti aliases) are the very same module instances the test uses. Every provider request is
+// captured: agent requests in `requests`, branch-summary requests in `summaryRequests`.
+import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { packageDir } from "./hosts.mjs";
+
+const SUMMARIZER_MARK = "context summarization assistant";
+
+/** Load one pi host (version = PTN_HOST_VERSION) once per process. */
+export async function loadHost(version = process.env.PTN_HOST_VERSION) {
+  if (!version) throw new Error("PTN_HOST_VERSION is not set (run tests/e2e/run.mjs)");
+  const entry = (name) => pathToFileURL(join(packageDir(version, name), "dist/index.js")).href;
+  const pca = await import(entry("pi-coding-agent"));
+  const ai = await import(entry("pi-ai"));
+  const [major, minor] = version.split(".").map(Number);
+  const runtimeHost = typeof pca.ModelRuntime === "function"; // ≥0.80: ModelRuntime replaces AuthStorage
+  return { version, pca, ai, major, minor, runtimeHost };
+}
+
+/** Messages of a provider context without the leading `role:"system"` entries (0.87+ transcript form). */
+function splitSystem(context) {
+  const messages = [];
+  let system = context.systemPrompt ?? "";
+  for (const m of context.messages ?? []) {
+    if (m.role === "system") system += JSON.stringify(m);
+    else messages.push(m);
+  }
+  return { system, messages };
+}
+
+/**
+ * A scripted model shared by every session of one test: `agent` steps answer the agent's requests,
+ * `summary` steps answer branch-summary requests. A step is an AssistantMessage, or a function
+ * `(request, host) => AssistantMessage` evaluated when the request arrives.
+ */
+export class ScriptedModel {
+  constructor(host) {
+    this.host = host;
+    this.agent = [];
+    this.summary = [];
+    this.requests = [];
+    this.summaryRequests = [];
+    this.onRequest = null;
+    const ai = host.ai;
+    const dispatch = async (context) => this.#answer(context);
+    if (host.runtimeHost) {
+      this.faux = ai.fauxProvider({ provider: "faux", api: "faux", models: [{ id: "faux-1", contextWindow: 128000, maxTokens: 16384 }] });
+    } else {
+      this.faux = ai.registerFauxProvider({ provider: "faux", api: "faux", models: [{ id: "faux-1", contextWindow: 128000, maxTokens: 16384 }] });
+    }
+    this.faux.setResponses(Array.from({ length: 500 }, () => dispatch));
+  }
+
+  get model() {
+    return this.faux.getModel();
+  }
+
+  #answer(context) {
+    const { system, messages } = splitSystem(context);
+    const request = { system, messages: structuredClone(messages), tools: (context.tools ?? []).map((t) => t.name) };
+    request.rawMessages = structuredClone(context.messages ?? []);
+    const isSummary = system.includes(SUMMARIZER_MARK);
+    (isSummary ? this.summaryRequests : this.requests).push(request);
+    this.onRequest?.(request, isSummary);
+    const queue = isSummary ? this.summary : this.agent;
+    const step = queue.shift();
+    if (step === undefined) {
+      return this.host.ai.fauxAssistantMessage(isSummary ? "## Goal\n(no scripted summary)" : "(script exhausted)");
+    }
+    return typeof step === "function" ? step(request, this.host) : step;
+  }
+
+  /** Convenience builders over the host's faux helpers. */
+  call(name, args, id) {
+    const { fauxAssistantMessage, fauxToolCall } = this.host.ai;
+    return fauxAssistantMessage(fauxToolCall(name, args, { id }), { stopReason: "toolUse" });
+  }
+  calls(list) {
+    const { fauxAssistantMessage, fauxToolCall } = this.host.ai;
+    return fauxAssistantMessage(list.map(([name, args, id]) => fauxToolCall(name, args, { id })), { stopReason: "toolUse" });
+  }
+  text(text) {
+    return this.host.ai.fauxAssistantMessage(text);
+  }
+  error(message) {
+    return this.host.ai.fauxAssistantMessage([], { stopReason: "error", errorMessage: message });
+  }
+}
+
+/**
+ * Create a real AgentSession with the given extension paths loaded through pi's own resource loader.
+ * Returns `{ session, sm, loader, dispose }`.
+ */
+export async function createSession(host, model, { extensions = [], tools, sessionManager, cwd } = {}) {
+  const { pca } = host;
+  const root = mkdtempSync(join(tmpdir(), `ptn-e2e-${host.version}-`));
+  const workDir = cwd ?? join(root, "cwd");
+  const agentDir = join(root, "agent");
+  mkdirSync(workDir, { recursive: true });
+  mkdirSync(agentDir, { recursive: true });
+  const settingsManager = pca.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+  const loader = new pca.DefaultResourceLoader({
+    cwd: workDir,
+    agentDir,
+    settingsManager,
+    additionalExtensionPaths: extensions,
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+    systemPromptOverride: () => "You are a test agent.",
+  });
+  await loader.reload();
+  const sm = sessionManager ?? pca.SessionManager.inMemory(workDir);
+  const common = {
+    cwd: workDir,
+    agentDir,
+    settingsManager,
+    resourceLoader: loader,
+    model: model.model,
+    thinkingLevel: "off",
+    tools,
+    sessionManager: sm,
+  };
+  let created;
+  if (host.runtimeHost) {
+    const modelRuntime = await pca.ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
+    modelRuntime.registerNativeProvider(model.faux.provider);
+    created = await pca.createAgentSession({ ...common, modelRuntime });
+  } else {
+    const authStorage = pca.AuthStorage.inMemory();
+    authStorage.setRuntimeApiKey("faux", "offline");
+    created = await pca.createAgentSession({ ...common, authStorage, modelRegistry: pca.ModelRegistry.inMemory(authStorage) });
+  }
+  const loadErrors = (created.extensionsResult?.errors ?? []).map((e) => `${e.path}: ${e.error}`);
+  if (loadErrors.length) throw new Error(`extension load failed:\n${loadErrors.join("\n")}`);
+  const session = created.session;
+  return {
+    session,
+    sm: session.sessionManager,
+    root,
+    dispose() {
+      try {
+        session.dispose?.();
+      } catch {}
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
