@@ -1,0 +1,257 @@
+//! Integration tests of the core index: feeding, links, labels, walks, estimates, bad input.
+
+use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
+use pi_tree_navigator::SessionError;
+
+fn ts(n: u64) -> String {
+    // Seconds after 2026-01-01T00:00:00Z, rendered like pi's toISOString().
+    let (h, m, s) = (n / 3600, (n / 60) % 60, n % 60);
+    format!("2026-01-01T{h:02}:{m:02}:{s:02}.000Z")
+}
+
+fn user(id: &str, parent: Option<&str>, t: u64, text: &str) -> String {
+    serde_json::json!({"type":"message","id":id,"parentId":parent,"timestamp":ts(t),
+        "message":{"role":"user","content":text,"timestamp":t}})
+    .to_string()
+}
+
+fn assistant(id: &str, parent: &str, t: u64, text: &str, total: u64) -> String {
+    serde_json::json!({"type":"message","id":id,"parentId":parent,"timestamp":ts(t),
+        "message":{"role":"assistant","content":[{"type":"text","text":text}],"provider":"p","model":"m",
+            "usage":{"input":total,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":total},"stopReason":"stop","timestamp":t}})
+    .to_string()
+}
+
+fn label(id: &str, parent: &str, t: u64, target: &str, label: Option<&str>) -> String {
+    serde_json::json!({"type":"label","id":id,"parentId":parent,"timestamp":ts(t),"targetId":target,"label":label})
+        .to_string()
+}
+
+fn index(lines: &[String]) -> SessionIndex {
+    let mut idx = SessionIndex::new(Mode::Full);
+    let report = idx.append_jsonl(&lines.join("\n"));
+    assert!(report.skipped.is_empty(), "{report:?}");
+    idx
+}
+
+fn ids(idx: &SessionIndex, slots: &[u32]) -> Vec<String> {
+    slots.iter().map(|&s| idx.id_of(s).to_string()).collect()
+}
+
+#[test]
+fn leaf_is_the_last_entry_and_paths_follow_parents() {
+    let mut idx = index(&[
+        user("u1", None, 1, "hi"),
+        assistant("a1", "u1", 2, "hello", 100),
+        user("u2", Some("a1"), 3, "more"),
+        user("u3", Some("a1"), 4, "other branch"),
+    ]);
+    assert_eq!(idx.id_of(idx.leaf().unwrap()), "u3");
+    let path = idx.path(idx.leaf()).unwrap();
+    assert_eq!(ids(&idx, &path), ["u1", "a1", "u3"]);
+    let a1 = idx.slot_of("a1").unwrap();
+    let kids = idx.children_of(a1).to_vec();
+    assert_eq!(ids(&idx, &kids), ["u2", "u3"]);
+}
+
+#[test]
+fn children_are_ordered_by_timestamp_not_arrival() {
+    let mut idx = index(&[
+        user("r", None, 1, "root"),
+        user("late", Some("r"), 9, "late"),
+        user("early", Some("r"), 5, "early"),
+        user("tie", Some("r"), 5, "tie keeps arrival order"),
+    ]);
+    let r = idx.slot_of("r").unwrap();
+    let kids = idx.children_of(r).to_vec();
+    assert_eq!(ids(&idx, &kids), ["early", "tie", "late"]);
+}
+
+#[test]
+fn children_arriving_before_their_parent_are_linked_when_it_comes() {
+    let mut idx = index(&[user("kid", Some("mom"), 2, "k"), user("mom", None, 1, "m")]);
+    let kid = idx.slot_of("kid").unwrap();
+    assert_eq!(idx.parent_of(kid), idx.slot_of("mom"));
+    assert_eq!(idx.roots(), vec![idx.slot_of("mom").unwrap()]);
+}
+
+#[test]
+fn labels_latest_change_wins_and_empty_clears() {
+    let idx = index(&[
+        user("u1", None, 1, "hi"),
+        label("l1", "u1", 2, "u1", Some("anchor:a")),
+        label("l2", "l1", 3, "u1", Some("anchor:b")),
+        label("l3", "l2", 4, "ghost", Some("x")),
+    ]);
+    assert_eq!(idx.label_of("u1"), Some("anchor:b"));
+    assert_eq!(idx.label_of("ghost"), Some("x"), "labels on unknown ids are kept, as pi does");
+    let cleared = index(&[user("u1", None, 1, "hi"), label("l1", "u1", 2, "u1", Some("a")), label("l2", "l1", 3, "u1", Some(""))]);
+    assert_eq!(cleared.label_of("u1"), None);
+    let cleared = index(&[user("u1", None, 1, "hi"), label("l1", "u1", 2, "u1", Some("a")), label("l2", "l1", 3, "u1", None)]);
+    assert_eq!(cleared.label_of("u1"), None);
+}
+
+#[test]
+fn a_million_deep_chain_walks_without_recursion() {
+    let mut idx = SessionIndex::new(Mode::Plugin);
+    let mut text = String::with_capacity(100_000_000);
+    let mut parent: Option<String> = None;
+    for i in 0..1_000_000u64 {
+        let id = format!("{i:08x}");
+        let line = match &parent {
+            None => format!(r#"{{"type":"custom","id":"{id}","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}}"#),
+            Some(p) => format!(r#"{{"type":"custom","id":"{id}","parentId":"{p}","timestamp":"2026-01-01T00:00:00.000Z"}}"#),
+        };
+        text.push_str(&line);
+        text.push('\n');
+        parent = Some(id);
+    }
+    let report = idx.append_jsonl(&text);
+    assert_eq!(report.appended, 1_000_000);
+    let path = idx.path(idx.leaf()).unwrap();
+    assert_eq!(path.len(), 1_000_000);
+    assert_eq!(idx.estimate(Leaf::Current).unwrap().tokens, 0.0);
+    assert!(idx.render_tree().unwrap().lines().count() == 1_000_000);
+}
+
+#[test]
+fn parent_cycles_are_errors_not_hangs() {
+    let mut idx = index(&[user("a", Some("b"), 1, "a"), user("b", Some("a"), 2, "b")]);
+    let err = idx.path(idx.leaf()).unwrap_err();
+    assert!(matches!(err, SessionError::Cycle(_)), "{err:?}");
+    assert_eq!(err.code(), "Cycle");
+    let mut selfie = index(&[user("s", Some("s"), 1, "me")]);
+    assert!(matches!(selfie.path(selfie.leaf()), Err(SessionError::Cycle(_))));
+    assert_eq!(selfie.roots().len(), 1, "a self-parented entry is a root of the tree");
+}
+
+#[test]
+fn malformed_lines_are_reported_with_numbers_and_the_rest_loads() {
+    let mut idx = SessionIndex::new(Mode::Plugin);
+    let text = format!(
+        "{}\n{{not json\n\n42\n{}\n{{\"type\":\"message\"}}\n",
+        user("u1", None, 1, "hi"),
+        user("u2", Some("u1"), 2, "there")
+    );
+    let report = idx.append_jsonl(&text);
+    assert_eq!(report.appended, 2);
+    let lines: Vec<usize> = report.skipped.iter().map(|s| s.line).collect();
+    assert_eq!(lines, [2, 4, 6]);
+    // Line numbers continue across appended chunks.
+    let report = idx.append_jsonl("oops\n");
+    assert_eq!(report.skipped[0].line, 7);
+}
+
+#[test]
+fn unknown_types_are_kept() {
+    let mut idx = index(&[
+        user("u1", None, 1, "hi"),
+        r#"{"type":"future_thing","id":"f1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","x":1}"#.to_string(),
+        user("u2", Some("f1"), 3, "after"),
+    ]);
+    let path = idx.path(idx.leaf()).unwrap();
+    assert_eq!(ids(&idx, &path), ["u1", "f1", "u2"]);
+    assert_eq!(idx.entry(idx.slot_of("f1").unwrap()).type_name(), "future_thing");
+}
+
+#[test]
+fn duplicate_ids_point_at_the_later_entry() {
+    let mut idx = SessionIndex::new(Mode::Plugin);
+    let report = idx.append_jsonl(&[user("x", None, 1, "first"), user("y", Some("x"), 2, "y"), user("x", None, 3, "second")].join("\n"));
+    assert_eq!(report.warnings.len(), 1);
+    assert_eq!(idx.slot_of("x"), Some(2));
+    let y = idx.slot_of("y").unwrap();
+    assert_eq!(idx.parent_of(y), Some(2), "links are re-resolved like pi's id map");
+}
+
+#[test]
+fn entries_between_matches_collect_entries_for_branch_summary() {
+    // u1 ← a1 ← u2 ← a2 ; a1 ← u3
+    let mut idx = index(&[
+        user("u1", None, 1, "hi"),
+        assistant("a1", "u1", 2, "hello", 10),
+        user("u2", Some("a1"), 3, "work"),
+        assistant("a2", "u2", 4, "done", 20),
+        user("u3", Some("a1"), 5, "other"),
+    ]);
+    let s = |idx: &SessionIndex, id| idx.slot_of(id).unwrap();
+    let (a2, u3, a1) = (s(&idx, "a2"), s(&idx, "u3"), s(&idx, "a1"));
+    let (between, ancestor) = idx.entries_between(Some(a2), u3).unwrap();
+    assert_eq!(ids(&idx, &between), ["u2", "a2"]);
+    assert_eq!(ancestor, Some(a1));
+    let (between, ancestor) = idx.entries_between(Some(a2), a1).unwrap();
+    assert_eq!(ids(&idx, &between), ["u2", "a2"], "rewinding to an ancestor: the ancestor is the target");
+    assert_eq!(ancestor, Some(a1));
+    assert_eq!(idx.entries_between(None, a1).unwrap(), (vec![], None));
+}
+
+#[test]
+fn estimates_anchor_on_the_last_usable_usage() {
+    let mut idx = index(&[
+        user("u1", None, 1, &"x".repeat(400)),           // 100 tokens
+        assistant("a1", "u1", 2, "ok", 500),             // usage 500
+        user("u2", Some("a1"), 3, &"y".repeat(41)),      // 11 tokens
+    ]);
+    let e = idx.estimate(Leaf::Current).unwrap();
+    assert_eq!((e.tokens, e.usage_tokens, e.trailing_tokens, e.last_usage_index), (511.0, 500.0, 11.0, Some(1)));
+    let e = idx.estimate(Leaf::Id("u1")).unwrap();
+    assert_eq!((e.tokens, e.last_usage_index), (100.0, None));
+    let e = idx.estimate(Leaf::Null).unwrap();
+    assert_eq!(e.tokens, 0.0);
+    // An unknown leaf falls back to the last entry, as pi's buildSessionContext does.
+    assert_eq!(idx.estimate(Leaf::Id("nope")).unwrap().tokens, 511.0);
+}
+
+#[test]
+fn compaction_restarts_the_estimate_from_kept_entries() {
+    let compaction = serde_json::json!({"type":"compaction","id":"c1","parentId":"u2","timestamp":ts(4),
+        "summary":"s".repeat(80),"firstKeptEntryId":"u2","tokensBefore":999})
+    .to_string();
+    let mut idx = index(&[
+        user("u1", None, 1, &"x".repeat(400)),
+        assistant("a1", "u1", 2, "ok", 500),
+        user("u2", Some("a1"), 3, &"y".repeat(40)), // 10 tokens, kept
+        compaction,
+        user("u3", Some("c1"), 5, &"z".repeat(8)), // 2 tokens
+    ]);
+    // Context: [summary(20), u2(10), u3(2)] — a1's usage is before the cut, so no usage anchor.
+    let e = idx.estimate(Leaf::Current).unwrap();
+    assert_eq!((e.tokens, e.last_usage_index), (32.0, None));
+    let ctx: serde_json::Value = serde_json::from_str(&idx.context_json(Leaf::Current).unwrap()).unwrap();
+    let roles: Vec<&str> = ctx["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["compactionSummary", "user", "user"]);
+    assert_eq!(ctx["messages"][0]["tokensBefore"], 999);
+    assert_eq!(ctx["model"], serde_json::json!({"provider":"p","modelId":"m"}));
+    assert_eq!(ctx["thinkingLevel"], "off");
+}
+
+#[test]
+fn anchors_carry_cumulative_estimates_and_hints() {
+    let mut idx = index(&[
+        user("u1", None, 1, "implement   the\nparser"),
+        label("l1", "u1", 2, "u1", Some("anchor:start")),
+        assistant("a1", "l1", 3, "working", 700),
+        label("l2", "a1", 4, "a1", Some("anchor:mid")),
+        label("l3", "l2", 5, "u1", Some("not-an-anchor")),
+    ]);
+    let anchors = idx.anchors(Leaf::Current).unwrap();
+    let got: Vec<(&str, f64, Option<&str>)> = anchors.iter().map(|a| (a.name.as_str(), a.tokens, a.hint.as_deref())).collect();
+    assert_eq!(got, [("mid", 700.0, Some("working"))], "u1's anchor was relabelled away");
+}
+
+#[test]
+fn plugin_mode_refuses_whole_contexts() {
+    let mut idx = SessionIndex::new(Mode::Plugin);
+    idx.append_jsonl(&user("u1", None, 1, "hi"));
+    assert_eq!(idx.context_json(Leaf::Current).unwrap_err(), SessionError::NeedsFullMode);
+    assert_eq!(idx.estimate(Leaf::Current).unwrap().tokens, 1.0);
+}
+
+#[test]
+fn set_leaf_rejects_unknown_ids() {
+    let mut idx = index(&[user("u1", None, 1, "hi")]);
+    assert_eq!(idx.set_leaf(Some("zz")).unwrap_err().code(), "UnknownEntry");
+    idx.set_leaf(None).unwrap();
+    assert_eq!(idx.leaf(), None);
+    assert!(idx.path(None).unwrap().is_empty());
+}
