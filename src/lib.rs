@@ -12,6 +12,7 @@ pub mod error;
 pub mod js;
 pub mod session;
 pub mod text;
+pub mod tool;
 
 /// The wasm-bindgen binding (only on `wasm32`).
 #[cfg(target_arch = "wasm32")]
