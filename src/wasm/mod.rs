@@ -2,6 +2,7 @@
 
 mod dto;
 mod error;
+pub mod tool;
 
 use js_sys::{Array, JSON};
 use wasm_bindgen::prelude::*;
