@@ -20,8 +20,7 @@ pub fn utf16_len(s: &str) -> usize {
 /// Object key order does not change the length, so a sorted map is as good as an insertion-ordered one.
 pub fn stringify_len(value: &Value) -> usize {
     match value {
-        Value::Null => 4,
-        Value::Bool(true) => 4,
+        Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
         Value::Number(n) => number_to_js_string(n.as_f64().unwrap_or(f64::NAN)).len(),
         Value::String(s) => quoted_len(s),
@@ -67,7 +66,7 @@ pub fn number_to_js_string(x: f64) -> String {
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     let exp: i32 = exp.parse().unwrap_or(0);
-    let k = digits.len() as i32;
+    let k = i32::try_from(digits.len()).unwrap_or(i32::MAX);
     let n = exp + 1;
     let body = if k <= n && n <= 21 {
         format!("{digits}{}", "0".repeat((n - k) as usize))

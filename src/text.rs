@@ -1,6 +1,8 @@
 //! Pure text helpers shared by the tool, the CLI and the viewer: the anchor-name rule, one-line
 //! previews, context-size formatting and the branch-summary boilerplate strip.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use crate::js::utf16_len;
@@ -163,9 +165,9 @@ pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f6
     out.push_str("Anchors (root → leaf):");
     for row in rows {
         let pct = format_pct1(row.tokens, context_window);
-        out.push_str(&format!("\n  {pct:>LIST_PCT_WIDTH$}  {:<LIST_NAME_WIDTH$}", row.name));
+        let _ = write!(out, "\n  {pct:>LIST_PCT_WIDTH$}  {:<LIST_NAME_WIDTH$}", row.name);
         if let Some(hint) = row.hint {
-            out.push_str(&format!(" (after: “{hint}”)"));
+            let _ = write!(out, " (after: “{hint}”)");
         }
         // Names shorter than the column leave trailing spaces when there is no hint.
         let trimmed = out.trim_end().len();
