@@ -81,6 +81,22 @@ test("bad calls throw an Error with a code", () => {
   }
 });
 
+test("absent values are null, not undefined", () => {
+  const idx = SessionIndex.full();
+  try {
+    assert.equal(idx.entryCount, 0);
+    assert.strictEqual(idx.leafId(), null, "empty index has a null leaf");
+    idx.appendJsonl(jsonl);
+    assert.strictEqual(idx.labelOf("a0000001"), null, "no label");
+    assert.strictEqual(idx.findLabel("no-such-label"), null, "label not found");
+    assert.strictEqual(idx.estimate("a0000001").lastUsageIndex, null, "no usage yet");
+    idx.setLeaf(null);
+    assert.strictEqual(idx.leafId(), null, "setLeaf(null) = before the first entry");
+  } finally {
+    idx.free();
+  }
+});
+
 test("package resolves by name through the exports map (ESM import and CJS require)", () => {
   const dir = mkdtempSync(join(tmpdir(), "ptn-consumer-"));
   try {
