@@ -46,7 +46,7 @@ fn focus_description() -> String {
 }
 
 /// Everything `pi.registerTool` needs besides `execute`. `parameters` is plain JSON Schema (pi validates
-/// it with TypeBox's compiler, which accepts JSON Schema), flat with a `type: "object"` root because
+/// it with `TypeBox`'s compiler, which accepts JSON Schema), flat with a `type: "object"` root because
 /// some provider adapters reject anything else.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -199,6 +199,9 @@ fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
 }
 
 /// Decides what a call does. `raw_params` is the call's arguments object.
+///
+/// # Errors
+/// Only when the index itself is inconsistent (a parent cycle); every bad input becomes a refusal.
 pub fn plan(index: &mut SessionIndex, raw_params: &Value, facts: &Facts) -> Result<Plan, SessionError> {
     let params = Params::from_value(raw_params);
     match params.action {
@@ -389,13 +392,24 @@ pub fn summary_error(error: &str) -> Refusal {
     Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(error) }
 }
 
-/// The error text raised when a step after `branchWithSummary` failed (the chain was repaired first).
+/// The error text raised when a step of the rewind failed after the tree moved (the chain was repaired
+/// first). `step`: `"branch"` (`branchWithSummary` itself), `"index"` (reading the new entries back),
+/// `"labels"` (writing the anchor labels); anything else reads as a later step.
 pub fn salvage_text(step: &str, error: &str) -> String {
-    texts::salvaged(step, error)
+    let what = match step {
+        "branch" => "moving the tree",
+        "index" => "reading the new summary back",
+        "labels" => "writing the anchor labels",
+        _ => "a later step",
+    };
+    texts::salvaged(what, error)
 }
 
 /// `rewind`, second half. Call after `branchWithSummary` returned `summary_id` and the index was fed the
 /// new entry. Numbers are taken at the summary, before anything else is appended.
+///
+/// # Errors
+/// `UnknownEntry` when the index was not fed the summary entry; `Cycle` for a corrupt tree.
 pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now_ms: f64) -> Result<Finish, SessionError> {
     let summary = index.slot_of(summary_id).ok_or_else(|| SessionError::UnknownEntry(summary_id.into()))?;
     let label = full_label(&plan.label_end);

@@ -1,4 +1,5 @@
 //! Decisions of `navigate_tree` on small hand-built sessions.
+#![allow(clippy::float_cmp, reason = "token estimates are whole numbers held in f64")]
 
 use serde_json::{json, Value};
 
@@ -59,7 +60,7 @@ impl Session {
     fn summary(&mut self, id: &str, parent: &str, text: &str) -> &mut Self {
         self.push(id, json!({"type": "branch_summary", "parentId": parent, "fromId": parent, "summary": text}))
     }
-    fn message(&mut self, id: &str, message: Value) -> &mut Self {
+    fn message(&mut self, id: &str, message: &Value) -> &mut Self {
         self.push(id, json!({"type": "message", "message": message}))
     }
     fn index(&self) -> SessionIndex {
@@ -231,7 +232,7 @@ fn chained_rewind_without_work_is_refused() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", synthetic_assistant("c3", &json!({"action": "rewind"}), None, 5000.0, 0.0))
+        .message("syn", &synthetic_assistant("c3", &json!({"action": "rewind"}), None, 5000.0, 0.0))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", TOOL_NAME)], 5100.0);
     let mut index = s.index();
@@ -259,7 +260,7 @@ fn work_after_a_rewind_makes_the_next_rewind_legal() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", synthetic_assistant("c3", &json!({"action": "rewind"}), None, 5000.0, 0.0))
+        .message("syn", &synthetic_assistant("c3", &json!({"action": "rewind"}), None, 5000.0, 0.0))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", "read")], 5100.0)
         .result("r4", "c4", 30_000)

@@ -1,6 +1,8 @@
 //! Every sentence `navigate_tree` returns to the model. Short, concrete, and each refusal says what to do
 //! instead, so the model can correct itself without the user.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 
 use crate::text::{format_context_delta, format_pct1, format_position, MAX_NAME_LENGTH};
@@ -132,15 +134,16 @@ pub(crate) fn refresh_missing() -> String {
 pub(crate) fn anchor_set(name: &str, tokens: f64, window: f64, hint: Option<&str>, moved: bool) -> String {
     let mut out = format!("[anchor '{name}'] set at {}", format_position(tokens, window));
     if let Some(h) = hint {
-        out.push_str(&format!(" (after: “{h}”)"));
+        let _ = write!(out, " (after: “{h}”)");
     }
     if moved {
         out.push_str(" · moved from its earlier position");
     }
-    out.push_str(&format!(
+    let _ = write!(
+        out,
         "\n\nWhen this stage is done: navigate_tree(action='rewind', labelStart='{name}', labelEnd='<new-name>', \
          summaryFocus='<latest user instruction; done; left>')."
-    ));
+    );
     out
 }
 
@@ -162,8 +165,8 @@ pub(crate) fn rewound(start: &str, end: &str, before: f64, after: f64, window: f
 /// The tree moved but a later step failed; the chain was repaired before this was raised.
 pub(crate) fn salvaged(step: &str, error: &str) -> String {
     format!(
-        "The rewind's summary was written, but {step} failed: {error}. The conversation stays valid; check the \
-         anchors with action='list'."
+        "The rewind's summary was written, but {step} failed: {error}. The conversation was kept valid; check \
+         the anchors with action='list'."
     )
 }
 

@@ -1,0 +1,238 @@
+// Every call into the pi host lives here: tool registration, hooks, session-manager reads and writes,
+// credentials, and the one patch of pi internals (AgentSession.prototype.prompt). No decisions are made
+// here; the wasm core decides (see extension.js).
+//
+// Why the patch: a tool's ctx does not expose the AgentSession. Capturing sessions from `prompt()` lets a
+// rewind refresh `agent.state.messages` (so the next prompt() starts from the rewound context) and wire
+// `agent.prepareNextTurn` on hosts whose loop still honours it (pi ≤0.79). Within the running prompt() the
+// public `context` event hands every request the session's current context, on every host.
+//
+// The patch is installed once per process: the original `prompt` is stashed once under a global symbol,
+// the wrapper only reads a process-wide registry (also behind a global symbol), so a /reload finds it in
+// place and changes nothing. It is feature-detected and reversible (`unpatchPrompt`).
+import * as piPackage from "@earendil-works/pi-coding-agent";
+
+const ORIGINAL = Symbol.for("pi-tree-navigator.original-prompt");
+const WRAPPER = Symbol.for("pi-tree-navigator.prompt-wrapper");
+const REGISTRY = Symbol.for("pi-tree-navigator.registry");
+const PNT = Symbol.for("pi-tree-navigator.prepare-next-turn");
+
+/**
+ * Process-wide state shared by every load of the extension (survives /reload):
+ * - sessions: SessionManager → AgentSession (captured by the prompt wrapper)
+ * - pending:  SessionManager → { stateRefreshed } while the rewound context must be handed to requests
+ * - contextSeen: SessionManager instances whose requests passed through our `context` handler
+ */
+export function registry() {
+  const g = globalThis;
+  if (!g[REGISTRY]) {
+    g[REGISTRY] = { sessions: new WeakMap(), pending: new WeakMap(), contextSeen: new WeakSet(), contextCalls: 0 };
+  }
+  return g[REGISTRY];
+}
+
+/** The host's `generateBranchSummary` (undefined if this pi does not export it). */
+export function hostGenerateBranchSummary(pkg = piPackage) {
+  return pkg.generateBranchSummary;
+}
+
+/** Whether this host's agent loop calls `agent.prepareNextTurn` (pi ≤0.79: no `prepareNextTurnWithContext`). */
+function honoursPrepareNextTurn(agent) {
+  return !!agent && "prepareNextTurn" in agent && !("prepareNextTurnWithContext" in agent);
+}
+
+/** Whether this host rebuilds every request from the session manager itself (pi ≥0.87). */
+function rebuildsFromSession(agent) {
+  return !!agent && typeof agent.prepareRequest === "function";
+}
+
+/** The session's current context as the `context` event must return it (no system messages: the host adds its own). */
+function sessionMessages(sm) {
+  return sm.buildSessionContext().messages.filter((m) => m.role !== "system");
+}
+
+/**
+ * Wires `agent.prepareNextTurn` on hosts that honour it: after a rewind it replaces the loop's working
+ * messages with the session's; otherwise it passes the previous hook's result through untouched.
+ */
+function wirePrepareNextTurn(session) {
+  const agent = session.agent;
+  if (!honoursPrepareNextTurn(agent) || agent.prepareNextTurn?.[PNT]) return;
+  const prior = agent.prepareNextTurn;
+  const reg = registry();
+  const next = async (...args) => {
+    const priorResult = typeof prior === "function" ? await prior(...args) : undefined;
+    const sm = session.sessionManager;
+    if (!reg.pending.has(sm)) return priorResult;
+    const ctx = priorResult?.context;
+    return {
+      ...priorResult,
+      context: {
+        ...ctx,
+        systemPrompt: ctx?.systemPrompt ?? agent.state.systemPrompt,
+        tools: ctx?.tools ?? agent.state.tools,
+        messages: sm.buildSessionContext().messages,
+      },
+    };
+  };
+  next[PNT] = true;
+  agent.prepareNextTurn = next;
+}
+
+/** Installs the prompt wrapper once per process. Returns false when this host has no patchable prompt. */
+export function patchPrompt(AgentSession = piPackage.AgentSession) {
+  const proto = AgentSession?.prototype;
+  if (!proto || typeof proto.prompt !== "function") return false;
+  if (proto.prompt[WRAPPER]) return true;
+  if (!proto[ORIGINAL]) proto[ORIGINAL] = proto.prompt;
+  const original = proto[ORIGINAL];
+  const wrapper = function prompt(...args) {
+    try {
+      if (this?.sessionManager) registry().sessions.set(this.sessionManager, this);
+      if (this?.agent) wirePrepareNextTurn(this);
+    } catch {
+      // Capturing is best effort; the prompt itself must never fail because of it.
+    }
+    return original.apply(this, args);
+  };
+  wrapper[WRAPPER] = true;
+  proto.prompt = wrapper;
+  return true;
+}
+
+/** Restores the original `prompt` (tests, or an embedding app that wants pi untouched). */
+export function unpatchPrompt(AgentSession = piPackage.AgentSession) {
+  const proto = AgentSession?.prototype;
+  if (!proto?.[ORIGINAL]) return;
+  proto.prompt = proto[ORIGINAL];
+  delete proto[ORIGINAL];
+}
+
+/** Wrapper layers around the original prompt: 1 when patched (however often loaded), 0 when not. */
+export function promptWrapperDepth(AgentSession = piPackage.AgentSession) {
+  const proto = AgentSession?.prototype;
+  if (!proto) return 0;
+  return (proto.prompt?.[WRAPPER] ? 1 : 0) + (proto[ORIGINAL]?.[WRAPPER] ? 1 : 0);
+}
+
+/**
+ * The host adapter used by extension.js. `pi` is the ExtensionAPI of this load; `pkg` the host's
+ * `@earendil-works/pi-coding-agent` module (injectable for tests).
+ */
+export function createHost(pi, { pkg = piPackage } = {}) {
+  const reg = registry();
+  const patched = patchPrompt(pkg.AgentSession);
+  const refused = new Set();
+
+  return {
+    patched,
+
+    registerTool(definition, execute) {
+      pi.registerTool({ ...definition, execute });
+    },
+
+    /** Hooks: the per-request context hand-over, failed-call marking, run end, session teardown. */
+    installHooks({ onShutdown }) {
+      pi.on("context", (_event, ctx) => {
+        const sm = ctx?.sessionManager;
+        if (!sm) return undefined;
+        reg.contextSeen.add(sm);
+        reg.contextCalls++;
+        if (!reg.pending.has(sm)) return undefined;
+        if (rebuildsFromSession(reg.sessions.get(sm)?.agent)) return undefined;
+        return { messages: sessionMessages(sm) };
+      });
+      pi.on("tool_result", (event) => {
+        if (refused.delete(event.toolCallId)) return { isError: true };
+        return undefined;
+      });
+      pi.on("agent_end", (_event, ctx) => {
+        const sm = ctx?.sessionManager;
+        // Once agent.state holds the rewound context, later runs start from it; otherwise keep handing
+        // the session's context to every request.
+        if (sm && reg.pending.get(sm)?.stateRefreshed) reg.pending.delete(sm);
+      });
+      pi.on("session_shutdown", (_event, ctx) => {
+        if (ctx?.sessionManager) onShutdown(ctx.sessionManager);
+      });
+    },
+
+    /** Marks a tool call as failed; the `tool_result` hook turns it into `isError: true`. */
+    markRefused(toolCallId) {
+      refused.add(toolCallId);
+    },
+
+    setLabel(entryId, label) {
+      pi.setLabel(entryId, label ?? undefined);
+    },
+
+    /** Entries of the session manager after the first `from` (sessions are append-only). */
+    entriesSince(sm, from) {
+      return sm.getEntries().slice(from);
+    },
+    leafId(sm) {
+      return sm.getLeafId();
+    },
+    getEntry(sm, id) {
+      return sm.getEntry(id);
+    },
+    branchWithSummary(sm, targetId, summary, details) {
+      return sm.branchWithSummary(targetId, summary, details);
+    },
+    appendMessage(sm, message) {
+      return sm.appendMessage(message);
+    },
+
+    /** The model facts the core records on the synthetic message. */
+    modelFacts(model) {
+      if (!model) return null;
+      return { api: String(model.api ?? "unknown"), provider: String(model.provider ?? "unknown"), id: String(model.id ?? "unknown") };
+    },
+    contextWindow(model) {
+      return Number(model?.contextWindow) || 0;
+    },
+
+    /** `{ok, apiKey?, headers?, env?, error?}` from the host's model registry. */
+    async resolveAuth(ctx) {
+      try {
+        const auth = await ctx.modelRegistry.getApiKeyAndHeaders(ctx.model);
+        return auth ?? { ok: false, error: "no credentials" };
+      } catch (e) {
+        return { ok: false, error: e instanceof Error ? e.message : String(e) };
+      }
+    },
+
+    /** The live agent's stream function, so providers registered only in the host's runtime work. */
+    streamFunction(sm) {
+      const agent = reg.sessions.get(sm)?.agent;
+      return agent?.streamFunction ?? agent?.streamFn;
+    },
+
+    /** Whether a rewind made now reaches the very next request of the running prompt(). */
+    refreshReaches(sm) {
+      const agent = reg.sessions.get(sm)?.agent;
+      return reg.contextSeen.has(sm) || rebuildsFromSession(agent) || !!agent?.prepareNextTurn?.[PNT];
+    },
+
+    /**
+     * After the tree moved: hand the session's context to the following requests and, where the
+     * session was captured, refresh `agent.state.messages` for the next prompt().
+     */
+    afterRewind(sm) {
+      let stateRefreshed = false;
+      try {
+        const agent = reg.sessions.get(sm)?.agent;
+        if (rebuildsFromSession(agent)) {
+          stateRefreshed = true; // the host rebuilds from the session itself
+        } else if (agent?.state) {
+          agent.state.messages = sm.buildSessionContext().messages;
+          stateRefreshed = true;
+        }
+      } catch {
+        stateRefreshed = false;
+      }
+      reg.pending.set(sm, { stateRefreshed });
+      return stateRefreshed;
+    },
+  };
+}

@@ -1,0 +1,25 @@
+// The summarizer callback: pi's generateBranchSummary (or a replacement with the same signature, e.g. a
+// test stub via the factory's `opts.summarize`), called with the focus as custom instructions.
+
+/**
+ * @param {Function} generate generateBranchSummary(entries, options) → {summary?, aborted?, error?, readFiles?, modifiedFiles?}
+ * @returns {(request: {entries: object[], model: object, auth: object, signal?: AbortSignal, focus: string, streamFn?: Function}) => Promise<object>}
+ */
+export function makeSummarizer(generate) {
+  return async function summarize({ entries, model, auth, signal, focus, streamFn }) {
+    if (typeof generate !== "function") throw new Error("this pi does not export generateBranchSummary");
+    const options = {
+      model,
+      apiKey: auth.apiKey ?? "",
+      headers: auth.headers,
+      signal: signal ?? new AbortController().signal,
+      // The whole focus, never the capped copy the synthetic message keeps.
+      customInstructions: focus,
+    };
+    if (auth.env) options.env = auth.env;
+    // Hosts that take it (pi ≥0.80) route the request through the live agent, so providers registered
+    // only in the session's model runtime work; older hosts ignore the option.
+    if (typeof streamFn === "function") options.streamFn = streamFn;
+    return (await generate(entries, options)) ?? {};
+  };
+}
