@@ -52,3 +52,15 @@ test("bun: the package resolves by name through the exports map", () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("bun: the browser entry (await init() fetching a file: URL) works in a fresh process", () => {
+  // A separate process, so the glue is not already initialised by the Node entry imported above.
+  const web = fileURLToPath(new URL("../../pkg/index-web.js", import.meta.url));
+  const script = `const m = await import(${JSON.stringify(web)}); await m.ready;
+    const i = m.SessionIndex.plugin(); const r = i.appendJsonl(${JSON.stringify(jsonl)});
+    console.log(JSON.stringify([r.appended, i.estimate().tokens])); i.free();`;
+  const r = Bun.spawnSync([process.execPath, "-e", script]);
+  expect(r.stderr.toString()).toBe("");
+  expect(r.exitCode).toBe(0);
+  expect(JSON.parse(r.stdout.toString())).toEqual([3, expected.current.tokens]);
+});

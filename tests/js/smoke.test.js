@@ -2,7 +2,7 @@
 // and through the package name + exports map from a throwaway consumer folder.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -97,13 +97,25 @@ test("absent values are null, not undefined", () => {
   }
 });
 
-test("package resolves by name through the exports map (ESM import and CJS require)", () => {
+test("pkg/ packs and installs as an npm package; resolves by name (ESM import and CJS require)", () => {
   const dir = mkdtempSync(join(tmpdir(), "ptn-consumer-"));
+  const npm = (...args) => {
+    const r = spawnSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, encoding: "utf8" });
+    assert.equal(r.status, 0, `npm ${args.join(" ")}: ${r.stderr}`);
+    return r.stdout;
+  };
   try {
-    mkdirSync(join(dir, "node_modules"));
-    symlinkSync(pkgDir, join(dir, "node_modules", "pi-tree-navigator"), "dir");
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true }));
     const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
     assert.equal(manifest.type, "module");
+    npm("pack", pkgDir, "--pack-destination", dir);
+    const tgz = `${manifest.name}-${manifest.version}.tgz`;
+    npm("install", `./${tgz}`, "--offline");
+    if (manifest.bin) {
+      for (const name of Object.keys(manifest.bin)) {
+        assert.ok(existsSync(join(dir, "node_modules", ".bin", name)), `bin ${name} installed`);
+      }
+    }
     writeFileSync(join(dir, "esm.mjs"),
       'import { SessionIndex } from "pi-tree-navigator";\nconst i = SessionIndex.full(); console.log(i.entryCount); i.free();\n');
     writeFileSync(join(dir, "cjs.cjs"),
