@@ -88,19 +88,19 @@ impl SessionIndex {
 
 /// `navigate_tree`'s definition: name, texts, JSON Schema parameters, execution mode.
 #[wasm_bindgen(js_name = toolDefinition, unchecked_return_type = "ToolDefinition")]
-pub(crate) fn tool_definition() -> Result<JsValue, JsValue> {
+pub fn tool_definition() -> Result<JsValue, JsValue> {
     to_js(&tool::definition())
 }
 
 /// The refusal for a failed `getApiKeyAndHeaders` result, or `null` when it resolved.
 #[wasm_bindgen(js_name = checkAuth, unchecked_return_type = "Refusal | null")]
-pub(crate) fn check_auth(#[wasm_bindgen(unchecked_param_type = "{ ok?: boolean; error?: string }")] result: JsValue) -> Result<JsValue, JsValue> {
+pub fn check_auth(#[wasm_bindgen(unchecked_param_type = "{ ok?: boolean; error?: string }")] result: JsValue) -> Result<JsValue, JsValue> {
     to_js(&tool::check_auth(&from_js(result)?))
 }
 
 /// The refusal for an unusable summarizer result (`aborted`, `error`, empty), or `null`.
 #[wasm_bindgen(js_name = checkSummary, unchecked_return_type = "Refusal | null")]
-pub(crate) fn check_summary(
+pub fn check_summary(
     #[wasm_bindgen(unchecked_param_type = "{ summary?: string; aborted?: boolean; error?: string }")] result: JsValue,
 ) -> Result<JsValue, JsValue> {
     to_js(&tool::check_summary(&from_js(result)?))
@@ -108,12 +108,12 @@ pub(crate) fn check_summary(
 
 /// The refusal for a summarizer that threw `message`.
 #[wasm_bindgen(js_name = summaryError, unchecked_return_type = "Refusal")]
-pub(crate) fn summary_error(message: &str) -> Result<JsValue, JsValue> {
+pub fn summary_error(message: &str) -> Result<JsValue, JsValue> {
     to_js(&tool::summary_error(message))
 }
 
 /// The error text for a step that failed after the tree moved (the chain was repaired first).
 #[wasm_bindgen(js_name = salvageText)]
-pub(crate) fn salvage_text(step: &str, error: &str) -> String {
+pub fn salvage_text(step: &str, error: &str) -> String {
     tool::salvage_text(step, error)
 }
