@@ -38,8 +38,9 @@ try {
     },
     files: ["consumer.ts"],
   }));
-  const r = spawnSync(tsc, ["-p", tmp, "--pretty", "false"], { encoding: "utf8" });
-  const out = (r.stdout + r.stderr).replaceAll(tmp + "/", "").replaceAll(pkgDir + "/", "pkg/");
+  const r = spawnSync(tsc, ["-p", ".", "--pretty", "false"], { cwd: tmp, encoding: "utf8" });
+  const out = (r.stdout + r.stderr).replace(/^consumer\.ts\(/gm, "tests/js/types.check.ts(")
+    .replaceAll("node_modules/pi-tree-navigator/", "pkg/");
   if (r.status !== 0) { console.error(out.trim()); console.error("[check-types] tsc: FAILED (consumer.ts = tests/js/types.check.ts)"); ok = false; }
   else console.log("[check-types] tsc --noEmit --strict on tests/js/types.check.ts against pkg/: ok");
 } finally {
