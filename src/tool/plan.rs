@@ -179,11 +179,21 @@ fn full_label(name: &str) -> String {
     format!("{ANCHOR_PREFIX}{name}")
 }
 
-/// The leaf, when it is the assistant message carrying call `call_id`.
-fn in_flight(index: &SessionIndex, call_id: &str) -> Option<Slot> {
-    let leaf = index.leaf()?;
-    let info = index.entry(leaf).assistant()?;
-    info.tool_calls.iter().any(|(id, _)| **id == *call_id).then_some(leaf)
+/// The assistant message carrying call `call_id`: the leaf, or — when calls of the same message ran
+/// before this one — the nearest assistant above the leaf past their results and labels.
+fn in_flight(index: &mut SessionIndex, call_id: &str) -> Option<Slot> {
+    let mut cur = index.leaf();
+    while let Some(slot) = cur {
+        let entry = index.entry(slot);
+        if let Some(info) = entry.assistant() {
+            return info.tool_calls.iter().any(|(id, _)| **id == *call_id).then_some(slot);
+        }
+        if !matches!(entry.kind, EntryKind::Message(Role::ToolResult) | EntryKind::Label { .. }) {
+            return None;
+        }
+        cur = index.parent_of(slot);
+    }
+    None
 }
 
 /// Our own synthetic shape: one `navigate_tree` call, no text, `toolUse`, zero input/output usage.
@@ -311,7 +321,10 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let path = index.path(leaf)?;
     let estimates = cumulative(index, &path);
     // "Before" is the context the model last saw: at the parent of the in-flight message.
-    let before_at = if call.is_some() { path.len().saturating_sub(2) } else { path.len().saturating_sub(1) };
+    let before_at = match call.and_then(|c| path.iter().position(|&s| s == c)) {
+        Some(at) => at.saturating_sub(1),
+        None => path.len().saturating_sub(1),
+    };
     let before = estimates.get(before_at).map_or(0.0, |e| e.tokens);
     let target_at = path.iter().position(|&s| s == target).unwrap_or(0);
     let at_target = estimates.get(target_at).map_or(0.0, |e| e.tokens);

@@ -227,6 +227,20 @@ fn batched_rewind_names_the_other_calls() {
 }
 
 #[test]
+fn a_call_after_earlier_calls_of_its_message_still_finds_its_message() {
+    let mut s = worked_session(40_000);
+    s.lines.pop();
+    s.assistant("a3", "", &[("c4", "bash"), ("c3", TOOL_NAME)], 10_200.0).result("r4", "c4", 10);
+    let mut index = s.index();
+    let r = refusal(plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
+    assert_eq!(r.code, RefusalCode::BatchedRewind);
+    let Plan::Anchor(a) = plan(&mut index, &json!({"action": "anchor", "name": "here"}), &facts("c3")).unwrap() else {
+        panic!()
+    };
+    assert_eq!(a.entry_id, "r2");
+}
+
+#[test]
 fn chained_rewind_without_work_is_refused() {
     // After a rewind: target u ← summary(labelled done) ← synthetic(c3) ← result(c3) ← a4(rewind again).
     let mut s = worked_session(40_000);

@@ -22,15 +22,27 @@ export async function loadHost(version = process.env.PTN_HOST_VERSION) {
   return { version, pca, ai, major, minor, runtimeHost };
 }
 
-/** Messages of a provider context without the leading `role:"system"` entries (0.87+ transcript form). */
+/**
+ * Messages of a provider context without `role:"system"` entries, the system text, and the tool names
+ * the model is offered (pi ≤0.79: `context.tools`; 0.87+: `toolsAdded`/`toolsRemoved` of system messages).
+ */
 function splitSystem(context) {
   const messages = [];
   let system = context.systemPrompt ?? "";
+  const tools = (context.tools ?? []).map((t) => t.name);
   for (const m of context.messages ?? []) {
-    if (m.role === "system") system += JSON.stringify(m);
-    else messages.push(m);
+    if (m.role !== "system") {
+      messages.push(m);
+      continue;
+    }
+    system += JSON.stringify(m);
+    for (const t of m.toolsAdded ?? []) tools.push(t.name);
+    for (const t of m.toolsRemoved ?? []) {
+      const at = tools.indexOf(typeof t === "string" ? t : t.name);
+      if (at >= 0) tools.splice(at, 1);
+    }
   }
-  return { system, messages };
+  return { system, messages, tools };
 }
 
 /**
@@ -46,12 +58,24 @@ export class ScriptedModel {
     this.requests = [];
     this.summaryRequests = [];
     this.onRequest = null;
-    const ai = host.ai;
+    /** Optional `(request) => key`: agent steps are then taken from `agentBy[key]` (several sessions). */
+    this.router = null;
+    this.agentBy = {};
+    this.register();
+  }
+
+  /**
+   * (Re)registers the faux provider. pi ≤0.79 keeps API providers in pi-ai's global registry, which a
+   * session reload resets (extensions re-register theirs); tests call this after `session.reload()`.
+   */
+  register() {
+    const ai = this.host.ai;
     const dispatch = async (context) => this.#answer(context);
-    if (host.runtimeHost) {
-      this.faux = ai.fauxProvider({ provider: "faux", api: "faux", models: [{ id: "faux-1", contextWindow: 128000, maxTokens: 16384 }] });
+    const options = { provider: "faux", api: "faux", models: [{ id: "faux-1", contextWindow: 128000, maxTokens: 16384 }] };
+    if (this.host.runtimeHost) {
+      this.faux ??= ai.fauxProvider(options);
     } else {
-      this.faux = ai.registerFauxProvider({ provider: "faux", api: "faux", models: [{ id: "faux-1", contextWindow: 128000, maxTokens: 16384 }] });
+      this.faux = ai.registerFauxProvider(options);
     }
     this.faux.setResponses(Array.from({ length: 500 }, () => dispatch));
   }
@@ -61,13 +85,13 @@ export class ScriptedModel {
   }
 
   #answer(context) {
-    const { system, messages } = splitSystem(context);
-    const request = { system, messages: structuredClone(messages), tools: (context.tools ?? []).map((t) => t.name) };
+    const { system, messages, tools } = splitSystem(context);
+    const request = { system, messages: structuredClone(messages), tools };
     request.rawMessages = structuredClone(context.messages ?? []);
     const isSummary = system.includes(SUMMARIZER_MARK);
     (isSummary ? this.summaryRequests : this.requests).push(request);
     this.onRequest?.(request, isSummary);
-    const queue = isSummary ? this.summary : this.agent;
+    const queue = isSummary ? this.summary : this.router ? (this.agentBy[this.router(request)] ??= []) : this.agent;
     const step = queue.shift();
     if (step === undefined) {
       return this.host.ai.fauxAssistantMessage(isSummary ? "## Goal\n(no scripted summary)" : "(script exhausted)");
@@ -89,6 +113,14 @@ export class ScriptedModel {
   }
   error(message) {
     return this.host.ai.fauxAssistantMessage([], { stopReason: "error", errorMessage: message });
+  }
+  aborted() {
+    return this.host.ai.fauxAssistantMessage([], { stopReason: "aborted", errorMessage: "Request was aborted" });
+  }
+  /** The first user message's text of a request (routes requests of concurrent sessions). */
+  static firstUserText(request) {
+    const u = request.messages.find((m) => m.role === "user");
+    return typeof u?.content === "string" ? u.content : (u?.content ?? []).map((c) => c.text ?? "").join("");
   }
 }
 

@@ -1,0 +1,36 @@
+// Driver: runs the e2e scenarios and the CLI test inside each real pi host, with the Node that host
+// needs (0.74.2 on Node 20, 0.75.5 and 0.87.1 on Node 22), one child `node --test` per host.
+// Needs scripts/setup-hosts.sh and `npm run build` first; PTN_E2E_HOSTS="0.75.5 …" narrows the matrix.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import test from "node:test";
+import { HOST_VERSIONS, missingPrerequisites, nodeFor } from "./lib/hosts.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const FILES = ["scenarios.e2e.mjs", "cli.e2e.mjs"].map((f) => join(here, f));
+const hosts = process.env.PTN_E2E_HOSTS ? process.env.PTN_E2E_HOSTS.split(/[\s,]+/).filter(Boolean) : HOST_VERSIONS;
+
+test("e2e prerequisites are installed", () => {
+  assert.deepEqual(missingPrerequisites(), []);
+});
+
+for (const version of hosts) {
+  test(`navigate_tree in real pi ${version}`, { timeout: 600_000 }, () => {
+    const missing = missingPrerequisites();
+    assert.deepEqual(missing, [], `missing: ${missing.join(", ")}`);
+    const env = { ...process.env, PTN_HOST_VERSION: version };
+    // A child `node --test` inherits this and would report to us instead of printing; it runs standalone.
+    delete env.NODE_TEST_CONTEXT;
+    const node = nodeFor(version);
+    const r = spawnSync(node, ["--test", "--test-reporter=spec", ...FILES], { env, encoding: "utf8", timeout: 600_000 });
+    const nodeVersion = spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim();
+    const out = `${r.stdout ?? ""}${r.stderr ?? ""}`;
+    const count = (what) => Number(out.match(new RegExp(`ℹ ${what} (\\d+)`))?.[1] ?? NaN);
+    process.stdout.write(`\n── pi ${version} on Node ${nodeVersion}: ${count("pass")} passed, ${count("fail")} failed ──\n${out}\n`);
+    assert.equal(r.status, 0, `pi ${version}: child test run failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ""})`);
+    assert.equal(count("fail"), 0);
+    assert.ok(count("pass") >= 17, `only ${count("pass")} tests passed`);
+  });
+}

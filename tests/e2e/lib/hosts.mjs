@@ -1,0 +1,27 @@
+// Host paths for the e2e suite: the setup scripts' helpers (scripts/hosts.mjs) plus the built package.
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { HOST_VERSIONS, hostAvailable, hostPackageDir, node22Path, nodeFor, piCliPath, ptnCache } from "../../../scripts/hosts.mjs";
+
+export { HOST_VERSIONS, hostAvailable, nodeFor, piCliPath, ptnCache };
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+/** The built package pi loads the extension from (`npm run build` → pkg/); PTN_PKG_DIR overrides. */
+export const PKG_DIR = process.env.PTN_PKG_DIR ?? join(REPO, "pkg");
+
+export const FIXTURES = join(REPO, "tests/e2e/fixtures");
+
+/** An installed package of a host, e.g. packageDir("0.75.5", "pi-ai"). */
+export function packageDir(version, name) {
+  return join(dirname(hostPackageDir(version)), name);
+}
+
+/** What is missing to run the e2e suite, as human-readable items. */
+export function missingPrerequisites() {
+  const missing = HOST_VERSIONS.filter((v) => !hostAvailable(v)).map((v) => `pi ${v} (run scripts/setup-hosts.sh)`);
+  if (!existsSync(node22Path())) missing.push("Node 22 (run scripts/setup-hosts.sh)");
+  if (!existsSync(join(PKG_DIR, "extension.js"))) missing.push(`${PKG_DIR}/extension.js (run npm run build)`);
+  return missing;
+}
