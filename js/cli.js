@@ -1,0 +1,220 @@
+#!/usr/bin/env node
+// pi-tree-navigator CLI: inspect a pi session file with the wasm core (Node >= 20).
+// Runs from inside the built package (the build copies js/cli.js to pkg/cli.js next to index-node.js).
+// All session logic lives in the core; this file only reads the file, parses arguments and prints.
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+
+const NAME = "pi-tree-navigator";
+const USAGE = `Usage: ${NAME} <command> <file> [options]
+
+Inspect a pi session file (JSONL) the way pi itself reads it.
+
+Commands:
+  context <file> [--leaf <id>] [--json]   the context pi builds for the leaf (buildSessionContext) as JSON
+  tokens  <file> [--leaf <id>] [--json]   pi's token estimate for that context
+  list    <file> [--leaf <id>] [--context-window <n>] [--json]
+                                          anchors (labels "anchor:<name>") on the path, root → leaf
+  tree    <file> [--json]                 the whole session tree
+  stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf
+
+Options:
+  --leaf <id>            entry id to use as the leaf (default: the file's last entry, as pi does on load;
+                         "null" = before the first entry)
+  --context-window <n>   model context window in tokens, for percentages in list (default: unknown)
+  --json                 machine-readable output (context always prints JSON; --json makes it one line)
+  -h, --help             this help
+  --version              package version
+
+Exit status: 0 ok, 1 unreadable or invalid session file, 2 usage error.
+Malformed lines are skipped (as pi does) and reported on stderr.`;
+
+class UsageError extends Error {}
+class InputError extends Error {}
+
+const COMMANDS = {
+  context: ["--leaf", "--json"],
+  tokens: ["--leaf", "--json"],
+  list: ["--leaf", "--context-window", "--json"],
+  tree: ["--json"],
+  stats: ["--json"],
+};
+const TAKES_VALUE = new Set(["--leaf", "--context-window"]);
+
+function parseArgs(argv) {
+  if (argv.length === 0) throw new UsageError("missing command");
+  if (argv.includes("-h") || argv.includes("--help") || argv[0] === "help") return { help: true };
+  if (argv[0] === "--version") return { version: true };
+  const [command, ...rest] = argv;
+  const allowed = COMMANDS[command];
+  if (!allowed) throw new UsageError(`unknown command "${command}"`);
+  const opts = { command, json: false, leaf: undefined, contextWindow: undefined, file: undefined };
+  for (let i = 0; i < rest.length; i++) {
+    let arg = rest[i];
+    let value;
+    if (arg.startsWith("--") && arg.includes("=")) {
+      value = arg.slice(arg.indexOf("=") + 1);
+      arg = arg.slice(0, arg.indexOf("="));
+    }
+    if (arg.startsWith("-") && arg !== "-") {
+      if (!allowed.includes(arg)) throw new UsageError(`${command}: unknown option ${arg}`);
+      if (TAKES_VALUE.has(arg)) {
+        if (value === undefined) {
+          if (i + 1 >= rest.length) throw new UsageError(`${command}: ${arg} needs a value`);
+          value = rest[++i];
+        }
+        if (arg === "--leaf") {
+          if (value === "") throw new UsageError(`${command}: --leaf needs an entry id`);
+          opts.leaf = value === "null" ? null : value;
+        } else {
+          const n = Number(value);
+          if (value.trim() === "" || !Number.isFinite(n) || n < 0) throw new UsageError(`${command}: --context-window must be a non-negative number, got "${value}"`);
+          opts.contextWindow = n;
+        }
+      } else {
+        if (value !== undefined) throw new UsageError(`${command}: ${arg} takes no value`);
+        opts.json = true;
+      }
+    } else if (opts.file === undefined) {
+      opts.file = arg;
+    } else {
+      throw new UsageError(`${command}: unexpected argument "${arg}"`);
+    }
+  }
+  if (opts.file === undefined) throw new UsageError(`${command}: missing <file>`);
+  return opts;
+}
+
+/** Loads the file into a full index; reports skipped lines on stderr; throws InputError when nothing is usable. */
+function load(api, file) {
+  let text;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new InputError(`${file}: cannot read: ${err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "is a directory" : err.message}`);
+  }
+  const index = api.SessionIndex.full();
+  const report = index.appendJsonl(text);
+  const skipped = report.skipped ?? [];
+  if (!text.trim()) throw new InputError(`${file}:1: empty file, not a pi session`);
+  if (index.entryCount === 0 && skipped.length > 0 && !hasHeader(report, skipped, text)) {
+    const first = skipped[0];
+    throw new InputError(`${file}:${first.line}: ${first.reason} (no line of the file is a pi session entry)`);
+  }
+  if (skipped.length) {
+    const lines = skipped.slice(0, 5).map((s) => s.line).join(", ");
+    const more = skipped.length > 5 ? ", …" : "";
+    process.stderr.write(`${NAME}: ${file}: skipped ${skipped.length} malformed line${skipped.length === 1 ? "" : "s"} (line${skipped.length === 1 ? "" : "s"} ${lines}${more}); first: ${skipped[0].reason}\n`);
+  }
+  for (const w of (report.warnings ?? []).slice(0, 5)) process.stderr.write(`${NAME}: ${file}: warning: ${w}\n`);
+  if ((report.warnings ?? []).length > 5) process.stderr.write(`${NAME}: ${file}: … ${report.warnings.length - 5} more warnings\n`);
+  return { index, bytes: Buffer.byteLength(text, "utf8") };
+}
+
+/** A header-only session is valid: true when some non-blank line was taken (not skipped). */
+function hasHeader(report, skipped, text) {
+  const nonBlank = text.split("\n").filter((l) => l.trim()).length;
+  return nonBlank > skipped.length;
+}
+
+function checkLeaf(index, file, leaf) {
+  if (typeof leaf === "string" && !index.hasEntry(leaf)) throw new InputError(`${file}: no entry with id "${leaf}"`);
+  return leaf;
+}
+
+const out = (s) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
+
+function run(api, opts) {
+  const { index, bytes } = load(api, opts.file);
+  const leaf = checkLeaf(index, opts.file, opts.leaf);
+  const args = leaf === undefined ? [] : [leaf];
+  switch (opts.command) {
+    case "context": {
+      const json = index.contextJson(...args);
+      out(opts.json ? json : JSON.stringify(JSON.parse(json), null, 2));
+      return;
+    }
+    case "tokens": {
+      const e = index.estimate(...args);
+      const est = { tokens: e.tokens, usageTokens: e.usageTokens, trailingTokens: e.trailingTokens, lastUsageIndex: e.lastUsageIndex };
+      if (opts.json) out(JSON.stringify(est));
+      else {
+        const how = est.lastUsageIndex === null
+          ? "no usable usage: every message estimated"
+          : `usage ${est.usageTokens} from message #${est.lastUsageIndex} + ${est.trailingTokens} estimated after it`;
+        out(`${est.tokens} tokens (${how})`);
+      }
+      return;
+    }
+    case "list": {
+      const anchors = index.anchors(...args);
+      if (opts.json) out(JSON.stringify(anchors));
+      else out(api.formatList(anchors, index.estimate(...args).tokens, opts.contextWindow ?? 0));
+      return;
+    }
+    case "tree":
+      out(opts.json ? JSON.stringify(index.treeRows()) : index.renderTree());
+      return;
+    case "stats": {
+      const s = index.stats(bytes);
+      if (opts.json) out(JSON.stringify(s));
+      else out(formatStats(opts.file, s));
+      return;
+    }
+  }
+}
+
+function formatStats(file, s) {
+  const lines = [`${basename(file)}`];
+  for (const [k, v] of Object.entries(s)) {
+    const key = k.replace(/[A-Z]/g, (c) => " " + c.toLowerCase());
+    let value;
+    if (v && typeof v === "object") value = Object.entries(v).map(([a, b]) => `${a} ${b}`).join(", ");
+    else if (k === "abandonedShare" && typeof v === "number") value = `${(v * 100).toFixed(1)}%`;
+    else value = String(v);
+    lines.push(`  ${key}: ${value}`);
+  }
+  return lines.join("\n");
+}
+
+async function main(argv) {
+  let opts;
+  try {
+    opts = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${NAME}: ${err.message}\nRun "${NAME} --help" for usage.\n`);
+    return 2;
+  }
+  if (opts.help) {
+    out(USAGE);
+    return 0;
+  }
+  if (opts.version) {
+    const pkg = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
+    out(`${pkg.name} ${pkg.version}`);
+    return 0;
+  }
+  let api;
+  try {
+    api = await import("./index-node.js");
+    await api.ready;
+  } catch (err) {
+    process.stderr.write(`${NAME}: cannot load the wasm core (run the CLI from the built package, pkg/cli.js): ${err.message}\n`);
+    return 1;
+  }
+  try {
+    run(api, opts);
+    return 0;
+  } catch (err) {
+    if (err instanceof InputError) process.stderr.write(`${NAME}: ${err.message}\n`);
+    else process.stderr.write(`${NAME}: ${opts.file}: ${err.code ? `[${err.code}] ` : ""}${err.message}\n`);
+    return 1;
+  }
+}
+
+process.stdout.on("error", (err) => {
+  if (err.code === "EPIPE") process.exit(0); // e.g. `| head`
+  throw err;
+});
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,312 @@
+// Differential test: the wasm core (through the BUILT package in pkg/) against real pi.
+//
+//   node --test tests/diff/diff.test.mjs          (env: DIFF_SEED, DIFF_COUNT, DIFF_KEEP=1, PTN_PKG=<pkg dir>)
+//
+// 1. tests/diff/generate.mjs writes DIFF_COUNT (default 600) random sessions for a seed (printed) to a temp dir;
+// 2. tests/diff/reference.mjs runs them through pi 0.75.5 on Node 22 and pi 0.74.2 on Node 20 (one process each);
+// 3. the same files go through SessionIndex.full().appendJsonl(text) and, per leaf ("$default" = no argument,
+//    null, entry ids, unknown ids), contextJson/buildContext, estimate and anchors are compared deep-equal with
+//    pi's buildSessionContext, estimateContextTokens and the per-anchor estimate. A plugin-mode index fed in
+//    pieces (appendJsonl chunks or appendEntries) must give the same estimates and anchors.
+// Any mismatch fails the test; the seed, session index, leaf and first differing JSON path are printed and the
+// session file plus expected/actual land in tests/diff/.out/. Missing pi hosts or an unbuilt pkg/ FAIL (no skip).
+import test from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { generateBatch, resolveCount, resolveSeed } from "./generate.mjs";
+import { hostAvailable, hostDir, nodeFor } from "../../scripts/hosts.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "..", "..");
+const outDir = join(here, ".out");
+const pkgDir = resolve(process.env.PTN_PKG || join(root, "pkg"));
+const seed = resolveSeed();
+const count = resolveCount();
+const MAX_REPORTED = 12;
+
+rmSync(outDir, { recursive: true, force: true }); // only this run's failures end up there
+console.log(`[diff] seed ${seed} count ${count}  (replay: DIFF_SEED=${seed} DIFF_COUNT=${count} node --test tests/diff/diff.test.mjs)`);
+
+// ---- shared setup: generate once, run the wasm side once ----------------------------------------------------
+const work = mkdtempSync(join(tmpdir(), "ptn-diff-"));
+const tGen = performance.now();
+const manifest = generateBatch({ seed, count, dir: join(work, "sessions") });
+console.log(`[diff] generated ${count} sessions in ${Math.round(performance.now() - tGen)} ms -> ${work}`);
+let failedAny = false;
+test.after(() => {
+  if (process.env.DIFF_KEEP || failedAny) console.log(`[diff] kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+});
+
+async function loadPackage() {
+  const pj = join(pkgDir, "package.json");
+  if (!existsSync(pj)) {
+    throw new Error(`the package is not built: ${pj} is missing. Run \`npm run build\` (or set PTN_PKG to a built pkg dir).`);
+  }
+  const manifestJson = JSON.parse(readFileSync(pj, "utf8"));
+  let entry = manifestJson.exports?.["."];
+  if (entry && typeof entry === "object") entry = entry.node ?? entry.import ?? entry.default;
+  entry ??= manifestJson.main ?? "./index-node.js";
+  const mod = await import(pathToFileURL(join(pkgDir, entry)).href);
+  await mod.ready;
+  if (typeof mod.SessionIndex?.full !== "function") throw new Error(`${join(pkgDir, entry)} does not export SessionIndex.full()`);
+  return mod;
+}
+
+const leafArgs = (leaf) => (leaf === "$default" ? [] : [leaf]);
+const roundTrip = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+const attempt = (fn) => {
+  try {
+    return { ok: true, value: fn() };
+  } catch (err) {
+    return { ok: false, error: `${err?.code ? `[${err.code}] ` : ""}${err?.message ?? err}` };
+  }
+};
+
+/** Physical line numbers (1-based, like an editor) of the lines pi skips as malformed (non-blank, JSON.parse fails). */
+function malformedLines(text) {
+  const out = [];
+  const lines = text.trim().split("\n"); // pi: content.trim().split("\n"), which also strips a leading BOM
+  const offset = text.slice(0, text.length - text.trimStart().length).split("\n").length - 1;
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      JSON.parse(line);
+    } catch {
+      out.push(i + 1 + offset);
+    }
+  });
+  return out;
+}
+
+function splitLines(text, rngSeed) {
+  // Cut the file into 1–3 pieces at line boundaries (deterministic per session).
+  const nl = [];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) nl.push(i + 1);
+  const cuts = [...new Set([nl[rngSeed % Math.max(nl.length, 1)], nl[(rngSeed * 7 + 3) % Math.max(nl.length, 1)]])]
+    .filter((c) => c !== undefined && c < text.length)
+    .sort((a, b) => a - b);
+  const pieces = [];
+  let prev = 0;
+  for (const c of cuts) {
+    pieces.push(text.slice(prev, c));
+    prev = c;
+  }
+  pieces.push(text.slice(prev));
+  return pieces.filter((p) => p.length);
+}
+
+function parsedEntries(text) {
+  const out = [];
+  for (const line of text.trim().split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const e = JSON.parse(line);
+      if (e?.type !== "session") out.push(e);
+    } catch {}
+  }
+  return out;
+}
+
+/** Everything the wasm core says about one session, per leaf (computed once, compared against every pi leg). */
+function wasmSession(api, session) {
+  const text = readFileSync(session.file, "utf8");
+  const full = api.SessionIndex.full();
+  const plugin = api.SessionIndex.plugin();
+  try {
+    const report = attempt(() => full.appendJsonl(text));
+    const viaEntries = session.index % 2 === 1;
+    const pluginIngest = attempt(() => {
+      if (viaEntries) plugin.appendEntries(parsedEntries(text));
+      else for (const piece of splitLines(text, session.index)) plugin.appendJsonl(piece);
+    });
+    const res = {
+      text,
+      report: report.ok ? roundTrip(report.value) : report,
+      entryCount: attempt(() => full.entryCount),
+      leafId: attempt(() => full.leafId()),
+      pluginIngest,
+      pluginMode: viaEntries ? "appendEntries" : "appendJsonl chunks",
+      leaves: {},
+    };
+    for (const leaf of session.leaves) {
+      const a = leafArgs(leaf);
+      const key = JSON.stringify(leaf);
+      res.leaves[key] = {
+        contextJson: attempt(() => roundTrip(JSON.parse(full.contextJson(...a)))),
+        buildContext: leaf === "$default" || session.index % 5 === 0 ? attempt(() => roundTrip(full.buildContext(...a))) : null,
+        estimate: attempt(() => roundTrip(full.estimate(...a))),
+        anchors: attempt(() => roundTrip(full.anchors(...a))),
+        pluginEstimate: attempt(() => roundTrip(plugin.estimate(...a))),
+        pluginAnchors: attempt(() => roundTrip(plugin.anchors(...a))),
+      };
+    }
+    return res;
+  } finally {
+    full.free?.();
+    plugin.free?.();
+  }
+}
+
+let wasmResults; // index -> wasmSession(...)
+let wasmError;
+let wasmMs = 0;
+async function wasmAll() {
+  if (wasmResults || wasmError) {
+    if (wasmError) throw wasmError;
+    return wasmResults;
+  }
+  try {
+    const api = await loadPackage();
+    const t0 = performance.now();
+    wasmResults = new Map();
+    for (const s of manifest.sessions) wasmResults.set(s.index, wasmSession(api, s));
+    wasmMs = performance.now() - t0;
+    console.log(`[diff] wasm core: ${count} sessions in ${Math.round(wasmMs)} ms`);
+    return wasmResults;
+  } catch (err) {
+    wasmError = err;
+    throw err;
+  }
+}
+
+function runReference(version) {
+  if (!hostAvailable(version)) {
+    throw new Error(`pi ${version} is not installed at ${hostDir(version)}: run \`bash scripts/setup-hosts.sh\` (npm run setup).`);
+  }
+  const node = nodeFor(version);
+  if (!existsSync(node) && node.includes("/")) throw new Error(`node for pi ${version} not found at ${node}: run \`bash scripts/setup-hosts.sh\`.`);
+  const out = join(work, `ref-${version}.jsonl`);
+  const t0 = performance.now();
+  const r = spawnSync(node, [join(here, "reference.mjs"), "--pi", hostDir(version), "--manifest", join(work, "sessions", "manifest.json"), "--out", out], {
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
+  if (r.error) throw new Error(`reference for pi ${version} failed to start (${node}): ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`reference for pi ${version} exited ${r.status}:\n${r.stderr}`);
+  const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const meta = lines.shift().meta;
+  console.log(`[diff] pi ${meta.piVersion} (${meta.estimateFrom}) on node ${meta.node}: ${Math.round(performance.now() - t0)} ms`);
+  return { meta, sessions: new Map(lines.map((l) => [l.index, l])) };
+}
+
+// ---- comparison ----------------------------------------------------------------------------------------------
+function firstDiff(expected, actual, path = "$") {
+  if (Object.is(expected, actual)) return null;
+  const te = Array.isArray(expected) ? "array" : expected === null ? "null" : typeof expected;
+  const ta = Array.isArray(actual) ? "array" : actual === null ? "null" : typeof actual;
+  if (te !== ta || te !== "object" && te !== "array") return { path, expected, actual };
+  if (te === "array") {
+    for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
+      if (i >= expected.length || i >= actual.length) return { path: `${path}.length`, expected: expected.length, actual: actual.length };
+      const d = firstDiff(expected[i], actual[i], `${path}[${i}]`);
+      if (d) return d;
+    }
+    return null;
+  }
+  const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])];
+  for (const k of keys) {
+    const p = `${path}.${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}`;
+    if (!(k in actual)) return { path: p, expected: expected[k], actual: "<missing>" };
+    if (!(k in expected)) return { path: p, expected: "<missing>", actual: actual[k] };
+    const d = firstDiff(expected[k], actual[k], p);
+    if (d) return d;
+  }
+  return null;
+}
+
+const short = (v) => {
+  const s = typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  return s.length > 240 ? s.slice(0, 240) + `… (${s.length} chars)` : s;
+};
+
+function compareLeg(version, ref, wasm) {
+  const mismatches = [];
+  const add = (index, leaf, what, expected, actual) => {
+    const d = firstDiff(expected, actual);
+    if (d) mismatches.push({ index, leaf, what, diff: d, expected, actual });
+  };
+  for (const s of manifest.sessions) {
+    const r = ref.sessions.get(s.index);
+    const w = wasm.get(s.index);
+    if (!r || r.error) {
+      mismatches.push({ index: s.index, leaf: null, what: "reference", diff: { path: "$", expected: "pi result", actual: r?.error ?? "missing" } });
+      continue;
+    }
+    if (w.report.ok === false) {
+      add(s.index, null, "appendJsonl", "no throw", w.report.error);
+      continue;
+    }
+    // ingest facts: every entry pi holds is held, malformed lines are reported by their 1-based line number
+    add(s.index, null, "entryCount", r.entryCount, w.entryCount.ok ? w.entryCount.value : w.entryCount.error);
+    add(s.index, null, "appended", r.entryCount, w.report.appended);
+    add(s.index, null, "skipped lines", malformedLines(w.text), (w.report.skipped ?? []).map((x) => x.line));
+    add(s.index, null, "leafId()", r.lastEntryId, w.leafId.ok ? w.leafId.value : w.leafId.error);
+    if (!w.pluginIngest.ok) add(s.index, null, `plugin ${w.pluginMode}`, "no throw", w.pluginIngest.error);
+    for (const rr of r.results) {
+      const wl = w.leaves[JSON.stringify(rr.leaf)];
+      const val = (x) => (x.ok ? x.value : `<threw ${x.error}>`);
+      const anchorsOf = (list) => (Array.isArray(list) ? list.map(({ name, entryId, tokens }) => ({ name, entryId, tokens })) : list);
+      add(s.index, rr.leaf, "contextJson", rr.context, val(wl.contextJson));
+      if (wl.buildContext) add(s.index, rr.leaf, "buildContext", rr.context, val(wl.buildContext));
+      add(s.index, rr.leaf, "estimate", rr.estimate, val(wl.estimate));
+      add(s.index, rr.leaf, "anchors", rr.anchors, anchorsOf(val(wl.anchors)));
+      add(s.index, rr.leaf, `plugin estimate (${w.pluginMode})`, rr.estimate, val(wl.pluginEstimate));
+      add(s.index, rr.leaf, `plugin anchors (${w.pluginMode})`, rr.anchors, anchorsOf(val(wl.pluginAnchors)));
+      if (wl.anchors.ok && Array.isArray(wl.anchors.value)) {
+        for (const a of wl.anchors.value) {
+          if (!(a.hint === null || typeof a.hint === "string")) add(s.index, rr.leaf, "anchor hint type", "string|null", a.hint);
+        }
+      }
+    }
+  }
+  return mismatches;
+}
+
+function report(version, mismatches) {
+  if (!mismatches.length) return;
+  failedAny = true;
+  mkdirSync(outDir, { recursive: true });
+  const bySession = new Map();
+  for (const m of mismatches) if (!bySession.has(m.index)) bySession.set(m.index, m);
+  const lines = [`pi ${version}: ${mismatches.length} mismatches in ${bySession.size}/${count} sessions (seed ${seed})`];
+  const kinds = {};
+  for (const m of mismatches) kinds[m.what] = (kinds[m.what] ?? 0) + 1;
+  lines.push(`  by kind: ${JSON.stringify(kinds)}`);
+  let shown = 0;
+  for (const [index, m] of bySession) {
+    const session = manifest.sessions[index];
+    const base = `seed-${seed}-s${String(index).padStart(4, "0")}`;
+    const dest = join(outDir, `${base}.jsonl`);
+    copyFileSync(session.file, dest);
+    const all = mismatches.filter((x) => x.index === index);
+    writeFileSync(join(outDir, `${base}.pi-${version}.json`), JSON.stringify(all.map(({ leaf, what, diff, expected, actual }) => ({ leaf, what, diff, expected, actual })), null, 1));
+    if (shown++ < MAX_REPORTED) {
+      lines.push(
+        `  session ${index} leaf ${JSON.stringify(m.leaf)} ${m.what} at ${m.diff.path}\n` +
+          `      pi:   ${short(m.diff.expected)}\n      wasm: ${short(m.diff.actual)}\n` +
+          `      file: ${dest}  (regenerate: node tests/diff/generate.mjs --seed ${seed} --only ${index} --out DIR)`,
+      );
+    }
+  }
+  if (bySession.size > MAX_REPORTED) lines.push(`  … ${bySession.size - MAX_REPORTED} more sessions in ${outDir}`);
+  return lines.join("\n");
+}
+
+async function leg(version) {
+  const wasm = await wasmAll();
+  const ref = runReference(version);
+  const mismatches = compareLeg(version, ref, wasm);
+  const leaves = manifest.sessions.reduce((a, s) => a + s.leaves.length, 0);
+  const anchors = [...ref.sessions.values()].reduce((a, s) => a + (s.results ?? []).reduce((b, r) => b + r.anchors.length, 0), 0);
+  console.log(`[diff] pi ${version}: ${count} sessions, ${leaves} leaves, ${anchors} anchors compared, ${mismatches.length} mismatches`);
+  const text = report(version, mismatches);
+  if (text) assert.fail(text);
+}
+
+test("differential: wasm core vs pi 0.75.5 on Node 22", { timeout: 8 * 60_000 }, () => leg("0.75.5"));
+test("differential: wasm core vs pi 0.74.2 on Node 20", { timeout: 8 * 60_000 }, () => leg("0.74.2"));

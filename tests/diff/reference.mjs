@@ -1,0 +1,145 @@
+// Reference runner: what a real pi install computes for a batch of session files.
+//
+//   <node> tests/diff/reference.mjs --pi <host dir> --manifest <manifest.json> --out <results.jsonl>
+//
+// <host dir> holds node_modules/@earendil-works/pi-coding-agent (e.g. $PTN_CACHE/hosts/pi-0.75.5; run pi >= 0.75
+// with Node 22). The manifest is the one tests/diff/generate.mjs writes: {sessions:[{index, file, leaves}]};
+// leaves: "$default" (no leaf argument: pi falls back to the last entry), null, or an entry id.
+//
+// Output, one JSON object per line: first {meta:{piVersion, agentCoreVersion, estimateFrom, node}}, then per
+// session {index, file, entryCount, lastEntryId, results:[{leaf, context, estimate, anchors}] } or {index, file, error}.
+//   context  = buildSessionContext(entries, leaf)            (pi-coding-agent root export)
+//   estimate = estimateContextTokens(context.messages)       (pi-agent-core root export in 0.74/0.75)
+//   anchors  = for each entry on the leaf's path (root → leaf) whose label starts with "anchor:":
+//              {name, entryId, tokens: estimateContextTokens(buildSessionContext(entries, entryId).messages).tokens}
+// entries are read like SessionManager.open does: loadEntriesFromFile (pi's own function), migrations for files
+// older than version 3, then the header(s) dropped (getEntries()). Labels are replayed like _buildIndex.
+// Everything is written with JSON.stringify, so a reader gets pi's values after a JSON round trip.
+import { createWriteStream, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+function arg(name) {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** Locate and import pi's functions from a host dir. Exported so tests can reuse it in-process. */
+export async function loadPi(hostDir) {
+  const scope = join(hostDir, "node_modules", "@earendil-works");
+  const codingDir = join(scope, "pi-coding-agent");
+  if (!existsSync(join(codingDir, "package.json"))) throw new Error(`pi is not installed in ${hostDir} (no ${codingDir})`);
+  const coreDir = [join(codingDir, "node_modules", "@earendil-works", "pi-agent-core"), join(scope, "pi-agent-core")].find((d) =>
+    existsSync(join(d, "package.json")),
+  );
+  const imp = (p) => import(pathToFileURL(p).href);
+  const coding = await imp(join(codingDir, "dist", "index.js"));
+  const sessionManager = await imp(join(codingDir, "dist", "core", "session-manager.js"));
+  const buildSessionContext = coding.buildSessionContext;
+  if (typeof buildSessionContext !== "function") throw new Error("pi-coding-agent does not export buildSessionContext");
+
+  let estimateContextTokens, estimateFrom;
+  if (coreDir) {
+    const core = await imp(join(coreDir, "dist", "index.js"));
+    if (typeof core.estimateContextTokens === "function") {
+      estimateContextTokens = core.estimateContextTokens;
+      estimateFrom = "@earendil-works/pi-agent-core";
+    } else {
+      const deep = join(coreDir, "dist", "harness", "compaction", "compaction.js");
+      if (existsSync(deep)) {
+        const m = await imp(deep);
+        if (typeof m.estimateContextTokens === "function") {
+          estimateContextTokens = m.estimateContextTokens;
+          estimateFrom = "@earendil-works/pi-agent-core/dist/harness/compaction/compaction.js";
+        }
+      }
+    }
+  }
+  if (!estimateContextTokens) {
+    const m = await imp(join(codingDir, "dist", "core", "compaction", "compaction.js"));
+    estimateContextTokens = m.estimateContextTokens;
+    estimateFrom = "@earendil-works/pi-coding-agent/dist/core/compaction/compaction.js";
+  }
+  if (typeof estimateContextTokens !== "function") throw new Error(`no estimateContextTokens in ${hostDir}`);
+  const version = (d) => (d ? JSON.parse(readFileSync(join(d, "package.json"), "utf8")).version : null);
+  return {
+    buildSessionContext,
+    estimateContextTokens,
+    loadEntriesFromFile: sessionManager.loadEntriesFromFile,
+    migrateSessionEntries: coding.migrateSessionEntries ?? sessionManager.migrateSessionEntries,
+    meta: { piVersion: version(codingDir), agentCoreVersion: version(coreDir), estimateFrom, node: process.version },
+  };
+}
+
+/** Entries as SessionManager.open(file).getEntries() would hold them, plus pi's label map. */
+export function readSession(pi, file) {
+  const fileEntries = pi.loadEntriesFromFile(file);
+  const header = fileEntries.find((e) => e.type === "session");
+  if (fileEntries.length && (header?.version ?? 1) < 3) pi.migrateSessionEntries(fileEntries);
+  const entries = fileEntries.filter((e) => e.type !== "session");
+  const labels = new Map();
+  for (const e of entries) {
+    if (e.type !== "label") continue;
+    if (e.label) labels.set(e.targetId, e.label);
+    else labels.delete(e.targetId);
+  }
+  return { entries, labels };
+}
+
+/** pi's leaf resolution (buildSessionContext / getBranch): null → no path; unknown or missing → last entry. */
+function pathTo(entries, byId, leaf) {
+  if (leaf === null) return [];
+  let cur = (leaf ? byId.get(leaf) : undefined) ?? entries[entries.length - 1];
+  const path = [];
+  while (cur) {
+    path.unshift(cur);
+    cur = cur.parentId ? byId.get(cur.parentId) : undefined;
+  }
+  return path;
+}
+
+export function computeLeaf(pi, { entries, labels }, leaf, byId) {
+  const leafArg = leaf === "$default" ? undefined : leaf;
+  const context = pi.buildSessionContext(entries, leafArg, byId);
+  const estimate = pi.estimateContextTokens(context.messages);
+  const anchors = [];
+  for (const e of pathTo(entries, byId, leafArg)) {
+    const label = labels.get(e.id);
+    if (typeof label === "string" && label.startsWith("anchor:")) {
+      const tokens = pi.estimateContextTokens(pi.buildSessionContext(entries, e.id, byId).messages).tokens;
+      anchors.push({ name: label.slice("anchor:".length), entryId: e.id, tokens });
+    }
+  }
+  return { leaf, context, estimate, anchors };
+}
+
+export function computeSession(pi, file, leaves) {
+  const s = readSession(pi, file);
+  const byId = new Map();
+  for (const e of s.entries) byId.set(e.id, e);
+  const lastEntryId = s.entries.length ? s.entries[s.entries.length - 1].id ?? null : null; // SessionManager's leaf on load
+  return { entryCount: s.entries.length, lastEntryId, results: leaves.map((leaf) => computeLeaf(pi, s, leaf, byId)) };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const hostDir = arg("--pi"), manifestPath = arg("--manifest"), outPath = arg("--out");
+  if (!hostDir || !manifestPath) {
+    console.error("usage: <node> tests/diff/reference.mjs --pi <host dir> --manifest <manifest.json> [--out <results.jsonl>]");
+    process.exit(2);
+  }
+  const pi = await loadPi(hostDir);
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+  const out = outPath ? createWriteStream(outPath) : process.stdout;
+  const write = (obj) => out.write(JSON.stringify(obj) + "\n");
+  write({ meta: pi.meta });
+  const t0 = performance.now();
+  for (const s of manifest.sessions) {
+    try {
+      write({ index: s.index, file: s.file, ...computeSession(pi, s.file, s.leaves) });
+    } catch (err) {
+      write({ index: s.index, file: s.file, error: String(err?.stack ?? err) });
+    }
+  }
+  if (out !== process.stdout) await new Promise((res, rej) => out.end((e) => (e ? rej(e) : res())));
+  console.error(`[reference] pi ${pi.meta.piVersion} on node ${process.version}: ${manifest.sessions.length} sessions in ${Math.round(performance.now() - t0)} ms`);
+}

@@ -1,0 +1,245 @@
+// CLI tests: runs the BUILT CLI (pkg/cli.js) as a child process over tests/fixtures/*.jsonl.
+// `context --json` and `tokens --json` must equal what pi 0.75.5 (Node 22) computes for the same file and
+// leaf (tests/diff/reference.mjs); `list --json` anchors must equal pi's per-anchor estimate.
+// Needs `npm run build` and the pi hosts (scripts/setup-hosts.sh); without them the tests FAIL with a hint.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { hostAvailable, hostDir, nodeFor } from "../../scripts/hosts.mjs";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const pkgDir = resolve(process.env.PTN_PKG || join(root, "pkg"));
+const CLI = join(pkgDir, "cli.js");
+const FIX = join(root, "tests", "fixtures");
+const PI = "0.75.5";
+const fx = (name) => join(FIX, name);
+
+function cli(...args) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", cwd: root });
+  if (r.error) throw r.error;
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function requireBuilt() {
+  assert.ok(existsSync(CLI), `${CLI} is missing: run \`npm run build\` (the build copies js/cli.js to pkg/cli.js)`);
+  assert.ok(existsSync(join(pkgDir, "index-node.js")), `${pkgDir}/index-node.js is missing: run \`npm run build\``);
+}
+
+/** Entry ids of a fixture, read the way pi does (header and unparsable lines left out). */
+function entryIds(file) {
+  const ids = [];
+  const labelTargets = [];
+  for (const line of readFileSync(file, "utf8").trim().split("\n")) {
+    try {
+      const e = JSON.parse(line);
+      if (e.type === "session") continue;
+      ids.push(e.id);
+      if (e.type === "label" && typeof e.label === "string" && e.label.startsWith("anchor:") && !labelTargets.includes(e.targetId)) labelTargets.push(e.targetId);
+    } catch {}
+  }
+  return { ids, labelTargets };
+}
+
+// Fixtures the CLI must read successfully (all but the one where nothing parses).
+const FIXTURES = readdirSync(FIX).filter((f) => f.endsWith(".jsonl") && f !== "all-malformed.jsonl").sort();
+
+/** Leaves per fixture: the default, pi's null, the first/middle entry and up to two anchored entries. */
+function leavesFor(file) {
+  const { ids, labelTargets } = entryIds(file);
+  const known = new Set(ids);
+  const picks = [ids[0], ids[Math.floor(ids.length / 2)], ...labelTargets.filter((t) => known.has(t)).slice(0, 2)].filter(Boolean);
+  return ["$default", null, ...new Set(picks)];
+}
+
+let reference; // file name -> {entryCount, results by JSON.stringify(leaf)}
+function piReference() {
+  if (reference) return reference;
+  assert.ok(hostAvailable(PI), `pi ${PI} is not installed at ${hostDir(PI)}: run \`bash scripts/setup-hosts.sh\``);
+  const node = nodeFor(PI);
+  assert.ok(existsSync(node), `Node 22 for pi ${PI} is missing at ${node}: run \`bash scripts/setup-hosts.sh\``);
+  const work = mkdtempSync(join(tmpdir(), "ptn-cli-"));
+  try {
+    const sessions = FIXTURES.map((f, index) => ({ index, file: fx(f), leaves: leavesFor(fx(f)) }));
+    writeFileSync(join(work, "manifest.json"), JSON.stringify({ sessions }));
+    const out = join(work, "ref.jsonl");
+    const r = spawnSync(node, [join(root, "tests", "diff", "reference.mjs"), "--pi", hostDir(PI), "--manifest", join(work, "manifest.json"), "--out", out], { encoding: "utf8" });
+    assert.equal(r.status, 0, `reference run failed:\n${r.stderr}`);
+    const lines = readFileSync(out, "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l));
+    reference = new Map();
+    for (const l of lines) {
+      assert.ok(!l.error, `pi failed on ${l.file}: ${l.error}`);
+      reference.set(FIXTURES[l.index], { ...l, byLeaf: new Map(l.results.map((x) => [JSON.stringify(x.leaf), x])) });
+    }
+    return reference;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+// Values are compared after a JSON round trip, as pi's own output is: the core echoes number spellings from the
+// file (e.g. -0, 1.0, 1e21), which parse to the same values except that JSON.parse("-0") is -0, and
+// JSON.stringify writes it as 0. Only values matter for what reaches the model.
+const roundTrip = (v) => JSON.parse(JSON.stringify(v));
+const leafArgs = (leaf) => (leaf === "$default" ? [] : ["--leaf", leaf === null ? "null" : leaf]);
+
+// ---- outputs equal pi 0.75.5 ----------------------------------------------------------------------------
+for (const name of FIXTURES) {
+  test(`context/tokens/list --json match pi ${PI}: ${name}`, () => {
+    requireBuilt();
+    const ref = piReference().get(name);
+    for (const [key, expected] of ref.byLeaf) {
+      const leaf = JSON.parse(key);
+      const where = `${name} leaf ${key}`;
+      const ctx = cli("context", fx(name), ...leafArgs(leaf), "--json");
+      assert.equal(ctx.code, 0, `${where}: context exit ${ctx.code}: ${ctx.stderr}`);
+      assert.equal(ctx.stdout.trim().split("\n").length, 1, `${where}: context --json prints one line`);
+      assert.deepStrictEqual(roundTrip(JSON.parse(ctx.stdout)), expected.context, `${where}: context differs from pi's buildSessionContext`);
+
+      const tok = cli("tokens", fx(name), ...leafArgs(leaf), "--json");
+      assert.equal(tok.code, 0, `${where}: tokens exit ${tok.code}: ${tok.stderr}`);
+      assert.deepStrictEqual(JSON.parse(tok.stdout), expected.estimate, `${where}: tokens differ from pi's estimateContextTokens`);
+
+      const list = cli("list", fx(name), ...leafArgs(leaf), "--json");
+      assert.equal(list.code, 0, `${where}: list exit ${list.code}: ${list.stderr}`);
+      const anchors = JSON.parse(list.stdout);
+      assert.deepStrictEqual(anchors.map(({ name: n, entryId, tokens }) => ({ name: n, entryId, tokens })), expected.anchors, `${where}: list anchors differ from pi`);
+      for (const a of anchors) assert.ok(a.hint === null || typeof a.hint === "string", `${where}: hint is string|null`);
+    }
+  });
+}
+
+// ---- human output and the other commands -------------------------------------------------------------------
+test("list: human format from the core's formatter, with and without a context window", () => {
+  requireBuilt();
+  const plain = cli("list", fx("example.jsonl"));
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(plain.stdout, /^\[list\] · 3 anchors · ctx /);
+  const names = [...plain.stdout.matchAll(/^\s+\S+\s+(task-start|flag-parsed|json-done)\b/gm)].map((m) => m[1]);
+  assert.deepStrictEqual(names, ["task-start", "flag-parsed", "json-done"], "anchors root → leaf");
+  const windowed = cli("list", fx("example.jsonl"), "--context-window", "128000");
+  assert.equal(windowed.code, 0, windowed.stderr);
+  assert.match(windowed.stdout, / of 128k/);
+  assert.match(windowed.stdout, /%/);
+  const none = cli("list", fx("empty.jsonl"));
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stdout, /^\[list\] · 0 anchors/);
+});
+
+test("tokens and context: human output", () => {
+  requireBuilt();
+  const t = cli("tokens", fx("example.jsonl"));
+  assert.equal(t.code, 0, t.stderr);
+  const est = JSON.parse(cli("tokens", fx("example.jsonl"), "--json").stdout);
+  assert.ok(t.stdout.startsWith(`${est.tokens} tokens`), t.stdout);
+  const c = cli("context", fx("branches.jsonl"));
+  assert.equal(c.code, 0, c.stderr);
+  assert.deepStrictEqual(JSON.parse(c.stdout), JSON.parse(cli("context", fx("branches.jsonl"), "--json").stdout), "pretty and --json agree");
+});
+
+test("tree: text and rows cover every entry", () => {
+  requireBuilt();
+  for (const name of ["example.jsonl", "branches.jsonl", "labels.jsonl"]) {
+    const { ids } = entryIds(fx(name));
+    const text = cli("tree", fx(name));
+    assert.equal(text.code, 0, text.stderr);
+    for (const id of ids) assert.ok(text.stdout.includes(id), `${name}: tree text shows ${id}`);
+    const rows = cli("tree", fx(name), "--json");
+    assert.equal(rows.code, 0, rows.stderr);
+    const parsed = JSON.parse(rows.stdout);
+    assert.ok(Array.isArray(parsed));
+    assert.deepStrictEqual(new Set(parsed.map((r) => r.id)), new Set(ids), `${name}: one row per entry`);
+  }
+});
+
+test("stats: from the core, with the file size", () => {
+  requireBuilt();
+  const file = fx("example.jsonl");
+  const s = cli("stats", file, "--json");
+  assert.equal(s.code, 0, s.stderr);
+  const stats = JSON.parse(s.stdout);
+  assert.equal(stats.entries, entryIds(file).ids.length);
+  assert.equal(stats.fileBytes, statSync(file).size);
+  const human = cli("stats", file);
+  assert.equal(human.code, 0, human.stderr);
+  assert.match(human.stdout, /entries: \d+/);
+});
+
+// ---- errors and exit codes ----------------------------------------------------------------------------------
+test("--help and --version exit 0", () => {
+  requireBuilt();
+  for (const args of [["--help"], ["-h"], ["help"], ["list", "--help"]]) {
+    const r = cli(...args);
+    assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stdout, /^Usage: pi-tree-navigator/);
+    for (const cmd of ["context", "tokens", "list", "tree", "stats"]) assert.match(r.stdout, new RegExp(`\\b${cmd}\\b`));
+  }
+  const v = cli("--version");
+  assert.equal(v.code, 0);
+  assert.match(v.stdout, /^pi-tree-navigator \d+\.\d+\.\d+/);
+});
+
+test("usage errors exit 2 with a one-line reason", () => {
+  requireBuilt();
+  const cases = [
+    [],
+    ["frobnicate", fx("example.jsonl")],
+    ["list"],
+    ["list", fx("example.jsonl"), "--bogus"],
+    ["list", fx("example.jsonl"), "--leaf"],
+    ["list", fx("example.jsonl"), "--context-window", "abc"],
+    ["list", fx("example.jsonl"), "--context-window", "-5"],
+    ["tree", fx("example.jsonl"), "--leaf", "x"],
+    ["tokens", fx("example.jsonl"), fx("labels.jsonl")],
+    ["tokens", fx("example.jsonl"), "--json=yes"],
+  ];
+  for (const args of cases) {
+    const r = cli(...args);
+    assert.equal(r.code, 2, `${JSON.stringify(args)} → exit ${r.code}: ${r.stderr}`);
+    assert.equal(r.stdout, "", `${JSON.stringify(args)}: nothing on stdout`);
+    assert.match(r.stderr.split("\n")[0], /^pi-tree-navigator: \S/, `${JSON.stringify(args)}: reason on stderr`);
+  }
+});
+
+test("bad input exits 1 with one line naming the file (and line)", () => {
+  requireBuilt();
+  const work = mkdtempSync(join(tmpdir(), "ptn-cli-bad-"));
+  try {
+    const zero = join(work, "zero.jsonl");
+    writeFileSync(zero, "");
+    const cases = [
+      [fx("all-malformed.jsonl"), /all-malformed\.jsonl:1: /],
+      [join(work, "missing.jsonl"), /missing\.jsonl: cannot read/],
+      [work, /cannot read/],
+      [zero, /zero\.jsonl:1: /],
+    ];
+    for (const [file, re] of cases) {
+      for (const cmd of ["context", "tokens", "list", "tree", "stats"]) {
+        const r = cli(cmd, file);
+        assert.equal(r.code, 1, `${cmd} ${file} → exit ${r.code}: ${r.stderr}`);
+        assert.equal(r.stdout, "", `${cmd} ${file}: nothing on stdout`);
+        const lines = r.stderr.trimEnd().split("\n");
+        assert.equal(lines.length, 1, `${cmd} ${file}: one-line error, got:\n${r.stderr}`);
+        assert.match(lines[0], re);
+      }
+    }
+    const unknown = cli("context", fx("example.jsonl"), "--leaf", "deadbeef");
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /example\.jsonl: .*deadbeef/);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("malformed lines are skipped and reported on stderr as count + line numbers", () => {
+  requireBuilt();
+  const r = cli("tokens", fx("malformed.jsonl"), "--json");
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /malformed\.jsonl: skipped 4 malformed lines \(lines 3, 7, 8, 10\)/);
+  JSON.parse(r.stdout); // stdout stays machine-readable
+  const clean = cli("tokens", fx("example.jsonl"), "--json");
+  assert.equal(clean.stderr, "", "no noise for a clean file");
+});
