@@ -25,32 +25,15 @@ pub struct SessionIndex {
     inner: session::SessionIndex,
 }
 
-/// A leaf argument as JavaScript passes it: `undefined` = current leaf, `null` = before the first entry,
-/// a string = that id.
-enum LeafArg {
-    Current,
-    Null,
-    Id(String),
+/// A leaf argument: omitted or `null` = the index's current leaf (use `setLeaf(null)` for "before the
+/// first entry"); a string = that id, where an unknown id falls back to the last entry as in pi.
+fn leaf_of(id: Option<&str>) -> Leaf<'_> {
+    id.map_or(Leaf::Current, Leaf::Id)
 }
 
-impl LeafArg {
-    fn read(value: &JsValue) -> Result<LeafArg, JsValue> {
-        if value.is_undefined() {
-            Ok(LeafArg::Current)
-        } else if value.is_null() {
-            Ok(LeafArg::Null)
-        } else {
-            value.as_string().map(LeafArg::Id).ok_or_else(|| invalid("leafId must be a string, null or undefined"))
-        }
-    }
-
-    fn leaf(&self) -> Leaf<'_> {
-        match self {
-            LeafArg::Current => Leaf::Current,
-            LeafArg::Null => Leaf::Null,
-            LeafArg::Id(id) => Leaf::Id(id),
-        }
-    }
+/// `null` (not `undefined`) for an absent string, as the TypeScript types promise.
+fn nullable(value: Option<&str>) -> JsValue {
+    value.map_or(JsValue::NULL, JsValue::from)
 }
 
 #[wasm_bindgen]
@@ -95,9 +78,9 @@ impl SessionIndex {
     }
 
     /// The current leaf id (`null` before the first entry). Defaults to the last appended entry.
-    #[wasm_bindgen(js_name = leafId)]
-    pub fn leaf_id(&self) -> Option<String> {
-        self.inner.leaf().map(|s| self.inner.id_of(s).to_string())
+    #[wasm_bindgen(js_name = leafId, unchecked_return_type = "string | null")]
+    pub fn leaf_id(&self) -> JsValue {
+        nullable(self.inner.leaf().map(|s| self.inner.id_of(s)))
     }
 
     /// Moves the leaf (`null` = before the first entry). Throws `UnknownEntry` for an unknown id.
@@ -107,34 +90,32 @@ impl SessionIndex {
     }
 
     /// Entry ids from the root to the leaf.
-    pub fn path(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<Vec<String>, JsValue> {
-        let arg = LeafArg::read(&leaf_id)?;
-        let slot = self.inner.resolve_leaf(arg.leaf());
+    pub fn path(&mut self, leaf_id: Option<String>) -> Result<Vec<String>, JsValue> {
+                let slot = self.inner.resolve_leaf(leaf_of(leaf_id.as_deref()));
         let path = self.inner.path(slot).map_err(js_error)?;
         Ok(path.into_iter().map(|s| self.inner.id_of(s).to_string()).collect())
     }
 
     /// The label on an entry, or `null`.
-    #[wasm_bindgen(js_name = labelOf)]
-    pub fn label_of(&self, id: &str) -> Option<String> {
-        self.inner.label_of(id).map(String::from)
+    #[wasm_bindgen(js_name = labelOf, unchecked_return_type = "string | null")]
+    pub fn label_of(&self, id: &str) -> JsValue {
+        nullable(self.inner.label_of(id))
     }
 
     /// The entry labelled `label` nearest to the leaf on its path, or `null`.
-    #[wasm_bindgen(js_name = findLabel)]
-    pub fn find_label(&mut self, label: &str, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<Option<String>, JsValue> {
-        let arg = LeafArg::read(&leaf_id)?;
-        let slot = self.inner.resolve_leaf(arg.leaf());
+    #[wasm_bindgen(js_name = findLabel, unchecked_return_type = "string | null")]
+    pub fn find_label(&mut self, label: &str, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
+                let slot = self.inner.resolve_leaf(leaf_of(leaf_id.as_deref()));
         let found = self.inner.find_label_on_path(label, slot).map_err(js_error)?;
-        Ok(found.map(|s| self.inner.id_of(s).to_string()))
+        Ok(nullable(found.map(|s| self.inner.id_of(s))))
     }
 
     /// The deepest entry on both paths, or `null`.
-    #[wasm_bindgen(js_name = commonAncestor)]
-    pub fn common_ancestor(&mut self, a: &str, b: &str) -> Result<Option<String>, JsValue> {
+    #[wasm_bindgen(js_name = commonAncestor, unchecked_return_type = "string | null")]
+    pub fn common_ancestor(&mut self, a: &str, b: &str) -> Result<JsValue, JsValue> {
         let (a, b) = (self.slot(a)?, self.slot(b)?);
         let found = self.inner.common_ancestor(a, b).map_err(js_error)?;
-        Ok(found.map(|s| self.inner.id_of(s).to_string()))
+        Ok(nullable(found.map(|s| self.inner.id_of(s))))
     }
 
     /// What moving from `oldLeafId` to `targetId` leaves behind (pi's `collectEntriesForBranchSummary`).
@@ -151,30 +132,27 @@ impl SessionIndex {
 
     /// The context pi would build for the leaf (full mode): `{messages, thinkingLevel, model}`.
     #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "SessionContext")]
-    pub fn build_context(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<JsValue, JsValue> {
+    pub fn build_context(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
         JSON::parse(&self.context_json(leaf_id)?)
     }
 
     /// The same context as JSON text (cheaper when it is only written out).
     #[wasm_bindgen(js_name = contextJson)]
-    pub fn context_json(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<String, JsValue> {
-        let arg = LeafArg::read(&leaf_id)?;
-        self.inner.context_json(arg.leaf()).map_err(js_error)
+    pub fn context_json(&mut self, leaf_id: Option<String>) -> Result<String, JsValue> {
+                self.inner.context_json(leaf_of(leaf_id.as_deref())).map_err(js_error)
     }
 
     /// pi's `estimateContextTokens` for the context at the leaf.
     #[wasm_bindgen(unchecked_return_type = "TokenEstimate")]
-    pub fn estimate(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<JsValue, JsValue> {
-        let arg = LeafArg::read(&leaf_id)?;
-        let est = self.inner.estimate(arg.leaf()).map_err(js_error)?;
+    pub fn estimate(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
+                let est = self.inner.estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
         to_js(&EstimateDto::from(est))
     }
 
     /// Anchors (`anchor:<name>` labels) on the path, root → leaf, with the estimate at each.
     #[wasm_bindgen(unchecked_return_type = "Anchor[]")]
-    pub fn anchors(&mut self, #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue) -> Result<JsValue, JsValue> {
-        let arg = LeafArg::read(&leaf_id)?;
-        let anchors = self.inner.anchors(arg.leaf()).map_err(js_error)?;
+    pub fn anchors(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
+                let anchors = self.inner.anchors(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
         let dtos: Vec<AnchorDto> = anchors.into_iter().map(|a| AnchorDto::new(a, &self.inner)).collect();
         to_js(&dtos)
     }
@@ -212,9 +190,9 @@ pub fn is_valid_name(name: &str) -> bool {
 }
 
 /// Whitespace-collapsed one-line preview cut to `maxLen` with `…`, or `null` when blank.
-#[wasm_bindgen(js_name = toOneLine)]
-pub fn to_one_line(text: &str, max_len: u32) -> Option<String> {
-    text::to_one_line(text, max_len as usize)
+#[wasm_bindgen(js_name = toOneLine, unchecked_return_type = "string | null")]
+pub fn to_one_line(text: &str, max_len: u32) -> JsValue {
+    nullable(text::to_one_line(text, max_len as usize).as_deref())
 }
 
 /// `12.3%` of the window, or `12.3k` when the window is unknown (0).
