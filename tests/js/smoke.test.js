@@ -42,7 +42,9 @@ test("full index: ingest, leaf, path, estimates", () => {
     assert.deepEqual(pickEstimate(idx.estimate()), expected.current);
     assert.deepEqual(pickEstimate(idx.estimate("a0000002")), expected.a0000002);
     assert.deepEqual(pickEstimate(idx.estimate("a0000001")), expected.a0000001);
-    assert.deepEqual(pickEstimate(idx.estimate(null)), expected.none);
+    assert.deepEqual(pickEstimate(idx.estimate(null)), expected.current, "null = the current leaf");
+    idx.setLeaf(null);
+    assert.deepEqual(pickEstimate(idx.estimate()), expected.none, "setLeaf(null): before the first entry");
 
     idx.setLeaf("a0000002");
     assert.equal(idx.leafId(), "a0000002");
