@@ -3,7 +3,6 @@
 //! (a test keeps description + parameter descriptions under 400 tokens at chars/4).
 
 use serde::Serialize;
-use serde_json::{json, Value};
 
 use crate::js::utf16_len;
 use crate::text::MAX_NAME_LENGTH;
@@ -45,6 +44,43 @@ fn focus_description() -> String {
     )
 }
 
+/// One parameter's JSON Schema.
+#[derive(Debug, Clone, Serialize)]
+pub struct Property {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
+    one_of: Option<[&'static str; 3]>,
+    description: String,
+}
+
+impl Property {
+    fn string(description: String) -> Property {
+        Property { kind: "string", one_of: None, description }
+    }
+}
+
+/// The parameters, in the order the model should read them.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Properties {
+    action: Property,
+    name: Property,
+    label_start: Property,
+    label_end: Property,
+    summary_focus: Property,
+}
+
+/// The parameters' JSON Schema: a flat object, only `action` required (the rest depends on the action
+/// and is checked by the core, with a message that says what to send).
+#[derive(Debug, Clone, Serialize)]
+pub struct Parameters {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    properties: Properties,
+    required: [&'static str; 1],
+}
+
 /// Everything `pi.registerTool` needs besides `execute`. `parameters` is plain JSON Schema (pi validates
 /// it with `TypeBox`'s compiler, which accepts JSON Schema), flat with a `type: "object"` root because
 /// some provider adapters reject anything else.
@@ -62,7 +98,7 @@ pub struct ToolDefinition {
     /// Calls mutate the session tree, so pi must not run them in parallel.
     pub execution_mode: &'static str,
     /// JSON Schema of the parameters.
-    pub parameters: Value,
+    pub parameters: Parameters,
 }
 
 /// The tool definition.
@@ -73,17 +109,17 @@ pub fn definition() -> ToolDefinition {
         description: DESCRIPTION,
         prompt_snippet: PROMPT_SNIPPET,
         execution_mode: "sequential",
-        parameters: json!({
-            "type": "object",
-            "properties": {
-                "action": { "type": "string", "enum": ["anchor", "rewind", "list"], "description": action_description() },
-                "name": { "type": "string", "description": name_description() },
-                "labelStart": { "type": "string", "description": label_start_description() },
-                "labelEnd": { "type": "string", "description": label_end_description() },
-                "summaryFocus": { "type": "string", "description": focus_description() },
+        parameters: Parameters {
+            kind: "object",
+            properties: Properties {
+                action: Property { kind: "string", one_of: Some(["anchor", "rewind", "list"]), description: action_description() },
+                name: Property::string(name_description()),
+                label_start: Property::string(label_start_description()),
+                label_end: Property::string(label_end_description()),
+                summary_focus: Property::string(focus_description()),
             },
-            "required": ["action"],
-        }),
+            required: ["action"],
+        },
     }
 }
 
@@ -97,6 +133,7 @@ pub fn definition_text_len() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn definition_stays_under_400_tokens() {
@@ -104,13 +141,14 @@ mod tests {
         assert!(tokens < 400, "description + parameter descriptions = {tokens} tokens");
         // The whole serialized definition the provider receives stays small too.
         let def = definition();
-        let whole = serde_json::to_string(&json!({"name": def.name, "description": def.description, "parameters": def.parameters})).unwrap();
+        let whole = serde_json::to_string(&json!({"name": def.name, "description": def.description, "parameters": def.parameters}))
+            .unwrap();
         assert!(utf16_len(&whole).div_ceil(4) < 500, "{}", whole.len());
     }
 
     #[test]
     fn schema_is_a_flat_object_with_only_action_required() {
-        let p = definition().parameters;
+        let p = serde_json::to_value(definition().parameters).unwrap();
         assert_eq!(p["type"], "object");
         assert_eq!(p["required"], json!(["action"]));
         for key in ["action", "name", "labelStart", "labelEnd", "summaryFocus"] {
