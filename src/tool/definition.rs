@@ -112,7 +112,11 @@ pub fn definition() -> ToolDefinition {
         parameters: Parameters {
             kind: "object",
             properties: Properties {
-                action: Property { kind: "string", one_of: Some(["anchor", "rewind", "list"]), description: action_description() },
+                action: Property {
+                    kind: "string",
+                    one_of: Some(["anchor", "rewind", "list"]),
+                    description: action_description(),
+                },
                 name: Property::string(name_description()),
                 label_start: Property::string(label_start_description()),
                 label_end: Property::string(label_end_description()),
@@ -126,7 +130,13 @@ pub fn definition() -> ToolDefinition {
 /// Characters (UTF-16 units) of the description plus every parameter description: the part of the
 /// definition written in prose, which the 400-token budget is about.
 pub fn definition_text_len() -> usize {
-    let params = [action_description(), name_description(), label_start_description(), label_end_description(), focus_description()];
+    let params = [
+        action_description(),
+        name_description(),
+        label_start_description(),
+        label_end_description(),
+        focus_description(),
+    ];
     utf16_len(DESCRIPTION) + params.iter().map(|p| utf16_len(p)).sum::<usize>()
 }
 
@@ -141,8 +151,10 @@ mod tests {
         assert!(tokens < 400, "description + parameter descriptions = {tokens} tokens");
         // The whole serialized definition the provider receives stays small too.
         let def = definition();
-        let whole = serde_json::to_string(&json!({"name": def.name, "description": def.description, "parameters": def.parameters}))
-            .unwrap();
+        let whole = serde_json::to_string(
+            &json!({"name": def.name, "description": def.description, "parameters": def.parameters}),
+        )
+        .unwrap();
         assert!(utf16_len(&whole).div_ceil(4) < 500, "{}", whole.len());
     }
 

@@ -15,8 +15,8 @@ mod texts;
 pub use definition::{definition, definition_text_len, Parameters, Properties, Property, ToolDefinition, TOOL_NAME};
 pub use params::{Action, Params};
 pub use plan::{
-    check_auth, check_summary, finish, plan, salvage_text, summary_error, AnchorPlan, Facts, Finish, LabelWrite, ListPlan,
-    ModelFacts, Plan, Refusal, RewindPlan, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
+    check_auth, check_summary, finish, plan, salvage_text, summary_error, AnchorPlan, Facts, Finish, LabelWrite,
+    ListPlan, ModelFacts, Plan, Refusal, RewindPlan, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
 };
 pub use synthetic::{synthetic_assistant, MAX_SYNTHETIC_FOCUS};
 pub use texts::RefusalCode;

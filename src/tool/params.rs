@@ -59,7 +59,8 @@ mod tests {
 
     #[test]
     fn wrong_types_read_as_missing() {
-        let p = Params::from_value(&json!({"action": "rewind", "labelStart": 3, "labelEnd": "b", "summaryFocus": null}));
+        let p =
+            Params::from_value(&json!({"action": "rewind", "labelStart": 3, "labelEnd": "b", "summaryFocus": null}));
         assert_eq!(p.action, Some(Action::Rewind));
         assert_eq!(p.label_start, None);
         assert_eq!(p.label_end.as_deref(), Some("b"));

@@ -312,7 +312,13 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
         let others: Vec<String> = index
             .entry(call)
             .assistant()
-            .map(|a| a.tool_calls.iter().filter(|(id, _)| **id != *facts.call_id).map(|(id, n)| format!("{n} ({id})")).collect())
+            .map(|a| {
+                a.tool_calls
+                    .iter()
+                    .filter(|(id, _)| **id != *facts.call_id)
+                    .map(|(id, n)| format!("{n} ({id})"))
+                    .collect()
+            })
             .unwrap_or_default();
         if !others.is_empty() {
             return Ok(refuse(RefusalCode::BatchedRewind, texts::batched_rewind(&others)));
@@ -396,7 +402,9 @@ pub fn check_summary(result: &Value) -> Option<Refusal> {
     match (error, summary.trim().is_empty()) {
         (None, false) => None,
         (Some(e), _) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(e) }),
-        (None, true) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed("the summary is empty") }),
+        (None, true) => {
+            Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed("the summary is empty") })
+        }
     }
 }
 
@@ -423,7 +431,12 @@ pub fn salvage_text(step: &str, error: &str) -> String {
 ///
 /// # Errors
 /// `UnknownEntry` when the index was not fed the summary entry; `Cycle` for a corrupt tree.
-pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now_ms: f64) -> Result<Finish, SessionError> {
+pub fn finish(
+    index: &mut SessionIndex,
+    plan: &RewindPlan,
+    summary_id: &str,
+    now_ms: f64,
+) -> Result<Finish, SessionError> {
     let summary = index.slot_of(summary_id).ok_or_else(|| SessionError::UnknownEntry(summary_id.into()))?;
     let label = full_label(&plan.label_end);
     let mut labels = vec![LabelWrite { entry_id: summary_id.to_string(), label: Some(label.clone()) }];
@@ -436,7 +449,14 @@ pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now
     let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
     let synthetic = synthetic_assistant(&plan.call_id, &plan.arguments, plan.model.as_ref(), after, now_ms);
     let warn = warning(plan.refresh_reaches);
-    let text = texts::rewound(&plan.label_start, &plan.label_end, plan.before_tokens, after, plan.context_window, warn.as_deref());
+    let text = texts::rewound(
+        &plan.label_start,
+        &plan.label_end,
+        plan.before_tokens,
+        after,
+        plan.context_window,
+        warn.as_deref(),
+    );
     let details = json!({
         "labelStart": plan.label_start, "labelEnd": plan.label_end, "targetId": plan.target_id,
         "summaryId": summary_id, "collapsedEntries": plan.summarize_ids.len(),

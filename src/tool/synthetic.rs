@@ -42,7 +42,13 @@ pub(crate) fn capped_arguments(raw: &Value) -> Value {
 
 /// The synthetic assistant message (a pi `AssistantMessage`), ready for `sessionManager.appendMessage`.
 /// `now_ms` comes from the caller: the core reads no clock.
-pub fn synthetic_assistant(call_id: &str, arguments: &Value, model: Option<&ModelFacts>, total_tokens: f64, now_ms: f64) -> Value {
+pub fn synthetic_assistant(
+    call_id: &str,
+    arguments: &Value,
+    model: Option<&ModelFacts>,
+    total_tokens: f64,
+    now_ms: f64,
+) -> Value {
     let field = |f: fn(&ModelFacts) -> &str| model.map_or("unknown", f).to_string();
     let zero_cost: Map<String, Value> =
         ["input", "output", "cacheRead", "cacheWrite", "total"].iter().map(|k| ((*k).to_string(), json!(0))).collect();

@@ -112,7 +112,8 @@ fn anchor_labels_the_entry_before_the_in_flight_message() {
     let mut s = Session::new();
     s.user("u", "hello there").assistant("a1", "anchoring", &[("c1", TOOL_NAME)], 10.0);
     let mut index = s.index();
-    let Plan::Anchor(a) = plan(&mut index, &json!({"action": "anchor", "name": "impl-start"}), &facts("c1")).unwrap() else {
+    let Plan::Anchor(a) = plan(&mut index, &json!({"action": "anchor", "name": "impl-start"}), &facts("c1")).unwrap()
+    else {
         panic!()
     };
     assert_eq!(a.entry_id, "u");

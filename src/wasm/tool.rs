@@ -94,7 +94,9 @@ pub fn tool_definition() -> Result<JsValue, JsValue> {
 
 /// The refusal for a failed `getApiKeyAndHeaders` result, or `null` when it resolved.
 #[wasm_bindgen(js_name = checkAuth, unchecked_return_type = "Refusal | null")]
-pub fn check_auth(#[wasm_bindgen(unchecked_param_type = "{ ok?: boolean; error?: string }")] result: JsValue) -> Result<JsValue, JsValue> {
+pub fn check_auth(
+    #[wasm_bindgen(unchecked_param_type = "{ ok?: boolean; error?: string }")] result: JsValue,
+) -> Result<JsValue, JsValue> {
     to_js(&tool::check_auth(&from_js(result)?))
 }
 
