@@ -1,6 +1,8 @@
 // Differential test: the wasm core (through the BUILT package in pkg/) against real pi.
 //
-//   node --test tests/diff/diff.test.mjs          (env: DIFF_SEED, DIFF_COUNT, DIFF_KEEP=1, PTN_PKG=<pkg dir>)
+//   node --test tests/diff/diff.test.mjs
+// env: DIFF_SEED (default: fresh, printed), DIFF_COUNT (default 600), DIFF_KEEP=1 (keep the temp dir),
+//      DIFF_LONE_SURROGATES=0 (generate no lone \udXXX escapes; same sessions otherwise), PTN_PKG=<built pkg dir>
 //
 // 1. tests/diff/generate.mjs writes DIFF_COUNT (default 600) random sessions for a seed (printed) to a temp dir;
 // 2. tests/diff/reference.mjs runs them through pi 0.75.5 on Node 22 and pi 0.74.2 on Node 20 (one process each);
@@ -36,6 +38,13 @@ const work = mkdtempSync(join(tmpdir(), "ptn-diff-"));
 const tGen = performance.now();
 const manifest = generateBatch({ seed, count, dir: join(work, "sessions") });
 console.log(`[diff] generated ${count} sessions in ${Math.round(performance.now() - tGen)} ms -> ${work}`);
+const coverage = { types: {}, features: {} };
+for (const s of manifest.sessions) {
+  for (const [k, v] of Object.entries(s.types)) coverage.types[k] = (coverage.types[k] ?? 0) + v;
+  for (const f of s.features) coverage.features[f] = (coverage.features[f] ?? 0) + 1;
+}
+console.log(`[diff] entries by type: ${JSON.stringify(coverage.types)}`);
+console.log(`[diff] sessions with: ${JSON.stringify(coverage.features)}`);
 let failedAny = false;
 test.after(() => {
   if (process.env.DIFF_KEEP || failedAny) console.log(`[diff] kept ${work}`);
@@ -307,6 +316,17 @@ async function leg(version) {
   const text = report(version, mismatches);
   if (text) assert.fail(text);
 }
+
+const MUST_COVER = [
+  "message:user", "message:assistant", "message:toolResult", "message:bashExecution", "message:custom", "message:system",
+  "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label",
+  "session_info", "usage", "context_edit",
+];
+test("generator covers every entry type (needs DIFF_COUNT >= 300)", { skip: count < 300 && `only ${count} sessions` }, () => {
+  const missing = MUST_COVER.filter((t) => !coverage.types[t]);
+  assert.deepStrictEqual(missing, [], `seed ${seed}: no ${missing.join(", ")} generated`);
+  for (const f of ["malformed", "crlf", "blank", "swapped"]) assert.ok(coverage.features[f], `seed ${seed}: no session with ${f}`);
+});
 
 test("differential: wasm core vs pi 0.75.5 on Node 22", { timeout: 8 * 60_000 }, () => leg("0.75.5"));
 test("differential: wasm core vs pi 0.74.2 on Node 20", { timeout: 8 * 60_000 }, () => leg("0.74.2"));

@@ -398,6 +398,7 @@ export function generateSession(seed, index) {
   let leaf = null;
   let t = Date.UTC(2024, 0, 1) + rng.int(2 * 365 * 86400) * 1000 + rng.int(1000);
   const labels = new Map(); // target -> label (replayed like pi)
+  const features = new Set();
   const lines = [];
 
   const newId = () => {
@@ -417,6 +418,8 @@ export function generateSession(seed, index) {
       [97, () => s],
       [2, () => s.replace(/\.\d{3}Z$/, "Z")],
       [1, () => s.replace(/Z$/, "+00:00")],
+      [0.15, () => s.slice(0, 10)], // date only: UTC midnight
+      [0.1, () => "not a date"], // Date → NaN → null in the message's timestamp
     ])();
   };
   const pathIds = (from = leaf) => {
@@ -433,9 +436,9 @@ export function generateSession(seed, index) {
     const p = pathIds();
     return p.length ? rng.pick(p) : anyId();
   };
-  const append = (type, fields, { parentId = leaf, order } = {}) => {
+  const append = (type, fields, { parentId = leaf, order, forceId } = {}) => {
     const ms = tick();
-    const id = newId();
+    const id = forceId ?? newId();
     const base = { type, id, parentId, timestamp: iso(ms) };
     let obj;
     if (order === "customFirst") obj = { type, ...fields, id, parentId, timestamp: base.timestamp };
@@ -588,11 +591,20 @@ export function generateSession(seed, index) {
     unknown: () => append(rng.pick(["frobnicate", "future_thing", "Message"]), { payload: jsonObject(rng, 2), message: rng.chance(0.3) ? { role: "user", content: "not a message entry" } : undefined }),
     orphan: () => append("message", { message: userMessage(rng, msgTs()) }, { parentId: rng.hex(8) }),
     noParentKey: () => append("message", { message: userMessage(rng, msgTs()) }, { parentId: undefined }),
+    dupId: () => {
+      // An id used twice (merged/edited files): pi's byId keeps the later entry. Only ids off the current path,
+      // so no parent chain can loop (pi would walk a cycle forever).
+      const onP = new Set(pathIds());
+      const pool = entries.filter((e) => !onP.has(e.id));
+      if (!pool.length) return;
+      features.add("duplicate-id");
+      append("message", { message: userMessage(rng, msgTs()) }, { forceId: rng.pick(pool).id });
+    },
   };
   const table = [
     [14, "user"], [22, "turn"], [3, "bash"], [2, "customRole"], [0.6, "otherRole"], [4, "customMessage"], [3, "custom"],
     [2, "thinking"], [2, "model"], [9, "label"], [3, "compaction"], [6, "rewind"], [0.3, "reset"], [1, "sessionInfo"],
-    [1, "usageEntry"], [1, "contextEdit"], [0.5, "unknown"], [0.15, "orphan"], [0.1, "noParentKey"],
+    [1, "usageEntry"], [1, "contextEdit"], [0.5, "unknown"], [0.15, "orphan"], [0.1, "noParentKey"], [0.05, "dupId"],
   ];
 
   const steps = rng.weighted([
@@ -621,6 +633,9 @@ export function generateSession(seed, index) {
     trailingNewline: rng.chance(0.93),
     malformed: rng.chance(0.05),
     blank: rng.chance(0.04),
+    padded: rng.chance(0.02), // spaces/tabs around some lines
+    swapped: rng.chance(0.03), // some adjacent lines swapped: children before parents, labels before targets
+    secondHeader: rng.chance(0.01), // a second `session` line mid-file (concatenated files); pi drops it
   };
   lines.push(writeJson(header));
   for (const { obj } of entries) {
@@ -632,10 +647,21 @@ export function generateSession(seed, index) {
       style.longControl = rng.chance(0.3);
       style.upperHex = rng.chance(0.5);
     }
-    lines.push(writeJson(obj, style));
+    let line = writeJson(obj, style);
+    if (fileStyle.padded && rng.chance(0.2)) line = rng.pick([" ", "\t", "  "]) + line + rng.pick(["", " ", "\t"]);
+    lines.push(line);
     if (fileStyle.blank && rng.chance(0.05)) lines.push(rng.pick(["", "   ", "\t"]));
     if (fileStyle.malformed && rng.chance(0.04)) {
       lines.push(rng.pick(['{"type":"message","id":"deadbeef","parentId":', "not json at all", "{'single':'quotes'}", '{"type":"label",}', "]", '{"a":1}{"b":2}']));
+    }
+  }
+  if (fileStyle.secondHeader && lines.length > 2) {
+    lines.splice(1 + rng.int(lines.length - 1), 0, writeJson({ ...header, id: header.id.replace(/^0190/, "0191") }));
+  }
+  if (fileStyle.swapped && lines.length > 3) {
+    for (let k = rng.range(1, 3); k > 0; k--) {
+      const i = 1 + rng.int(lines.length - 2);
+      [lines[i], lines[i + 1]] = [lines[i + 1], lines[i]];
     }
   }
   const nl = fileStyle.crlf ? "\r\n" : "\n";
@@ -649,7 +675,14 @@ export function generateSession(seed, index) {
   for (let i = 0; i < nRandom; i++) leaves.push(rng.pick(entries).id);
   if (interesting.length && rng.chance(0.7)) leaves.push(rng.pick(interesting).id);
   if (rng.chance(0.3)) leaves.push(rng.chance(0.8) ? rng.hex(8) : "");
-  return { text: fileText, leaves: [...new Set(leaves)], entryCount: entries.length };
+  for (const [k, v] of Object.entries(fileStyle)) if (v && k !== "trailingNewline") features.add(k);
+  if (/\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<![dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}/.test(fileText)) features.add("lone-surrogate");
+  const types = {};
+  for (const { obj } of entries) {
+    const k = obj.type === "message" ? `message:${obj.message.role}` : obj.type;
+    types[k] = (types[k] ?? 0) + 1;
+  }
+  return { text: fileText, leaves: [...new Set(leaves)], entryCount: entries.length, types, features: [...features] };
 }
 
 export function generateBatch({ seed, count, dir }) {
@@ -659,7 +692,7 @@ export function generateBatch({ seed, count, dir }) {
     const s = generateSession(seed, i);
     const file = join(dir, `s${String(i).padStart(4, "0")}.jsonl`);
     writeFileSync(file, s.text);
-    sessions.push({ index: i, file, leaves: s.leaves, entryCount: s.entryCount });
+    sessions.push({ index: i, file, leaves: s.leaves, entryCount: s.entryCount, types: s.types, features: s.features });
   }
   const manifest = { seed, count, sessions };
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
