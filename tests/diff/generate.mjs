@@ -14,7 +14,10 @@
 // -0, 1.0, big ints); rewinds (plain and with branch_summary, fromId old/new style, empty summary), resets to
 // no leaf, labels (set/move/clear with ""/null/missing, unknown targets, anchor:*), compactions with
 // firstKeptEntryId on/off the path or unknown; astral chars, ZWJ emoji, combining marks, U+2028, BOM-in-text;
-// non-canonical JSON spelling (spaces, \u escapes, "\/"), CRLF files, blank and malformed lines, a leading BOM.
+// non-canonical JSON spelling (spaces, \u escapes, "\/"), CRLF files, blank and malformed lines, a leading BOM,
+// padded lines, adjacent lines swapped (children before parents), duplicate ids (never forming a cycle: pi would
+// loop forever), a second `session` line, date-only and invalid timestamps, orphans and missing parentId keys.
+// Env DIFF_LONE_SURROGATES=0 leaves lone surrogates out (same random stream otherwise).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
