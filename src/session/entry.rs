@@ -208,11 +208,67 @@ impl std::fmt::Display for LineProblem {
 /// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration
 /// (`hookMessage` → `custom`).
 pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
-    let value: Value = serde_json::from_str(line).map_err(|e| LineProblem::Malformed(e.to_string()))?;
+    let value: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        // JSON.parse accepts unpaired surrogate escapes (pi writes them when it cuts text inside an
+        // emoji); serde_json does not. Retry with each one masked by a character that has the same
+        // UTF-16 length (1) and the same `JSON.stringify` length (6: `\u0001`), so counts stay exact.
+        Err(e) => match mask_lone_surrogates(line) {
+            Some(masked) => serde_json::from_str(&masked),
+            None => Err(e),
+        }
+        .map_err(|e| LineProblem::Malformed(e.to_string()))?,
+    };
     let Value::Object(obj) = value else {
         return Err(LineProblem::NotAnObject);
     };
     from_object(&obj, legacy_v2)
+}
+
+/// Rewrites `\uD800`–`\uDFFF` escapes that are not part of a valid pair into `\u0001`, inside JSON
+/// strings only. `None` when there is none (so the original error stands).
+fn mask_lone_surrogates(line: &str) -> Option<String> {
+    fn hex_at(b: &[u8], at: usize) -> Option<u16> {
+        let digits = b.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    }
+    let b = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let (mut i, mut last, mut in_string, mut changed) = (0, 0, false, false);
+    while i < b.len() {
+        match b[i] {
+            b'"' => in_string = !in_string,
+            b'\\' if in_string => {
+                if b.get(i + 1) == Some(&b'u') {
+                    if let Some(unit) = hex_at(b, i + 2) {
+                        let high = (0xD800..0xDC00).contains(&unit);
+                        let paired = high
+                            && b.get(i + 6) == Some(&b'\\')
+                            && b.get(i + 7) == Some(&b'u')
+                            && hex_at(b, i + 8).is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
+                        if paired {
+                            i += 12;
+                            continue;
+                        }
+                        if (0xD800..0xE000).contains(&unit) {
+                            out.push_str(&line[last..i]);
+                            out.push_str("\\u0001");
+                            i += 6;
+                            last = i;
+                            changed = true;
+                            continue;
+                        }
+                    }
+                }
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(&line[last..]);
+    changed.then_some(out)
 }
 
 /// Builds a header or an entry from a parsed JSON object.
@@ -482,6 +538,16 @@ mod tests {
         assert_eq!(hint_of(" \n "), None);
         let long = "x".repeat(500);
         assert_eq!(hint_of(&long).unwrap().len(), HINT_KEEP + 1);
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_parse_with_javascript_lengths() {
+        // One lone surrogate in text (1 unit) and one in tool arguments (`"\ud83d"` = 8 chars stringified).
+        let e = entry(
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"assistant","content":[{"type":"text","text":"ab\ud83d"},{"type":"toolCall","id":"c","name":"t","arguments":"\ude00"}]}}"#,
+        );
+        assert_eq!(e.tokens, ((3 + 1 + 8) as f64 / 4.0).ceil());
+        assert!(mask_lone_surrogates(r#"{"a":"\ud83d\ude00","b":"\\ud800"}"#).is_none(), "pairs and escaped backslashes stay");
     }
 
     #[test]
