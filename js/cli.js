@@ -127,7 +127,9 @@ const out = (s) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
 function run(api, opts) {
   const { index, bytes } = load(api, opts.file);
   const leaf = checkLeaf(index, opts.file, opts.leaf);
-  const args = leaf === undefined ? [] : [leaf];
+  // The index's current leaf is the file's last entry; `--leaf null` moves it before the first entry.
+  if (leaf === null) index.setLeaf(null);
+  const args = typeof leaf === "string" ? [leaf] : [];
   switch (opts.command) {
     case "context": {
       const json = index.contextJson(...args);

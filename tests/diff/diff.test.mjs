@@ -7,9 +7,10 @@
 // 1. tests/diff/generate.mjs writes DIFF_COUNT (default 600) random sessions for a seed (printed) to a temp dir;
 // 2. tests/diff/reference.mjs runs them through pi 0.75.5 on Node 22 and pi 0.74.2 on Node 20 (one process each);
 // 3. the same files go through SessionIndex.full().appendJsonl(text) and, per leaf ("$default" = no argument,
-//    null, entry ids, unknown ids), contextJson/buildContext, estimate and anchors are compared deep-equal with
-//    pi's buildSessionContext, estimateContextTokens and the per-anchor estimate. A plugin-mode index fed in
-//    pieces (appendJsonl chunks or appendEntries) must give the same estimates and anchors.
+//    pi's null = setLeaf(null) then no argument, entry ids, unknown ids), contextJson/buildContext, estimate and
+//    anchors are compared deep-equal with pi's buildSessionContext, estimateContextTokens and the per-anchor
+//    estimate. A plugin-mode index fed in pieces (appendJsonl chunks or appendEntries) must give the same
+//    estimates and anchors. Also checked: entryCount, appended, skipped line numbers, leafId() after loading.
 // Any mismatch fails the test; the seed, session index, leaf and first differing JSON path are printed and the
 // session file plus expected/actual land in tests/diff/.out/. Missing pi hosts or an unbuilt pkg/ FAIL (no skip).
 import test from "node:test";
@@ -66,7 +67,21 @@ async function loadPackage() {
   return mod;
 }
 
-const leafArgs = (leaf) => (leaf === "$default" ? [] : [leaf]);
+/**
+ * Runs fn(args) for a manifest leaf with the binding's leaf convention (HACKING.md): "$default" = no argument
+ * (the index's current leaf, the last entry after loading); an id = that id; pi's `null` ("before the first
+ * entry") = setLeaf(null) and the current leaf, restored afterwards.
+ */
+function atLeaf(index, leaf, fn) {
+  if (leaf !== null) return fn(leaf === "$default" ? [] : [leaf]);
+  const saved = index.leafId();
+  index.setLeaf(null);
+  try {
+    return fn([]);
+  } finally {
+    index.setLeaf(saved);
+  }
+}
 const roundTrip = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 const attempt = (fn) => {
   try {
@@ -143,17 +158,20 @@ function wasmSession(api, session) {
       leaves: {},
     };
     for (const leaf of session.leaves) {
-      const a = leafArgs(leaf);
       const key = JSON.stringify(leaf);
+      const f = (fn) => attempt(() => atLeaf(full, leaf, (a) => roundTrip(fn(a))));
+      const p = (fn) => attempt(() => atLeaf(plugin, leaf, (a) => roundTrip(fn(a))));
       res.leaves[key] = {
-        contextJson: attempt(() => roundTrip(JSON.parse(full.contextJson(...a)))),
-        buildContext: leaf === "$default" || session.index % 5 === 0 ? attempt(() => roundTrip(full.buildContext(...a))) : null,
-        estimate: attempt(() => roundTrip(full.estimate(...a))),
-        anchors: attempt(() => roundTrip(full.anchors(...a))),
-        pluginEstimate: attempt(() => roundTrip(plugin.estimate(...a))),
-        pluginAnchors: attempt(() => roundTrip(plugin.anchors(...a))),
+        contextJson: f((a) => JSON.parse(full.contextJson(...a))),
+        buildContext: leaf === "$default" || session.index % 5 === 0 ? f((a) => full.buildContext(...a)) : null,
+        estimate: f((a) => full.estimate(...a)),
+        anchors: f((a) => full.anchors(...a)),
+        pluginEstimate: p((a) => plugin.estimate(...a)),
+        pluginAnchors: p((a) => plugin.anchors(...a)),
       };
     }
+    // An explicit null argument means the current leaf, same as no argument.
+    res.nullArg = attempt(() => JSON.stringify([full.contextJson(null) === full.contextJson(), roundTrip(full.estimate(null)), roundTrip(full.estimate())]));
     return res;
   } finally {
     full.free?.();
@@ -256,6 +274,11 @@ function compareLeg(version, ref, wasm) {
     add(s.index, null, "skipped lines", malformedLines(w.text), (w.report.skipped ?? []).map((x) => x.line));
     add(s.index, null, "leafId()", r.lastEntryId, w.leafId.ok ? w.leafId.value : w.leafId.error);
     if (!w.pluginIngest.ok) add(s.index, null, `plugin ${w.pluginMode}`, "no throw", w.pluginIngest.error);
+    if (w.nullArg.ok) {
+      const [sameContext, estNull, estNone] = JSON.parse(w.nullArg.value);
+      add(s.index, null, "contextJson(null) = contextJson()", true, sameContext);
+      add(s.index, null, "estimate(null) = estimate()", estNone, estNull);
+    } else add(s.index, null, "null leaf argument", "no throw", w.nullArg.error);
     for (const rr of r.results) {
       const wl = w.leaves[JSON.stringify(rr.leaf)];
       const val = (x) => (x.ok ? x.value : `<threw ${x.error}>`);
