@@ -94,7 +94,7 @@ function load(api, file) {
     throw new InputError(`${file}: cannot read: ${err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "is a directory" : err.message}`);
   }
   const index = api.SessionIndex.full();
-  const report = index.appendJsonl(text);
+  const report = index.loadFile(text);
   const skipped = report.skipped ?? [];
   if (!text.trim()) throw new InputError(`${file}:1: empty file, not a pi session`);
   if (index.entryCount === 0 && skipped.length > 0 && !hasHeader(report, skipped, text)) {

@@ -19,27 +19,35 @@ pub fn utf16_len(s: &str) -> usize {
 ///
 /// Object key order does not change the length, so a sorted map is as good as an insertion-ordered one.
 pub fn stringify_len(value: &Value) -> usize {
+    stringify_len_masked(value, None)
+}
+
+/// [`stringify_len`] where every `masked` character stands for an unpaired surrogate, which
+/// `JSON.stringify` writes as a six-character `\uXXXX` escape.
+pub fn stringify_len_masked(value: &Value, masked: Option<char>) -> usize {
+    let quoted = |s: &str| quoted_len(s, masked);
     match value {
         Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
         Value::Number(n) => number_to_js_string(n.as_f64().unwrap_or(f64::NAN)).len(),
-        Value::String(s) => quoted_len(s),
+        Value::String(s) => quoted(s),
         Value::Array(items) => {
-            let inner: usize = items.iter().map(stringify_len).sum();
+            let inner: usize = items.iter().map(|v| stringify_len_masked(v, masked)).sum();
             2 + inner + items.len().saturating_sub(1)
         }
         Value::Object(map) => {
-            let inner: usize = map.iter().map(|(k, v)| quoted_len(k) + 1 + stringify_len(v)).sum();
+            let inner: usize = map.iter().map(|(k, v)| quoted(k) + 1 + stringify_len_masked(v, masked)).sum();
             2 + inner + map.len().saturating_sub(1)
         }
     }
 }
 
 /// Length of a string after `JSON.stringify` quoting and escaping.
-fn quoted_len(s: &str) -> usize {
+fn quoted_len(s: &str, masked: Option<char>) -> usize {
     let mut len = 2;
     for c in s.chars() {
         len += match c {
+            c if Some(c) == masked => 6,
             '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
             c if (c as u32) < 0x20 => 6,
             c => c.len_utf16(),

@@ -255,3 +255,16 @@ fn set_leaf_rejects_unknown_ids() {
     assert_eq!(idx.leaf(), None);
     assert!(idx.path(None).unwrap().is_empty());
 }
+
+#[test]
+fn load_file_follows_pi_when_the_header_is_missing() {
+    let mut idx = SessionIndex::new(Mode::Full);
+    let report = idx.load_file(&format!("\n{}\n", user("u1", None, 1, "hi"))).unwrap();
+    assert_eq!((idx.len(), report.appended), (0, 0));
+    assert!(report.warnings[0].starts_with("line 2: not a pi session header"), "{report:?}");
+    let mut idx = SessionIndex::new(Mode::Full);
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+    let report = idx.load_file(&format!("not json\n{header}\n{}", user("u1", None, 1, "hi"))).unwrap();
+    assert_eq!((idx.len(), report.skipped.len()), (1, 1), "a malformed first line does not count as the header line");
+    assert!(idx.load_file("").is_err(), "only into an empty index");
+}

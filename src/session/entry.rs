@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::js::{date_ms, is_truthy, stringify_len, utf16_len};
+use crate::js::{date_ms, is_truthy, stringify_len_masked, utf16_len};
 use crate::text::{extract_text_content, strip_branch_summary_boilerplate};
 
 /// How many UTF-16 units of preview text an entry keeps: enough for the longest hint (60) plus the
@@ -205,29 +205,46 @@ impl std::fmt::Display for LineProblem {
     }
 }
 
+/// How a line is read: pi's v2→v3 migration, and which character (if any) stands for an unpaired
+/// surrogate escape in this line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOptions {
+    /// Apply pi's v2→v3 migration (`hookMessage` → `custom`).
+    pub legacy_v2: bool,
+    /// The character that replaced unpaired surrogate escapes in this line.
+    pub masked: Option<char>,
+}
+
+/// Parses any JSON text the way `JSON.parse` accepts it, unpaired surrogate escapes included. Rust strings
+/// cannot hold those, so each becomes U+FFFD (or U+0001 when the text already holds a U+FFFD): one UTF-16
+/// unit like the surrogate, and the returned character lets `JSON.stringify` lengths count it as six.
+pub fn parse_json(text: &str) -> Result<(Value, Option<char>), LineProblem> {
+    match serde_json::from_str(text) {
+        Ok(v) => Ok((v, None)),
+        Err(e) => {
+            let mask = if text.contains('\u{fffd}') || text.to_ascii_lowercase().contains("\\ufffd") { '\u{1}' } else { '\u{fffd}' };
+            match mask_lone_surrogates(text, mask) {
+                Some(masked) => serde_json::from_str(&masked).map(|v| (v, Some(mask))),
+                None => Err(e),
+            }
+            .map_err(|e| LineProblem::Malformed(e.to_string()))
+        }
+    }
+}
+
 /// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration
 /// (`hookMessage` → `custom`).
 pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
-    let value: Value = match serde_json::from_str(line) {
-        Ok(v) => v,
-        // JSON.parse accepts unpaired surrogate escapes (pi writes them when it cuts text inside an
-        // emoji); serde_json does not. Retry with each one masked by a character that has the same
-        // UTF-16 length (1) and the same `JSON.stringify` length (6: `\u0001`), so counts stay exact.
-        Err(e) => match mask_lone_surrogates(line) {
-            Some(masked) => serde_json::from_str(&masked),
-            None => Err(e),
-        }
-        .map_err(|e| LineProblem::Malformed(e.to_string()))?,
-    };
+    let (value, masked) = parse_json(line)?;
     let Value::Object(obj) = value else {
         return Err(LineProblem::NotAnObject);
     };
-    from_object(&obj, legacy_v2)
+    from_object(&obj, ReadOptions { legacy_v2, masked })
 }
 
-/// Rewrites `\uD800`–`\uDFFF` escapes that are not part of a valid pair into `\u0001`, inside JSON
-/// strings only. `None` when there is none (so the original error stands).
-fn mask_lone_surrogates(line: &str) -> Option<String> {
+/// Rewrites `\uD800`–`\uDFFF` escapes that are not part of a valid pair into the escape of `mask`,
+/// inside JSON strings only. `None` when there is none (so the original error stands).
+fn mask_lone_surrogates(line: &str, mask: char) -> Option<String> {
     fn hex_at(b: &[u8], at: usize) -> Option<u16> {
         let digits = b.get(at..at + 4)?;
         u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
@@ -252,7 +269,7 @@ fn mask_lone_surrogates(line: &str) -> Option<String> {
                         }
                         if (0xD800..0xE000).contains(&unit) {
                             out.push_str(&line[last..i]);
-                            out.push_str("\\u0001");
+                            out.push_str(if mask == '\u{1}' { "\\u0001" } else { "\\ufffd" });
                             i += 6;
                             last = i;
                             changed = true;
@@ -272,7 +289,7 @@ fn mask_lone_surrogates(line: &str) -> Option<String> {
 }
 
 /// Builds a header or an entry from a parsed JSON object.
-pub fn from_object(obj: &Map<String, Value>, legacy_v2: bool) -> Result<Line, LineProblem> {
+pub fn from_object(obj: &Map<String, Value>, read: ReadOptions) -> Result<Line, LineProblem> {
     let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
     if ty == "session" {
         return Ok(Line::Header(Header {
@@ -298,7 +315,7 @@ pub fn from_object(obj: &Map<String, Value>, legacy_v2: bool) -> Result<Line, Li
         "message" => {
             let empty = Map::new();
             let msg = obj.get("message").and_then(Value::as_object).unwrap_or(&empty);
-            fill_message(&mut entry, msg, legacy_v2);
+            fill_message(&mut entry, msg, read);
         }
         "custom_message" => {
             entry.kind = EntryKind::CustomMessage;
@@ -339,7 +356,7 @@ fn str_field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     obj.get(key).and_then(Value::as_str)
 }
 
-fn fill_message(entry: &mut Entry, msg: &Map<String, Value>, legacy_v2: bool) {
+fn fill_message(entry: &mut Entry, msg: &Map<String, Value>, read: ReadOptions) {
     let role_name = str_field(msg, "role").unwrap_or("");
     let content = msg.get("content");
     let role = match role_name {
@@ -349,7 +366,7 @@ fn fill_message(entry: &mut Entry, msg: &Map<String, Value>, legacy_v2: bool) {
             Role::User
         }
         "assistant" => {
-            let (tokens, info) = assistant_facts(msg);
+            let (tokens, info) = assistant_facts(msg, read.masked);
             entry.tokens = tokens;
             entry.usage = assistant_usage(msg);
             entry.hint = hint_of(&extract_text_content(content));
@@ -363,7 +380,7 @@ fn fill_message(entry: &mut Entry, msg: &Map<String, Value>, legacy_v2: bool) {
             entry.tokens = content_tokens(content, true);
             Role::Custom
         }
-        "hookMessage" if legacy_v2 => {
+        "hookMessage" if read.legacy_v2 => {
             entry.tokens = content_tokens(content, true);
             Role::Custom
         }
@@ -416,7 +433,7 @@ fn content_tokens(content: Option<&Value>, images_count: bool) -> f64 {
     ceil_quarter(chars)
 }
 
-fn assistant_facts(msg: &Map<String, Value>) -> (f64, AssistantInfo) {
+fn assistant_facts(msg: &Map<String, Value>, masked: Option<char>) -> (f64, AssistantInfo) {
     let mut chars = 0;
     let mut info = AssistantInfo {
         stop_reason: str_field(msg, "stopReason").map(Box::from),
@@ -431,7 +448,7 @@ fn assistant_facts(msg: &Map<String, Value>) -> (f64, AssistantInfo) {
                 Some("toolCall") => {
                     let name = field("name").unwrap_or("");
                     // `JSON.stringify(undefined)` is undefined; pi's safe variant prints "undefined".
-                    let args = block.get("arguments").map_or(9, stringify_len);
+                    let args = block.get("arguments").map_or(9, |a| stringify_len_masked(a, masked));
                     chars += utf16_len(name) + args;
                     info.tool_calls.push((field("id").unwrap_or("").into(), name.into()));
                 }
@@ -547,7 +564,15 @@ mod tests {
             r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"assistant","content":[{"type":"text","text":"ab\ud83d"},{"type":"toolCall","id":"c","name":"t","arguments":"\ude00"}]}}"#,
         );
         assert_eq!(e.tokens, ((3 + 1 + 8) as f64 / 4.0).ceil());
-        assert!(mask_lone_surrogates(r#"{"a":"\ud83d\ude00","b":"\\ud800"}"#).is_none(), "pairs and escaped backslashes stay");
+        assert!(mask_lone_surrogates(r#"{"a":"\ud83d\ude00","b":"\\ud800"}"#, '\u{fffd}').is_none(), "pairs and escaped backslashes stay");
+        // Strings leave the core well-formed: the surrogate shows as U+FFFD.
+        let l = entry(r#"{"type":"label","id":"l","parentId":null,"timestamp":"x","targetId":"a","label":"half \ud83d"}"#);
+        assert_eq!(l.kind, EntryKind::Label { target: "a".into(), label: Some("half \u{fffd}".into()) });
+        // A line that already holds U+FFFD masks with U+0001 instead, so its own U+FFFD counts as one char.
+        let e = entry(
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"t","arguments":"\ufffd\ud800"}]}}"#,
+        );
+        assert_eq!(e.tokens, ((1 + 2 + 1 + 6) as f64 / 4.0).ceil());
     }
 
     #[test]

@@ -140,6 +140,33 @@ impl SessionIndex {
         report
     }
 
+    /// Loads a whole session file into an empty index with pi's file rule: when the first line that parses
+    /// as JSON is not a `session` header with a string id, pi loads the file as empty — so does this, with a
+    /// warning saying why. Otherwise the same as [`Self::append_jsonl`].
+    pub fn load_file(&mut self, text: &str) -> Result<IngestReport, SessionError> {
+        if !self.is_empty() || self.header.is_some() {
+            return Err(SessionError::InvalidArgument("load_file needs an empty index".into()));
+        }
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let first = text
+            .split('\n')
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .find_map(|(i, l)| super::entry::parse_json(l.trim()).ok().map(|(v, _)| (i + 1, v)));
+        if let Some((line, value)) = first {
+            let is_header = value.get("type").and_then(serde_json::Value::as_str) == Some("session")
+                && value.get("id").is_some_and(serde_json::Value::is_string);
+            if !is_header {
+                let mut report = IngestReport::default();
+                report.warnings.push(format!(
+                    "line {line}: not a pi session header (type \"session\" with a string id); pi loads this file as empty"
+                ));
+                return Ok(report);
+            }
+        }
+        Ok(self.append_jsonl(text))
+    }
+
     /// Feeds entries given one JSON text each (e.g. objects the host holds, stringified); an `Err` item
     /// is an entry the caller could not serialise, reported as skipped with its reason. Positions in the
     /// report are 1-based within this batch.

@@ -56,6 +56,13 @@ impl SessionIndex {
         to_js(&ReportDto::from(self.inner.append_jsonl(text)))
     }
 
+    /// Loads a whole session file into this (empty) index with pi's rule: a file whose first JSON line is
+    /// not a `session` header loads as empty (the report's warning says so). Bad lines are skipped and reported.
+    #[wasm_bindgen(js_name = loadFile, unchecked_return_type = "IngestReport")]
+    pub fn load_file(&mut self, text: &str) -> Result<JsValue, JsValue> {
+        to_js(&ReportDto::from(self.inner.load_file(text).map_err(js_error)?))
+    }
+
     /// Feeds entries the host holds as objects (e.g. the new items of `sm.getEntries()`).
     #[wasm_bindgen(js_name = appendEntries, unchecked_return_type = "IngestReport")]
     pub fn append_entries(&mut self, #[wasm_bindgen(unchecked_param_type = "object[]")] entries: Array) -> Result<JsValue, JsValue> {

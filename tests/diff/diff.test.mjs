@@ -283,12 +283,14 @@ function compareLeg(version, ref, wasm) {
       const wl = w.leaves[JSON.stringify(rr.leaf)];
       const val = (x) => (x.ok ? x.value : `<threw ${x.error}>`);
       const anchorsOf = (list) => (Array.isArray(list) ? list.map(({ name, entryId, tokens }) => ({ name, entryId, tokens })) : list);
+      // Strings leave the core well-formed: an unpaired surrogate in a label reads as U+FFFD (counts stay exact).
+      const piAnchors = rr.anchors.map((a) => ({ ...a, name: a.name.toWellFormed() }));
       add(s.index, rr.leaf, "contextJson", rr.context, val(wl.contextJson));
       if (wl.buildContext) add(s.index, rr.leaf, "buildContext", rr.context, val(wl.buildContext));
       add(s.index, rr.leaf, "estimate", rr.estimate, val(wl.estimate));
-      add(s.index, rr.leaf, "anchors", rr.anchors, anchorsOf(val(wl.anchors)));
+      add(s.index, rr.leaf, "anchors", piAnchors, anchorsOf(val(wl.anchors)));
       add(s.index, rr.leaf, `plugin estimate (${w.pluginMode})`, rr.estimate, val(wl.pluginEstimate));
-      add(s.index, rr.leaf, `plugin anchors (${w.pluginMode})`, rr.anchors, anchorsOf(val(wl.pluginAnchors)));
+      add(s.index, rr.leaf, `plugin anchors (${w.pluginMode})`, piAnchors, anchorsOf(val(wl.pluginAnchors)));
       if (wl.anchors.ok && Array.isArray(wl.anchors.value)) {
         for (const a of wl.anchors.value) {
           if (!(a.hint === null || typeof a.hint === "string")) add(s.index, rr.leaf, "anchor hint type", "string|null", a.hint);
