@@ -26,7 +26,10 @@ test("bun: ingest, leaf, estimates, error codes", async () => {
     expect(idx.leafId()).toBe("a0000003");
     expect(pickEstimate(idx.estimate())).toEqual(expected.current);
     expect(pickEstimate(idx.estimate("a0000001"))).toEqual(expected.a0000001);
-    expect(pickEstimate(idx.estimate(null))).toEqual(expected.none);
+    expect(pickEstimate(idx.estimate(null))).toEqual(expected.current);
+    idx.setLeaf(null); // before the first entry
+    expect(pickEstimate(idx.estimate())).toEqual(expected.none);
+    idx.setLeaf(idx.path("a0000003").at(-1));
     expect(codeOf(() => idx.setLeaf("nope0000"))).toBe("UnknownEntry");
   } finally {
     idx.free();
