@@ -268,3 +268,22 @@ fn load_file_follows_pi_when_the_header_is_missing() {
     assert_eq!((idx.len(), report.skipped.len()), (1, 1), "a malformed first line does not count as the header line");
     assert!(idx.load_file("").is_err(), "only into an empty index");
 }
+
+#[test]
+fn search_finds_text_not_ids_and_path_estimates_follow_the_path() {
+    let mut idx = index(&[
+        user("u1", None, 1, "Find the NEEDLE here"),
+        assistant("a1", "u1", 2, "quote \"x\" done", 50),
+        user("u2", Some("a1"), 3, "caf\u{e9} line"),
+    ]);
+    let hits = |idx: &SessionIndex, q: &str| ids(idx, &idx.search(q, 10).unwrap());
+    assert_eq!(hits(&idx, "needle"), ["u1"]);
+    assert_eq!(hits(&idx, "\"x\""), ["a1"]);
+    assert_eq!(hits(&idx, "café"), ["u2"]);
+    assert!(hits(&idx, "u1").is_empty(), "ids are not text");
+    assert!(hits(&idx, "").is_empty());
+    let (path, est) = idx.path_estimates(Leaf::Current).unwrap();
+    assert_eq!(ids(&idx, &path), ["u1", "a1", "u2"]);
+    let tokens: Vec<f64> = est.iter().map(|e| e.tokens).collect();
+    assert_eq!(tokens, [5.0, 50.0, 53.0]);
+}

@@ -225,3 +225,80 @@ fn push_children(stack: &mut Vec<(Slot, String, String)>, kids: &[Slot], prefix:
         stack.push((kid, format!("{prefix}{branch}"), format!("{prefix}{cont}")));
     }
 }
+
+impl SessionIndex {
+    /// The estimate at every entry of the path to `leaf` (root first), for plotting context over time.
+    pub fn path_estimates(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Slot>, Vec<Estimate>), SessionError> {
+        let slot = self.resolve_leaf(leaf);
+        let path = self.path(slot)?;
+        let estimates = cumulative(self, &path);
+        Ok((path, estimates))
+    }
+
+    /// Entries whose text (message text, thinking, tool calls and results, summaries, custom content,
+    /// labels) contains `query`, ignoring ASCII case; at most `limit`, in file order. Needs a full index.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<Slot>, SessionError> {
+        if self.mode() != super::Mode::Full {
+            return Err(SessionError::NeedsFullMode);
+        }
+        let needle = query.to_ascii_lowercase();
+        if needle.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Cheap pre-filter on the stored JSON text: a hit needs the query's JSON-escaped spelling (or, for
+        // text written with \u escapes, at least its first ASCII letter) somewhere in the line.
+        let escaped = serde_json::to_string(&needle).unwrap_or_default();
+        let escaped = escaped.trim_matches('"').to_string();
+        let mut out = Vec::new();
+        for slot in 0..self.len() as Slot {
+            if out.len() >= limit {
+                break;
+            }
+            let Some(raw) = self.raw(slot) else { continue };
+            if !contains_ignore_ascii_case(raw, &escaped) && !raw.contains("\\u") {
+                continue;
+            }
+            let Ok((value, _)) = super::entry::parse_json(raw) else { continue };
+            let mut texts = Vec::new();
+            collect_text(&value, &mut texts);
+            if texts.iter().any(|t| contains_ignore_ascii_case(t, &needle)) {
+                out.push(slot);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Gathers the human-readable strings of an entry: every string value except ids, types, roles and
+/// timestamps (which would make every search hit everything).
+fn collect_text<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    use serde_json::Value;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Array(items) => stack.extend(items.iter()),
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let skip = matches!(
+                        k.as_str(),
+                        "id" | "parentId" | "type" | "role" | "timestamp" | "toolCallId" | "api" | "provider" | "model"
+                            | "stopReason" | "data" | "mimeType" | "signature" | "thinkingSignature"
+                    );
+                    if !skip || !v.is_string() {
+                        stack.push(v);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn contains_ignore_ascii_case(hay: &str, needle_lower: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle_lower.as_bytes());
+    if n.len() > h.len() {
+        return false;
+    }
+    h.windows(n.len()).any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
+}

@@ -164,6 +164,29 @@ impl SessionIndex {
         to_js(&dtos)
     }
 
+    /// The estimate at every entry of the path (root first), aligned with `path(leafId)`: for plotting.
+    #[wasm_bindgen(js_name = pathEstimates)]
+    pub fn path_estimates(&mut self, leaf_id: Option<String>) -> Result<Vec<f64>, JsValue> {
+        let (_, estimates) = self.inner.path_estimates(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
+        Ok(estimates.into_iter().map(|e| e.tokens).collect())
+    }
+
+    /// Ids of entries whose text contains `query` (ASCII case ignored), at most `limit`, in file order
+    /// (full mode).
+    pub fn search(&self, query: &str, limit: u32) -> Result<Vec<String>, JsValue> {
+        let slots = self.inner.search(query, limit as usize).map_err(js_error)?;
+        Ok(slots.into_iter().map(|s| self.inner.id_of(s).to_string()).collect())
+    }
+
+    /// The entry's JSON text as it was fed (full mode), or `null` for an unknown id.
+    #[wasm_bindgen(js_name = entryJson, unchecked_return_type = "string | null")]
+    pub fn entry_json(&self, id: &str) -> Result<JsValue, JsValue> {
+        if self.inner.mode() != session::Mode::Full {
+            return Err(js_error(crate::SessionError::NeedsFullMode));
+        }
+        Ok(nullable(self.inner.slot_of(id).and_then(|s| self.inner.raw(s))))
+    }
+
     /// The tree in display order, one row per entry.
     #[wasm_bindgen(js_name = treeRows, unchecked_return_type = "TreeRow[]")]
     pub fn tree_rows(&mut self) -> Result<JsValue, JsValue> {
