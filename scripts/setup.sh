@@ -7,11 +7,14 @@
 #   - wasm-pack 0.15.1 (from crates.io; the npm package downloads from GitHub and fails) -> ~/.cargo/bin
 #   - npm devDependencies (binaryen 132 = wasm-opt, typescript)   -> ./node_modules
 #   - Bun 1.4.5 from npm                                          -> $PTN_CACHE/bun
+#   - Debian's chromium (apt-get, only when /usr/bin/chromium is missing; for tests/browser, driven by the
+#     playwright-core devDependency)
 #
 # Everything except node_modules lives outside the repo. Env knobs:
 #   PTN_CACHE         default ${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator
 #   TOOLS_TARGET_DIR  cargo target dir for the tool installs (default ~/.cache/wasm-tools-target)
 #   WITH_BUN=0        skip Bun
+#   WITH_BROWSER=0    skip Chromium (tests/browser then fail with a message saying so)
 # Never installs Debian's binaryen (wasm-opt 108 breaks wasm-pack builds).
 set -euo pipefail
 
@@ -22,6 +25,8 @@ PTN_CACHE=${PTN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator}
 WASM_PACK_VERSION=0.15.1
 BUN_VERSION=1.4.5
 WITH_BUN=${WITH_BUN:-1}
+WITH_BROWSER=${WITH_BROWSER:-1}
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 BIN=${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin
 export PATH="$BIN:$PATH"
 
@@ -110,5 +115,20 @@ if [ "$WITH_BUN" = 1 ]; then
   fi
 fi
 
-step "$(rustc -V) | $(wasm-bindgen --version) | $(wasm-pack --version) | node $(node -v) | wasm-opt $(node_modules/.bin/wasm-opt --version 2>/dev/null | awk '{print $3}') | bun $([ -x "$BUN" ] && "$BUN" --version || echo skipped)"
+# --- Chromium (Debian package; toolchain.md §6) -----------------------------------------------------
+if [ "$WITH_BROWSER" = 1 ]; then
+  if [ -x "$CHROMIUM" ]; then
+    step "chromium present ($CHROMIUM)"
+  else
+    SUDO=""
+    [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && SUDO="sudo -n"; } \
+      || fail "$CHROMIUM missing and not root (install Debian's chromium, or WITH_BROWSER=0 to skip)"
+    command -v apt-get >/dev/null || fail "$CHROMIUM missing and no apt-get (install Chromium, or WITH_BROWSER=0)"
+    timed $SUDO apt-get update -qq || fail "apt-get update failed"
+    timed env DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium || fail "apt-get install chromium failed"
+    [ -x "$CHROMIUM" ] || fail "chromium installed but $CHROMIUM is missing"
+  fi
+fi
+
+step "$(rustc -V) | $(wasm-bindgen --version) | $(wasm-pack --version) | node $(node -v) | wasm-opt $(node_modules/.bin/wasm-opt --version 2>/dev/null | awk '{print $3}') | bun $([ -x "$BUN" ] && "$BUN" --version || echo skipped) | chromium $([ -x "$CHROMIUM" ] && "$CHROMIUM" --version 2>/dev/null | awk '{print $2}' || echo skipped)"
 step "toolchain ready in $((SECONDS - T0))s"
