@@ -176,7 +176,7 @@ impl Entry {
 }
 
 /// What one parsed JSONL line turned out to be.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Line {
     /// The session header.
     Header(Header),
@@ -235,6 +235,15 @@ pub fn parse_json(text: &str) -> Result<(Value, Option<char>), LineProblem> {
 /// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration
 /// (`hookMessage` → `custom`).
 pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
+    if let Some(line) = super::fast::parse_line_fast(line, legacy_v2) {
+        return Ok(line);
+    }
+    parse_line_general(line, legacy_v2)
+}
+
+/// [`parse_line`] without the fast path: builds the whole JSON tree. Exact for any line `JSON.parse`
+/// accepts; the fast path must agree with it wherever it answers.
+pub fn parse_line_general(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
     let (value, masked) = parse_json(line)?;
     let Value::Object(obj) = value else {
         return Err(LineProblem::NotAnObject);
@@ -403,7 +412,7 @@ fn fill_message(entry: &mut Entry, msg: &Map<String, Value>, read: ReadOptions) 
     entry.kind = EntryKind::Message(role);
 }
 
-fn ceil_quarter(chars: usize) -> f64 {
+pub(super) fn ceil_quarter(chars: usize) -> f64 {
     chars.div_ceil(4) as f64
 }
 
@@ -465,23 +474,28 @@ fn assistant_facts(msg: &Map<String, Value>, masked: Option<char>) -> (f64, Assi
 /// The usage pi's `estimateContextTokens` would anchor on: an assistant that has a truthy `usage` and
 /// did not stop with `aborted` or `error`. Missing counters read as 0 (pi would produce NaN).
 fn assistant_usage(msg: &Map<String, Value>) -> Option<f64> {
-    let stop = str_field(msg, "stopReason");
-    if matches!(stop, Some("aborted" | "error")) || !is_truthy(msg.get("usage")) {
+    let usage = msg.get("usage");
+    let num = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
+    assistant_usage_from(
+        str_field(msg, "stopReason"),
+        is_truthy(usage),
+        [num("totalTokens"), num("input"), num("output"), num("cacheRead"), num("cacheWrite")],
+    )
+}
+
+/// `calculateContextTokens` for a usable usage: `totalTokens || input + output + cacheRead + cacheWrite`.
+/// `counts` are `[totalTokens, input, output, cacheRead, cacheWrite]`.
+pub(super) fn assistant_usage_from(stop_reason: Option<&str>, usage_truthy: bool, counts: [f64; 5]) -> Option<f64> {
+    if matches!(stop_reason, Some("aborted" | "error")) || !usage_truthy {
         return None;
     }
-    let usage = msg.get("usage")?;
-    let num = |k: &str| usage.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-    let total = num("totalTokens");
-    Some(if total != 0.0 && !total.is_nan() {
-        total
-    } else {
-        num("input") + num("output") + num("cacheRead") + num("cacheWrite")
-    })
+    let [total, input, output, cache_read, cache_write] = counts;
+    Some(if total != 0.0 && !total.is_nan() { total } else { input + output + cache_read + cache_write })
 }
 
 /// Collapses whitespace and keeps the first [`HINT_KEEP`] UTF-16 units (plus one char to mark that
 /// the text went on).
-fn hint_of(text: &str) -> Option<Box<str>> {
+pub(super) fn hint_of(text: &str) -> Option<Box<str>> {
     let mut out = String::new();
     let mut units = 0;
     let mut pending_space = false;

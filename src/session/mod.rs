@@ -2,6 +2,7 @@
 
 mod context;
 pub mod entry;
+mod fast;
 mod index;
 mod tokens;
 mod view;
