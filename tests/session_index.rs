@@ -287,3 +287,44 @@ fn search_finds_text_not_ids_and_path_estimates_follow_the_path() {
     let tokens: Vec<f64> = est.iter().map(|e| e.tokens).collect();
     assert_eq!(tokens, [5.0, 50.0, 53.0]);
 }
+
+#[test]
+fn tree_rows_know_their_subtree_and_filters_follow_pi() {
+    let tool_only = serde_json::json!({"type":"message","id":"a0","parentId":"u1","timestamp":ts(2),
+        "message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"bash","arguments":{}}],"stopReason":"toolUse"}})
+    .to_string();
+    let mut idx = index(&[
+        user("u1", None, 1, "hi"),
+        tool_only,
+        label("l1", "a0", 3, "u1", Some("anchor:x")),
+        user("u2", Some("u1"), 4, "branch two"),
+    ]);
+    let rows = idx.tree_rows().unwrap();
+    let order: Vec<&str> = rows.iter().map(|r| idx.id_of(r.slot)).collect();
+    assert_eq!(order, ["u1", "a0", "l1", "u2"]);
+    let ends: Vec<u32> = rows.iter().map(|r| r.end).collect();
+    assert_eq!(ends, [4, 3, 3, 4]);
+    use pi_tree_navigator::session::TreeFilter;
+    let shown = |idx: &mut SessionIndex, f| idx.tree_filter(f).unwrap();
+    assert_eq!(shown(&mut idx, TreeFilter::Default), [0, 3], "tool-only assistant and label hidden");
+    assert_eq!(shown(&mut idx, TreeFilter::All), [0, 2, 3], "the tool-only assistant is hidden in every mode");
+    assert_eq!(shown(&mut idx, TreeFilter::LabeledOnly), [0]);
+    assert_eq!(shown(&mut idx, TreeFilter::UserOnly), [0, 3]);
+}
+
+#[test]
+fn context_view_lists_what_the_model_reads() {
+    let summary = serde_json::json!({"type":"branch_summary","id":"b1","parentId":"a1","timestamp":ts(3),"summary":"did things","fromId":"a1"}).to_string();
+    let mut idx = index(&[user("u1", None, 1, "hi"), assistant("a1", "u1", 2, "hello", 9), summary]);
+    let (total, view) = idx.context_view(Leaf::Current, 0, usize::MAX).unwrap();
+    assert_eq!(total, 3);
+    let roles: Vec<(&str, &str)> = view.iter().map(|m| (m.role, m.stored_role.as_str())).collect();
+    assert_eq!(roles, [("user", "user"), ("assistant", "assistant"), ("user", "branchSummary")]);
+    use pi_tree_navigator::session::{Part, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
+    assert_eq!(
+        view[2].parts,
+        [Part::Wrapper(BRANCH_SUMMARY_PREFIX.into()), Part::Text("did things".into()), Part::Wrapper(BRANCH_SUMMARY_SUFFIX.into())]
+    );
+    let (total, page) = idx.context_view(Leaf::Current, 1, 2).unwrap();
+    assert_eq!((total, page.len(), page[0].role), (3, 1, "assistant"));
+}

@@ -15,71 +15,88 @@ use super::index::{Leaf, Mode, SessionIndex, Slot};
 use crate::error::SessionError;
 use crate::js::{date_ms, number_to_js_string};
 
-type Fields<'a> = HashMap<String, &'a RawValue>;
+pub(super) type Fields<'a> = HashMap<String, &'a RawValue>;
+
+/// Where one message of a built context comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The summary of this compaction entry (always the first message when present).
+    CompactionSummary(Slot),
+    /// This entry's message (a `message`, `custom_message` or non-empty `branch_summary`).
+    Entry(Slot),
+}
 
 impl SessionIndex {
+    /// The messages pi's `buildSessionContext` would produce for `leaf`, as their sources, in order:
+    /// with a compaction on the path, its summary, then the kept entries from `firstKeptEntryId`, then
+    /// everything after it. Works in both modes.
+    pub fn context_sources(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Slot>, Vec<Source>), SessionError> {
+        let slot = self.resolve_leaf(leaf);
+        let path = self.path(slot)?;
+        let compaction = path.iter().rposition(|&s| matches!(self.entry(s).kind, EntryKind::Compaction { .. }));
+        let mut sources = Vec::new();
+        let emits = |idx: &Self, s: Slot| idx.entry(s).emits_message();
+        let range = match compaction {
+            Some(ci) => {
+                let c = path[ci];
+                sources.push(Source::CompactionSummary(c));
+                if let EntryKind::Compaction { first_kept: Some(first) } = &self.entry(c).kind {
+                    if let Some(start) = path[..ci].iter().position(|&s| *self.id_of(s) == **first) {
+                        sources.extend(path[start..ci].iter().filter(|&&s| emits(self, s)).map(|&s| Source::Entry(s)));
+                    }
+                }
+                ci + 1..path.len()
+            }
+            None => 0..path.len(),
+        };
+        sources.extend(path[range].iter().filter(|&&s| emits(self, s)).map(|&s| Source::Entry(s)));
+        Ok((path, sources))
+    }
+
     /// The context pi would build with `leaf` as leaf, as one JSON object
     /// `{"messages":[…],"thinkingLevel":…,"model":…}`. Needs a full-mode index.
     pub fn context_json(&mut self, leaf: Leaf<'_>) -> Result<String, SessionError> {
         if self.mode() != Mode::Full {
             return Err(SessionError::NeedsFullMode);
         }
-        let slot = self.resolve_leaf(leaf);
-        let path = self.path(slot)?;
+        let (path, sources) = self.context_sources(leaf)?;
         if path.is_empty() {
             return Ok(r#"{"messages":[],"thinkingLevel":"off","model":null}"#.into());
         }
+        // Only the last thinking-level change and the last model source on the path matter.
         let mut thinking = String::from(r#""off""#);
         let mut thinking_set = true;
-        let mut model = String::from("null");
-        let mut compaction: Option<usize> = None;
-        for (i, &s) in path.iter().enumerate() {
-            match &self.entry(s).kind {
-                EntryKind::ThinkingLevelChange => {
-                    let f = self.fields(s)?;
-                    thinking_set = f.contains_key("thinkingLevel");
-                    thinking = f.get("thinkingLevel").map(|v| v.get().to_string()).unwrap_or_default();
-                }
-                EntryKind::ModelChange => {
-                    let f = self.fields(s)?;
-                    model = object(&[("provider", f.get("provider").copied()), ("modelId", f.get("modelId").copied())]);
-                }
-                EntryKind::Message(Role::Assistant(_)) => {
-                    let f = self.fields(s)?;
-                    let msg: Fields<'_> = f.get("message").map_or(Ok(HashMap::new()), |m| parse_fields(m.get()))?;
-                    model = object(&[("provider", msg.get("provider").copied()), ("modelId", msg.get("model").copied())]);
-                }
-                EntryKind::Compaction { .. } => compaction = Some(i),
-                _ => {}
-            }
+        if let Some(&s) = path.iter().rev().find(|&&s| self.entry(s).kind == EntryKind::ThinkingLevelChange) {
+            let f = self.fields(s)?;
+            thinking_set = f.contains_key("thinkingLevel");
+            thinking = f.get("thinkingLevel").map(|v| v.get().to_string()).unwrap_or_default();
         }
-        let mut messages: Vec<String> = Vec::new();
-        if let Some(ci) = compaction {
-            let c = path[ci];
-            let f = self.fields(c)?;
-            messages.push(object(&[
-                ("role", Some(raw(r#""compactionSummary""#))),
-                ("summary", f.get("summary").copied()),
-                ("tokensBefore", f.get("tokensBefore").copied()),
-                ("timestamp", Some(&*timestamp_raw(f.get("timestamp").copied()))),
-            ]));
-            let first_kept = match &self.entry(c).kind {
-                EntryKind::Compaction { first_kept } => first_kept.clone(),
-                _ => None,
+        let mut model = String::from("null");
+        let model_source = path.iter().rev().find(|&&s| {
+            matches!(self.entry(s).kind, EntryKind::ModelChange | EntryKind::Message(Role::Assistant(_)))
+        });
+        if let Some(&s) = model_source {
+            let f = self.fields(s)?;
+            model = if self.entry(s).kind == EntryKind::ModelChange {
+                object(&[("provider", f.get("provider").copied()), ("modelId", f.get("modelId").copied())])
+            } else {
+                let msg: Fields<'_> = f.get("message").map_or(Ok(HashMap::new()), |m| parse_fields(m.get()))?;
+                object(&[("provider", msg.get("provider").copied()), ("modelId", msg.get("model").copied())])
             };
-            if let Some(first) = first_kept {
-                if let Some(start) = path[..ci].iter().position(|&s| *self.id_of(s) == *first) {
-                    for &s in &path[start..ci] {
-                        self.push_message(s, &mut messages)?;
-                    }
+        }
+        let mut messages: Vec<String> = Vec::with_capacity(sources.len());
+        for source in sources {
+            match source {
+                Source::CompactionSummary(c) => {
+                    let f = self.fields(c)?;
+                    messages.push(object(&[
+                        ("role", Some(raw(r#""compactionSummary""#))),
+                        ("summary", f.get("summary").copied()),
+                        ("tokensBefore", f.get("tokensBefore").copied()),
+                        ("timestamp", Some(&*timestamp_raw(f.get("timestamp").copied()))),
+                    ]));
                 }
-            }
-            for &s in &path[ci + 1..] {
-                self.push_message(s, &mut messages)?;
-            }
-        } else {
-            for &s in &path {
-                self.push_message(s, &mut messages)?;
+                Source::Entry(s) => self.push_message(s, &mut messages)?,
             }
         }
         let mut out = String::with_capacity(messages.iter().map(String::len).sum::<usize>() + 64);
@@ -94,7 +111,7 @@ impl SessionIndex {
     }
 
     /// The entry's top-level fields as raw JSON values (later duplicates win, as with `JSON.parse`).
-    fn fields(&self, slot: Slot) -> Result<Fields<'_>, SessionError> {
+    pub(super) fn fields(&self, slot: Slot) -> Result<Fields<'_>, SessionError> {
         parse_fields(self.raw(slot).ok_or(SessionError::NeedsFullMode)?)
     }
 

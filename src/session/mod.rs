@@ -4,10 +4,13 @@ mod context;
 pub mod entry;
 mod fast;
 mod index;
+mod llm_view;
 mod tokens;
 mod view;
 
 pub use entry::{AssistantInfo, Entry, EntryKind, Header, Role};
 pub use index::{IngestReport, Leaf, Mode, SessionIndex, Skipped, Slot};
 pub use tokens::{cumulative, Estimate};
-pub use view::{Anchor, Stats, TreeRow, LIST_HINT_MAX};
+pub use view::{Anchor, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};
+pub use context::Source;
+pub use llm_view::{source_slot, Part, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX};

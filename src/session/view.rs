@@ -43,6 +43,37 @@ pub struct TreeRow {
     pub leaf: bool,
     /// The entry's current label.
     pub label: Option<String>,
+    /// Index one past this row's last descendant (rows `i+1..end` are its subtree): for folding.
+    pub end: u32,
+}
+
+/// pi's `/tree` filter modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeFilter {
+    /// Everything but bookkeeping entries (labels, custom, model/thinking changes, session info).
+    Default,
+    /// The default view without tool results.
+    NoTools,
+    /// User messages only.
+    UserOnly,
+    /// Labelled entries only.
+    LabeledOnly,
+    /// Everything.
+    All,
+}
+
+impl TreeFilter {
+    /// Parses `default`, `no-tools`, `user-only`, `labeled-only`, `all`.
+    pub fn parse(mode: &str) -> Option<TreeFilter> {
+        Some(match mode {
+            "default" => TreeFilter::Default,
+            "no-tools" => TreeFilter::NoTools,
+            "user-only" => TreeFilter::UserOnly,
+            "labeled-only" => TreeFilter::LabeledOnly,
+            "all" => TreeFilter::All,
+            _ => return None,
+        })
+    }
 }
 
 /// Summary numbers for a session.
@@ -113,9 +144,64 @@ impl SessionIndex {
                 active: active[slot as usize],
                 leaf: Some(slot) == leaf,
                 label: self.label_of(self.id_of(slot)).map(String::from),
+                end: 0,
             });
         }
+        // Subtree extents: in pre-order a subtree is contiguous, so its end is its row plus its size.
+        let mut row_of = vec![u32::MAX; self.len()];
+        for (i, r) in rows.iter().enumerate() {
+            row_of[r.slot as usize] = i as u32;
+        }
+        let mut size = vec![1u32; rows.len()];
+        for i in (0..rows.len()).rev() {
+            if let Some(p) = self.parent_of(rows[i].slot) {
+                let pi = row_of[p as usize];
+                if pi != u32::MAX {
+                    size[pi as usize] += size[i];
+                }
+            }
+        }
+        for (i, r) in rows.iter_mut().enumerate() {
+            r.end = i as u32 + size[i];
+        }
         Ok(rows)
+    }
+
+    /// Positions (in [`Self::tree_rows`] order) of the rows pi 0.75's `/tree` shows with `filter`, before
+    /// search and folding. In every mode an assistant message with no text is hidden unless it stopped
+    /// with something other than `stop`/`toolUse`, or is the current leaf.
+    pub fn tree_filter(&mut self, filter: TreeFilter) -> Result<Vec<u32>, SessionError> {
+        let rows = self.tree_rows()?;
+        let leaf = self.leaf();
+        let mut out = Vec::new();
+        for (i, row) in rows.iter().enumerate() {
+            let entry = self.entry(row.slot);
+            if let Some(info) = entry.assistant() {
+                let odd_stop = info.stop_reason.as_deref().is_some_and(|r| !r.is_empty() && r != "stop" && r != "toolUse");
+                if Some(row.slot) != leaf && entry.hint.is_none() && !odd_stop {
+                    continue;
+                }
+            }
+            let bookkeeping = matches!(
+                entry.kind,
+                EntryKind::Label { .. }
+                    | EntryKind::Custom
+                    | EntryKind::ModelChange
+                    | EntryKind::ThinkingLevelChange
+                    | EntryKind::SessionInfo
+            );
+            let shown = match filter {
+                TreeFilter::Default => !bookkeeping,
+                TreeFilter::NoTools => !bookkeeping && entry.role_name() != Some("toolResult"),
+                TreeFilter::UserOnly => entry.role_name() == Some("user"),
+                TreeFilter::LabeledOnly => row.label.is_some(),
+                TreeFilter::All => true,
+            };
+            if shown {
+                out.push(i as u32);
+            }
+        }
+        Ok(out)
     }
 
     /// A one-line description of an entry: `user: "…"`, `branch_summary: "…"`, `label`, …

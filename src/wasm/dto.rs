@@ -27,7 +27,21 @@ export interface SessionContext { messages: ContextMessage[]; thinkingLevel?: un
 export interface TreeRow {
   id: string; parentId: string | null; type: string; role: string | null; depth: number; children: number;
   active: boolean; leaf: boolean; label: string | null; tokens: number; text: string;
+  /** One past the last row of this row's subtree (rows i+1..end are its descendants). */
+  end: number;
 }
+/** A readable piece of a context message. */
+export type ViewPart =
+  | { kind: "text" | "thinking" | "wrapper"; text: string }
+  | { kind: "toolCall"; id: string; name: string; arguments: string }
+  | { kind: "image"; mimeType: string; bytes: number };
+/** A context message as the model receives it (role after pi's convertToLlm; "none" = dropped there). */
+export interface ViewMessage {
+  entryId: string; fromCompaction: boolean; role: "user" | "assistant" | "toolResult" | "none"; storedRole: string;
+  tokens: number; toolName: string | null; isError: boolean; parts: ViewPart[];
+}
+/** A page of the context at a leaf. */
+export interface ContextView { total: number; messages: ViewMessage[] }
 /** Session statistics. `abandonedShare` is the share of entries off the active path (0–1). */
 export interface Stats {
   entries: number; byType: Record<string, number>; tips: number; branchPoints: number; activePath: number;
@@ -124,6 +138,7 @@ pub(super) struct TreeRowDto {
     label: Option<String>,
     tokens: f64,
     text: String,
+    end: u32,
 }
 
 impl TreeRowDto {
@@ -142,6 +157,7 @@ impl TreeRowDto {
             label: r.label,
             tokens: e.tokens,
             text,
+            end: r.end,
         }
     }
 }
@@ -176,4 +192,62 @@ impl From<Stats> for StatsDto {
             estimate: s.estimate.into(),
         }
     }
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub(super) enum PartDto {
+    Text { text: String },
+    Thinking { text: String },
+    Wrapper { text: String },
+    #[serde(rename_all = "camelCase")]
+    ToolCall { id: String, name: String, arguments: String },
+    #[serde(rename_all = "camelCase")]
+    Image { mime_type: String, bytes: usize },
+}
+
+impl From<session::Part> for PartDto {
+    fn from(p: session::Part) -> Self {
+        match p {
+            session::Part::Text(text) => PartDto::Text { text },
+            session::Part::Thinking(text) => PartDto::Thinking { text },
+            session::Part::Wrapper(text) => PartDto::Wrapper { text },
+            session::Part::ToolCall { id, name, arguments } => PartDto::ToolCall { id, name, arguments },
+            session::Part::Image { mime_type, bytes } => PartDto::Image { mime_type, bytes },
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ViewMessageDto {
+    entry_id: String,
+    from_compaction: bool,
+    role: &'static str,
+    stored_role: String,
+    tokens: f64,
+    tool_name: Option<String>,
+    is_error: bool,
+    parts: Vec<PartDto>,
+}
+
+impl ViewMessageDto {
+    pub(super) fn new(m: session::ViewMessage, index: &SessionIndex) -> Self {
+        ViewMessageDto {
+            entry_id: index.id_of(session::source_slot(m.source)).to_string(),
+            from_compaction: matches!(m.source, session::Source::CompactionSummary(_)),
+            role: m.role,
+            stored_role: m.stored_role,
+            tokens: m.tokens,
+            tool_name: m.tool_name,
+            is_error: m.is_error,
+            parts: m.parts.into_iter().map(PartDto::from).collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub(super) struct ContextViewDto {
+    pub(super) total: usize,
+    pub(super) messages: Vec<ViewMessageDto>,
 }

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::session::{self, Leaf};
 use crate::text;
-use dto::{to_js, AnchorDto, EntriesBetweenDto, EstimateDto, ReportDto, StatsDto, TreeRowDto};
+use dto::{to_js, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ReportDto, StatsDto, TreeRowDto, ViewMessageDto};
 use error::{invalid, js_error};
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.
@@ -193,6 +193,24 @@ impl SessionIndex {
         let rows = self.inner.tree_rows().map_err(js_error)?;
         let dtos: Vec<TreeRowDto> = rows.into_iter().map(|r| TreeRowDto::new(r, &mut self.inner)).collect();
         to_js(&dtos)
+    }
+
+    /// Positions in `treeRows()` of the rows pi's `/tree` shows with a filter: `"default"`, `"no-tools"`,
+    /// `"user-only"`, `"labeled-only"` or `"all"` (before search and folding).
+    #[wasm_bindgen(js_name = treeFilter)]
+    pub fn tree_filter(&mut self, mode: &str) -> Result<Vec<u32>, JsValue> {
+        let filter = session::TreeFilter::parse(mode).ok_or_else(|| invalid("filter must be default, no-tools, user-only, labeled-only or all"))?;
+        self.inner.tree_filter(filter).map_err(js_error)
+    }
+
+    /// Messages `start..end` (default: all) of the context at the leaf as the model receives them, each
+    /// with its source entry, roles, token share and readable parts; `total` is the full count (full mode).
+    #[wasm_bindgen(js_name = contextView, unchecked_return_type = "ContextView")]
+    pub fn context_view(&mut self, leaf_id: Option<String>, start: Option<u32>, end: Option<u32>) -> Result<JsValue, JsValue> {
+        let (start, end) = (start.unwrap_or(0) as usize, end.map_or(usize::MAX, |e| e as usize));
+        let (total, messages) = self.inner.context_view(leaf_of(leaf_id.as_deref()), start, end).map_err(js_error)?;
+        let messages: Vec<ViewMessageDto> = messages.into_iter().map(|m| ViewMessageDto::new(m, &self.inner)).collect();
+        to_js(&ContextViewDto { total, messages })
     }
 
     /// The tree as text, like pi's `/tree`.

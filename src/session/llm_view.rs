@@ -1,0 +1,201 @@
+//! The context as the model receives it, message by message: pi's `convertToLlm` applied to
+//! `buildSessionContext`, with each message's source entry, role, token share and readable parts. For
+//! viewers; the wrapper texts are pi 0.75's, because they are what the model reads.
+
+use serde_json::Value;
+
+use super::context::Source;
+use super::entry::{parse_json, EntryKind};
+use super::index::{Leaf, Mode, SessionIndex, Slot};
+use crate::error::SessionError;
+
+/// pi's text around a branch summary.
+pub const BRANCH_SUMMARY_PREFIX: &str = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+/// Closes [`BRANCH_SUMMARY_PREFIX`] (no newline before the tag, as in pi).
+pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+/// pi's text around a compaction summary.
+pub const COMPACTION_SUMMARY_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+/// Closes [`COMPACTION_SUMMARY_PREFIX`].
+pub const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
+
+/// One readable piece of a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// Text the message holds.
+    Text(String),
+    /// Model reasoning.
+    Thinking(String),
+    /// Text pi adds around stored content (summary framing).
+    Wrapper(String),
+    /// A tool call with its arguments as JSON text.
+    ToolCall {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// `arguments` as JSON text.
+        arguments: String,
+    },
+    /// An image (its data is not repeated).
+    Image {
+        /// `mimeType`.
+        mime_type: String,
+        /// Decoded size estimated from the base64 length.
+        bytes: usize,
+    },
+}
+
+/// One message of the context.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewMessage {
+    /// The entry it comes from.
+    pub source: Source,
+    /// Role after `convertToLlm` (`user`, `assistant`, `toolResult`), or `none` when pi drops it there.
+    pub role: &'static str,
+    /// The role as stored (`user`, `assistant`, `toolResult`, `custom`, `bashExecution`, `branchSummary`,
+    /// `compactionSummary`, …).
+    pub stored_role: String,
+    /// This message's share of the estimate (`estimateTokens`).
+    pub tokens: f64,
+    /// Tool name, for tool results.
+    pub tool_name: Option<String>,
+    /// Whether a tool result reported an error.
+    pub is_error: bool,
+    /// The readable parts.
+    pub parts: Vec<Part>,
+}
+
+impl SessionIndex {
+    /// Messages `start..end` of the context at `leaf` as the model receives them, and how many there are in
+    /// all (so a viewer can page through a long context). Needs a full index.
+    pub fn context_view(&mut self, leaf: Leaf<'_>, start: usize, end: usize) -> Result<(usize, Vec<ViewMessage>), SessionError> {
+        if self.mode() != Mode::Full {
+            return Err(SessionError::NeedsFullMode);
+        }
+        let (_, sources) = self.context_sources(leaf)?;
+        let total = sources.len();
+        let end = end.min(total);
+        let start = start.min(end);
+        let mut out = Vec::with_capacity(end - start);
+        for &source in &sources[start..end] {
+            out.push(self.view_message(source)?);
+        }
+        Ok((total, out))
+    }
+
+    fn view_message(&self, source: Source) -> Result<ViewMessage, SessionError> {
+        let slot = match source {
+            Source::CompactionSummary(s) | Source::Entry(s) => s,
+        };
+        let raw = self.raw(slot).ok_or(SessionError::NeedsFullMode)?;
+        let (entry, _) = parse_json(raw).map_err(|e| SessionError::Json(e.to_string()))?;
+        let tokens = self.entry(slot).tokens;
+        let mut view = ViewMessage { source, role: "user", stored_role: String::new(), tokens, tool_name: None, is_error: false, parts: Vec::new() };
+        let summary = |v: &Value| v.get("summary").and_then(Value::as_str).unwrap_or_default().to_string();
+        match (source, &self.entry(slot).kind) {
+            (Source::CompactionSummary(_), _) => {
+                view.stored_role = "compactionSummary".into();
+                view.parts = framed(COMPACTION_SUMMARY_PREFIX, summary(&entry), COMPACTION_SUMMARY_SUFFIX);
+            }
+            (_, EntryKind::BranchSummary { .. }) => {
+                view.stored_role = "branchSummary".into();
+                view.parts = framed(BRANCH_SUMMARY_PREFIX, summary(&entry), BRANCH_SUMMARY_SUFFIX);
+            }
+            (_, EntryKind::CustomMessage) => {
+                view.stored_role = "custom".into();
+                view.parts = content_parts(entry.get("content"));
+            }
+            _ => fill_from_message(&mut view, entry.get("message").unwrap_or(&Value::Null)),
+        }
+        Ok(view)
+    }
+}
+
+fn framed(prefix: &str, body: String, suffix: &str) -> Vec<Part> {
+    vec![Part::Wrapper(prefix.into()), Part::Text(body), Part::Wrapper(suffix.into())]
+}
+
+fn fill_from_message(view: &mut ViewMessage, msg: &Value) {
+    let str_of = |k: &str| msg.get(k).and_then(Value::as_str);
+    view.stored_role = str_of("role").unwrap_or_default().to_string();
+    match view.stored_role.as_str() {
+        "user" | "custom" | "hookMessage" => view.parts = content_parts(msg.get("content")),
+        "assistant" => {
+            view.role = "assistant";
+            view.parts = content_parts(msg.get("content"));
+        }
+        "toolResult" => {
+            view.role = "toolResult";
+            view.tool_name = str_of("toolName").map(String::from);
+            view.is_error = msg.get("isError").and_then(Value::as_bool).unwrap_or(false);
+            view.parts = content_parts(msg.get("content"));
+        }
+        "bashExecution" => {
+            if msg.get("excludeFromContext").and_then(Value::as_bool).unwrap_or(false) {
+                view.role = "none";
+            }
+            view.parts = vec![Part::Text(bash_execution_text(msg))];
+        }
+        "branchSummary" => view.parts = framed(BRANCH_SUMMARY_PREFIX, str_of("summary").unwrap_or_default().into(), BRANCH_SUMMARY_SUFFIX),
+        "compactionSummary" => {
+            view.parts = framed(COMPACTION_SUMMARY_PREFIX, str_of("summary").unwrap_or_default().into(), COMPACTION_SUMMARY_SUFFIX);
+        }
+        _ => {
+            // convertToLlm passes only the roles above; anything else never reaches the model.
+            view.role = "none";
+            view.parts = content_parts(msg.get("content"));
+        }
+    }
+}
+
+/// pi's `bashExecutionToText`: the command, its output in a fence, and how it ended.
+fn bash_execution_text(msg: &Value) -> String {
+    let s = |k: &str| msg.get(k).and_then(Value::as_str).unwrap_or_default();
+    let mut text = format!("Ran `{}`\n", s("command"));
+    match msg.get("output").and_then(Value::as_str) {
+        Some(out) if !out.is_empty() => text.push_str(&format!("```\n{out}\n```")),
+        _ => text.push_str("(no output)"),
+    }
+    if msg.get("cancelled").and_then(Value::as_bool).unwrap_or(false) {
+        text.push_str("\n\n(command cancelled)");
+    } else if let Some(code) = msg.get("exitCode").and_then(Value::as_f64).filter(|c| *c != 0.0) {
+        text.push_str(&format!("\n\nCommand exited with code {}", crate::js::number_to_js_string(code)));
+    }
+    if msg.get("truncated").and_then(Value::as_bool).unwrap_or(false) {
+        if let Some(path) = msg.get("fullOutputPath").and_then(Value::as_str).filter(|p| !p.is_empty()) {
+            text.push_str(&format!("\n\n[Output truncated. Full output: {path}]"));
+        }
+    }
+    text
+}
+
+fn content_parts(content: Option<&Value>) -> Vec<Part> {
+    match content {
+        Some(Value::String(s)) => vec![Part::Text(s.clone())],
+        Some(Value::Array(blocks)) => blocks.iter().filter_map(block_part).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn block_part(block: &Value) -> Option<Part> {
+    let s = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    Some(match block.get("type").and_then(Value::as_str)? {
+        "text" => Part::Text(s("text")),
+        "thinking" => Part::Thinking(s("thinking")),
+        "toolCall" => Part::ToolCall {
+            id: s("id"),
+            name: s("name"),
+            arguments: block.get("arguments").map_or_else(|| "undefined".into(), Value::to_string),
+        },
+        "image" => Part::Image { mime_type: s("mimeType"), bytes: s("data").len() / 4 * 3 },
+        _ => return None,
+    })
+}
+
+/// Slot of a source (re-exported for the binding).
+pub fn source_slot(source: Source) -> Slot {
+    match source {
+        Source::CompactionSummary(s) | Source::Entry(s) => s,
+    }
+}
