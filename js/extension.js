@@ -4,9 +4,23 @@
 // model reads) and returns plans as data; host.js performs the pi calls those plans name; summarize.js
 // calls the summarizer. The session index stays resident in wasm, one per SessionManager, and is fed
 // only the entries appended since the last call.
+//
+// Two kinds of failure are handled here, because the core cannot handle them itself:
+// - The wasm instance traps (a panic is `unreachable` with panic = "abort"; a stack overflow is an
+//   out-of-bounds access). Its memory and stack are then unusable, so the whole instance is retired and
+//   a fresh one instantiated; the index is rebuilt from the host's entries and the call answers with an
+//   error. The texts about a crashed core live here: the core cannot be asked to describe its own crash.
+// - A host write fails (full disk, read-only file, a throwing pi call). pi appends an entry in memory
+//   before writing it, so after a failed write the leaf may sit on an entry that is not on disk. The shim
+//   moves the leaf back to the newest entry known to be written before anything else is appended, so
+//   the file never holds a child of a missing entry and every tool call keeps its result.
+import { readFileSync } from "node:fs";
 import * as wasmCore from "./load-node.js";
-import { createHost, hostGenerateBranchSummary } from "./host.js";
+import { createHost, hostGenerateBranchSummary, registry } from "./host.js";
 import { makeSummarizer } from "./summarize.js";
+
+/** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
+export const MAX_CORE_RESTARTS = 5;
 
 /**
  * The pi extension factory.
@@ -17,8 +31,39 @@ export default function navigateTreeExtension(pi, opts) {
   createNavigator({ core: wasmCore, pi, opts });
 }
 
+/**
+ * Returns `() => Promise<api>` that instantiates the wasm again, in a fresh copy of the wasm-bindgen glue
+ * (the glue keeps its instance in module state, so a new instance needs a new module copy). `base` is the
+ * URL of a file next to `pi_tree_navigator.js` and `pi_tree_navigator_bg.wasm`.
+ */
+export function freshCoreLoader(base) {
+  let compiled;
+  return async () => {
+    compiled ??= new WebAssembly.Module(readFileSync(new URL("./pi_tree_navigator_bg.wasm", base)));
+    const copy = ++registry().coreCopies; // process-wide: two navigators must never share a copy
+    const glue = await import(`${new URL("./pi_tree_navigator.js", base).href}?instance=${copy}`);
+    glue.initSync({ module: compiled });
+    return glue;
+  };
+}
+
 function messageOf(error) {
   return error instanceof Error ? error.message : String(error);
+}
+
+function describe(error) {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
+ * Whether `error` means the wasm instance is broken: a trap, or wasm-bindgen's guard tripping on an
+ * object a trap left borrowed.
+ */
+export function isTrap(error) {
+  return (
+    error instanceof WebAssembly.RuntimeError ||
+    (error instanceof Error && /recursive use of an object detected/.test(error.message))
+  );
 }
 
 function toolResult(text, details) {
@@ -26,20 +71,70 @@ function toolResult(text, details) {
 }
 
 /**
+ * Everything the navigator knows about one wasm instance: the API object, the wasm exports (for the
+ * stack repair), the stack pointer at rest, and weak references to the indexes it created.
+ */
+function coreState(api) {
+  let exports;
+  let restingStack;
+  try {
+    exports = api.initSync?.(); // an initialised glue returns its instance's exports and does nothing else
+    restingStack = exports?.__wbindgen_add_to_stack_pointer?.(0);
+  } catch {
+    exports = undefined;
+  }
+  return { api, exports, restingStack, indexes: new Set() };
+}
+
+/**
+ * Makes a trapped instance safe to leave behind. A trap leaves wasm's shadow stack pointer where the
+ * failed call had moved it (after a stack overflow: out of bounds), so every later call into the
+ * instance traps — including the `free` that wasm-bindgen's FinalizationRegistry runs when an index is
+ * garbage-collected, and an exception there ends the Node process. So: put the stack pointer back where
+ * it rests between calls, then free every index of the instance explicitly (which also unregisters it
+ * from the finalizer). Both steps are best effort.
+ */
+function retire(state) {
+  try {
+    const add = state.exports?.__wbindgen_add_to_stack_pointer;
+    if (typeof add === "function" && typeof state.restingStack === "number") add(state.restingStack - add(0));
+  } catch {
+    // The exports do not look like wasm-bindgen's; freeing below still unregisters the finalizers.
+  }
+  for (const ref of state.indexes) {
+    try {
+      ref.deref()?.free();
+    } catch {
+      // free() unregisters the finalizer before it calls into wasm; a throw here is harmless.
+    }
+  }
+  state.indexes.clear();
+}
+
+/**
  * Registers the tool on `pi` using the wasm API object `core` (injected, so tests can use any build).
+ * `instantiate` returns a fresh API object after a trap (default: a new instance of the wasm next to this
+ * file; `null`: never restart).
  * `hostOptions.pkg` replaces the host's pi-coding-agent module (tests).
  */
-export function createNavigator({ core, pi, opts = {}, hostOptions }) {
+export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate = freshCoreLoader(import.meta.url) }) {
   const host = createHost(pi, hostOptions);
+  const reg = registry();
   const summarize = makeSummarizer(opts?.summarize ?? hostGenerateBranchSummary(hostOptions?.pkg));
-  /** SessionManager → { index, fed } */
+  /** The live instance; replaced after a trap, `null` once restarts are exhausted. */
+  let current = coreState(core);
+  let restarts = 0;
+  /** SessionManager → { index, fed, owner } (owner: the coreState the index lives in) */
   const indexes = new WeakMap();
 
   function drop(sm) {
     const state = indexes.get(sm);
     indexes.delete(sm);
+    if (!state) return;
+    for (const ref of state.owner.indexes) if (ref.deref() === state.index) state.owner.indexes.delete(ref);
     try {
-      state?.index.free();
+      state.index.free();
+      reg.stats.indexesFreed++;
     } catch {
       // An index whose instance trapped cannot be freed; dropping the reference is enough.
     }
@@ -47,8 +142,16 @@ export function createNavigator({ core, pi, opts = {}, hostOptions }) {
 
   function sync(sm) {
     let state = indexes.get(sm);
+    if (state && state.owner !== current) {
+      indexes.delete(sm); // built in a retired instance, which freed it
+      state = undefined;
+    }
     if (!state) {
-      state = { index: core.SessionIndex.plugin(), fed: 0 };
+      const index = current.api.SessionIndex.plugin();
+      reg.stats.indexesCreated++;
+      current.indexes.add(new WeakRef(index));
+      if (current.indexes.size > 64) for (const r of current.indexes) if (!r.deref()) current.indexes.delete(r);
+      state = { index, fed: 0, owner: current };
       indexes.set(sm, state);
     }
     const fresh = host.entriesSince(sm, state.fed);
@@ -60,25 +163,110 @@ export function createNavigator({ core, pi, opts = {}, hostOptions }) {
     return state.index;
   }
 
-  /** Runs `fn(index)`; if the index fails (a trap, a lost entry), rebuilds it from the host once. */
+  /**
+   * Runs `fn(index)`; if the index fails (a lost entry, an inconsistency), rebuilds it from the host once.
+   * A trap is not retried here: the instance is broken and the caller restarts it.
+   */
   function withIndex(sm, fn) {
     try {
       return fn(sync(sm));
-    } catch {
+    } catch (error) {
+      if (isTrap(error)) throw error;
       drop(sm);
       return fn(sync(sm));
     }
   }
 
-  function refuse(toolCallId, refusal) {
+  /**
+   * After a trap: retires the broken instance and instantiates a fresh one (at most MAX_CORE_RESTARTS
+   * times). Returns a sentence for the model saying what happened; never throws.
+   */
+  async function replaceCore() {
+    if (current) {
+      reg.stats.traps++;
+      retire(current);
+      current = null;
+    }
+    if (typeof instantiate !== "function") return "The core cannot be restarted in this process; restart pi.";
+    if (restarts >= MAX_CORE_RESTARTS) {
+      return `It has crashed ${restarts + 1} times, so navigate_tree stays off until pi restarts (or /reload).`;
+    }
+    restarts++;
+    reg.stats.coreRestarts++;
+    try {
+      current = coreState(await instantiate());
+    } catch (e) {
+      return `Restarting the core failed (${describe(e)}); the next call will try again.`;
+    }
+    return "";
+  }
+
+  /** After a trap: a fresh instance and `sm`'s index rebuilt from the host. Returns the sentence for the model. */
+  async function restart(sm) {
+    const problem = await replaceCore();
+    if (!current) return problem;
+    try {
+      const index = sync(sm);
+      return `The core was restarted and its index rebuilt from the session (${index.entryCount} entries); call navigate_tree again.`;
+    } catch (e) {
+      if (isTrap(e)) await replaceCore();
+      return `The core was restarted, but rebuilding its index failed (${describe(e)}); the next call will try again.`;
+    }
+  }
+
+  /** A failed call (isError) with `text`, marked through the tool_result hook as well. */
+  function failed(toolCallId, text, details = {}) {
     host.markRefused(toolCallId);
-    return { ...toolResult(refusal.text, { refused: refusal.code }), isError: true };
+    return { ...toolResult(text, details), isError: true };
+  }
+
+  function refuse(toolCallId, refusal) {
+    return failed(toolCallId, refusal.text, { refused: refusal.code });
+  }
+
+  /** Moves the leaf back to `id` if a failed write left it elsewhere (on an entry that may not be on disk). */
+  function restoreLeaf(sm, id) {
+    try {
+      if (host.leafId(sm) !== id) host.branch(sm, id);
+    } catch {
+      // Moving the leaf is in-memory only in pi; if even that fails there is nothing better to do.
+    }
+  }
+
+  /** The model-visible text for a host write that failed, from the core when it is alive. */
+  function salvage(step, error) {
+    try {
+      if (current) return current.api.salvageText(step, error);
+    } catch {
+      // fall through: the core is gone; say it plainly
+    }
+    return `navigate_tree: ${step} failed: ${error}. The conversation was kept valid; check the anchors with action='list'.`;
+  }
+
+  async function anchor(toolCallId, plan, sm) {
+    const leafBefore = host.leafId(sm);
+    try {
+      host.setLabel(plan.entryId, plan.label);
+    } catch (error) {
+      restoreLeaf(sm, leafBefore);
+      throw new Error(salvage("anchor", messageOf(error)), { cause: error });
+    }
+    if (plan.moveFrom) {
+      const written = host.leafId(sm);
+      try {
+        host.setLabel(plan.moveFrom, null);
+      } catch (error) {
+        restoreLeaf(sm, written);
+        throw new Error(salvage("anchor-move", messageOf(error)), { cause: error });
+      }
+    }
+    return toolResult(plan.text, plan.details);
   }
 
   async function rewind(toolCallId, plan, signal, ctx) {
     const sm = ctx.sessionManager;
     const auth = await host.resolveAuth(ctx);
-    const authRefusal = core.checkAuth({ ok: auth.ok, error: auth.error });
+    const authRefusal = current.api.checkAuth({ ok: auth.ok, error: auth.error });
     if (authRefusal) return refuse(toolCallId, authRefusal);
 
     let outcome;
@@ -92,35 +280,56 @@ export function createNavigator({ core, pi, opts = {}, hostOptions }) {
         streamFn: host.streamFunction(sm),
       });
     } catch (error) {
-      return refuse(toolCallId, core.summaryError(messageOf(error)));
+      return refuse(toolCallId, current.api.summaryError(messageOf(error)));
     }
-    const summaryRefusal = core.checkSummary({ summary: outcome.summary, aborted: outcome.aborted, error: outcome.error });
+    const summaryRefusal = current.api.checkSummary({ summary: outcome.summary, aborted: outcome.aborted, error: outcome.error });
     if (summaryRefusal) return refuse(toolCallId, summaryRefusal);
 
-    // The tree moves now. Whatever fails from here, the synthetic call is appended and the context
-    // refreshed before the error surfaces, so the conversation never keeps an orphaned tool result.
+    // The tree moves now. `durable` is the newest entry known to be written: every later append goes
+    // under it, so a write that failed half-way (in memory, not on disk) never gets children.
     const leafBefore = host.leafId(sm);
+    let durable = leafBefore;
     let step = "branch";
     let finish;
     let failure;
     try {
       const details = { readFiles: outcome.readFiles ?? [], modifiedFiles: outcome.modifiedFiles ?? [] };
       const summaryId = host.branchWithSummary(sm, plan.targetId, outcome.summary, details);
+      durable = summaryId;
       step = "index";
       finish = withIndex(sm, (index) => index.rewindFinish(plan, summaryId, Date.now()));
       step = "labels";
-      for (const write of finish.labels) host.setLabel(write.entryId, write.label);
+      for (const write of finish.labels) {
+        host.setLabel(write.entryId, write.label);
+        durable = host.leafId(sm);
+      }
     } catch (error) {
       failure = error;
     }
-    if (failure && step === "branch" && host.leafId(sm) === leafBefore) throw failure;
-    host.appendMessage(sm, finish?.synthetic ?? plan.fallbackSynthetic);
+    if (failure && isTrap(failure)) await restart(sm);
+
+    if (failure && step === "branch") {
+      if (host.leafId(sm) === leafBefore) throw new Error(salvage("unchanged", messageOf(failure)), { cause: failure });
+      // The summary may exist in memory only: go back to where the call started. pi appends the result
+      // under the call's own assistant message, and the summary stays behind as an unused side branch.
+      restoreLeaf(sm, leafBefore);
+      throw new Error(salvage("branch-undone", messageOf(failure)), { cause: failure });
+    }
+    restoreLeaf(sm, durable);
+    try {
+      host.appendMessage(sm, finish?.synthetic ?? plan.fallbackSynthetic);
+    } catch (error) {
+      // Without the synthetic call the result would be orphaned under the summary: undo the rewind.
+      restoreLeaf(sm, leafBefore);
+      const both = failure ? `${messageOf(failure)}; then ${messageOf(error)}` : messageOf(error);
+      throw new Error(salvage("undone", both), { cause: error });
+    }
     const stateRefreshed = host.afterRewind(sm);
-    if (failure) throw new Error(core.salvageText(step, messageOf(failure)), { cause: failure });
+    if (failure) throw new Error(salvage(step, messageOf(failure)), { cause: failure });
     return toolResult(finish.text, { ...finish.details, stateRefreshed });
   }
 
-  async function execute(toolCallId, params, signal, _onUpdate, ctx) {
+  async function run(toolCallId, params, signal, ctx) {
     const sm = ctx.sessionManager;
     const facts = {
       callId: toolCallId,
@@ -136,9 +345,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions }) {
       case "list":
         return toolResult(plan.text, plan.details);
       case "anchor":
-        host.setLabel(plan.entryId, plan.label);
-        if (plan.moveFrom) host.setLabel(plan.moveFrom, null);
-        return toolResult(plan.text, plan.details);
+        return anchor(toolCallId, plan, sm);
       case "rewind":
         return rewind(toolCallId, plan, signal, ctx);
       default:
@@ -146,7 +353,34 @@ export function createNavigator({ core, pi, opts = {}, hostOptions }) {
     }
   }
 
+  async function execute(toolCallId, params, signal, _onUpdate, ctx) {
+    const sm = ctx.sessionManager;
+    if (!current) {
+      // An earlier restart failed or was refused: try again, or say why not.
+      const text = await replaceCore();
+      if (!current) return failed(toolCallId, `navigate_tree is unavailable: its WebAssembly core crashed earlier. ${text}`);
+    }
+    try {
+      return await run(toolCallId, params, signal, ctx);
+    } catch (error) {
+      if (!isTrap(error)) throw error;
+      const text = await restart(sm);
+      return failed(
+        toolCallId,
+        `navigate_tree failed: its WebAssembly core crashed on this call (${describe(error)}). Nothing was written. ${text}`,
+        { crashed: true },
+      );
+    }
+  }
+
   host.installHooks({ onShutdown: drop });
   host.registerTool(core.toolDefinition(), execute);
-  return { host, execute };
+  return {
+    host,
+    execute,
+    /** The live wasm API object (tests: it changes after a restart). */
+    get core() {
+      return current?.api ?? null;
+    },
+  };
 }

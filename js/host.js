@@ -22,13 +22,20 @@ const PNT = Symbol.for("pi-tree-navigator.prepare-next-turn");
  * - sessions: SessionManager → AgentSession (captured by the prompt wrapper)
  * - pending:  SessionManager → { stateRefreshed } while the rewound context must be handed to requests
  * - contextSeen: SessionManager instances whose requests passed through our `context` handler
+ * - coreCopies: wasm instances made after traps (each imports its own copy of the glue)
+ * - stats: counters for tests and diagnostics (indexes created/freed, traps, core restarts, context
+ *   handlers installed)
  */
 export function registry() {
   const g = globalThis;
   if (!g[REGISTRY]) {
     g[REGISTRY] = { sessions: new WeakMap(), pending: new WeakMap(), contextSeen: new WeakSet(), contextCalls: 0 };
   }
-  return g[REGISTRY];
+  const reg = g[REGISTRY];
+  // Fields added later: a registry made by an older load in this process lacks them.
+  reg.coreCopies ??= 0;
+  reg.stats ??= { indexesCreated: 0, indexesFreed: 0, traps: 0, coreRestarts: 0, contextHandlers: 0 };
+  return reg;
 }
 
 /** The host's `generateBranchSummary` (undefined if this pi does not export it). */
@@ -133,6 +140,7 @@ export function createHost(pi, { pkg = piPackage } = {}) {
 
     /** Hooks: the per-request context hand-over, failed-call marking, run end, session teardown. */
     installHooks({ onShutdown }) {
+      reg.stats.contextHandlers++;
       pi.on("context", (_event, ctx) => {
         const sm = ctx?.sessionManager;
         if (!sm) return undefined;
@@ -181,6 +189,11 @@ export function createHost(pi, { pkg = piPackage } = {}) {
     },
     appendMessage(sm, message) {
       return sm.appendMessage(message);
+    },
+    /** Moves the leaf without writing anything (pi's `branch`; `null` = before the first entry). */
+    branch(sm, id) {
+      if (id === null || id === undefined) sm.resetLeaf();
+      else sm.branch(id);
     },
 
     /** The model facts the core records on the synthetic message. */

@@ -16,7 +16,7 @@ pub use definition::{definition, definition_text_len, Parameters, Properties, Pr
 pub use params::{Action, Params};
 pub use plan::{
     check_auth, check_summary, finish, plan, salvage_text, summary_error, AnchorPlan, Facts, Finish, LabelWrite,
-    ListPlan, ModelFacts, Plan, Refusal, RewindPlan, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
+    ListPlan, ModelFacts, Plan, Refusal, RewindPlan, MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
 };
 pub use synthetic::{synthetic_assistant, MAX_SYNTHETIC_FOCUS};
 pub use texts::RefusalCode;

@@ -27,7 +27,7 @@ pub struct Params {
     pub label_end: Option<String>,
     /// `summaryFocus` (rewind).
     pub summary_focus: Option<String>,
-    /// The arguments object exactly as received (copied into the synthetic assistant).
+    /// The arguments object as received (the synthetic assistant keeps its known fields).
     pub raw: Value,
 }
 
@@ -52,6 +52,65 @@ impl Params {
     }
 }
 
+/// What JSON calls the type of `value`, for refusals ("a number, not a string").
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Why `raw[key]` is not a valid anchor name, in a few words that never repeat the value itself (it may
+/// be megabytes long or full of look-alike characters). `None` when it is valid.
+pub(crate) fn name_problem(raw: &Value, key: &str) -> Option<String> {
+    use crate::text::{is_valid_name, ANCHOR_PREFIX, MAX_NAME_LENGTH};
+    let name = match raw.get(key) {
+        None => return Some("it is missing".into()),
+        Some(Value::String(s)) => s,
+        Some(other) => return Some(format!("it is {}, not a string", json_type(other))),
+    };
+    if is_valid_name(name) {
+        return None;
+    }
+    if name.is_empty() {
+        return Some("it is empty".into());
+    }
+    if let Some(rest) = name.strip_prefix(ANCHOR_PREFIX) {
+        let hint = if is_valid_name(rest) { format!(" (send '{rest}')") } else { String::new() };
+        return Some(format!("drop the '{ANCHOR_PREFIX}' prefix, it is added for you{hint}"));
+    }
+    let units = crate::js::utf16_len(name);
+    if units > MAX_NAME_LENGTH {
+        return Some(format!("it is {units} characters long"));
+    }
+    if let Some(c) = name.chars().find(|c| !c.is_ascii()) {
+        return Some(format!(
+            "it contains U+{:04X}, which is not ASCII (use only a-z, 0-9 and the plain hyphen U+002D)",
+            u32::from(c)
+        ));
+    }
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Some("it has uppercase letters".into());
+    }
+    if let Some(c) = name.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')) {
+        let shown = if c.is_ascii_graphic() { format!("'{c}'") } else { format!("U+{:04X}", u32::from(c)) };
+        return Some(format!("{shown} is not allowed"));
+    }
+    Some("hyphens must sit between letters or digits, one at a time".into())
+}
+
+/// `Some("it is a number, not a string")` when `raw[key]` is present but not a string.
+pub(crate) fn wrong_type(raw: &Value, key: &str) -> Option<String> {
+    match raw.get(key) {
+        None | Some(Value::String(_)) => None,
+        Some(other) => Some(format!("it is {}, not a string", json_type(other))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +126,32 @@ mod tests {
         assert_eq!(p.summary_focus, None);
         assert_eq!(Params::from_value(&json!({"action": "jump"})).action, None);
         assert_eq!(Params::from_value(&json!("x")).raw, json!({}));
+    }
+
+    #[test]
+    fn name_problems_say_what_is_wrong_without_echoing_the_value() {
+        let problem = |v: Value| name_problem(&json!({ "name": v }), "name");
+        assert_eq!(problem(json!("impl-start")), None);
+        assert_eq!(name_problem(&json!({}), "name").as_deref(), Some("it is missing"));
+        assert_eq!(problem(json!(7)).as_deref(), Some("it is a number, not a string"));
+        assert_eq!(problem(json!(["a"])).as_deref(), Some("it is an array, not a string"));
+        assert_eq!(problem(json!("")).as_deref(), Some("it is empty"));
+        assert_eq!(
+            problem(json!("anchor:start")).as_deref(),
+            Some("drop the 'anchor:' prefix, it is added for you (send 'start')")
+        );
+        let long = "a".repeat(1 << 20);
+        let p = problem(json!(long)).unwrap();
+        assert_eq!(p, "it is 1048576 characters long");
+        // Cyrillic 'а' (U+0430) looks like 'a'; U+2010 looks like '-'; fullwidth letters look like ASCII.
+        assert!(problem(json!("\u{430}nchor")).unwrap().contains("U+0430"));
+        assert!(problem(json!("impl\u{2010}start")).unwrap().contains("U+2010"));
+        assert!(problem(json!("\u{ff53}tart")).unwrap().contains("U+FF53"));
+        assert!(problem(json!("zero\u{200b}width")).unwrap().contains("U+200B"));
+        assert_eq!(problem(json!("Start")).as_deref(), Some("it has uppercase letters"));
+        assert_eq!(problem(json!("a_b")).as_deref(), Some("'_' is not allowed"));
+        assert_eq!(problem(json!("a\tb")).as_deref(), Some("U+0009 is not allowed"));
+        assert!(problem(json!("a--b")).unwrap().starts_with("hyphens"));
+        assert!(problem(json!("-a")).unwrap().starts_with("hyphens"));
     }
 }

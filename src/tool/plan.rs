@@ -16,12 +16,15 @@ use crate::session::{cumulative, EntryKind, Leaf, Role, SessionIndex, Slot};
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
-use super::params::{Action, Params};
+use super::params::{name_problem, wrong_type, Action, Params};
 use super::synthetic::{capped_arguments, synthetic_assistant};
 use super::texts::{self, RefusalCode};
 
 /// Shortest `summaryFocus` accepted, in characters after trimming.
 pub const MIN_FOCUS_CHARS: usize = 20;
+/// Longest `summaryFocus` accepted, in UTF-16 units: the focus goes whole into the summary request, so a
+/// runaway one (a pasted file, a megabyte of text) would crowd out the very work it should summarize.
+pub const MAX_FOCUS_CHARS: usize = 16_000;
 /// A rewind must free at least this many estimated tokens; smaller ones cost a summary for nothing.
 pub const MIN_SAVED_TOKENS: f64 = 4000.0;
 /// Preview length in the anchor response.
@@ -247,7 +250,8 @@ fn list(index: &mut SessionIndex, facts: &Facts) -> Result<Plan, SessionError> {
 
 fn anchor(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
     let Some(name) = params.name.as_deref().filter(|n| is_valid_name(n)) else {
-        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("name", "anchor")));
+        let problem = name_problem(&params.raw, "name");
+        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("name", "anchor", problem.as_deref())));
     };
     let Some(leaf) = index.leaf() else {
         return Ok(refuse(RefusalCode::NothingToAnchor, texts::nothing_to_anchor()));
@@ -281,19 +285,29 @@ fn anchor_list(index: &mut SessionIndex) -> Result<Vec<(String, f64)>, SessionEr
 
 fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
     let Some(start) = params.label_start.as_deref().filter(|n| is_valid_name(n)) else {
-        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelStart", "rewind")));
+        let problem = name_problem(&params.raw, "labelStart");
+        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelStart", "rewind", problem.as_deref())));
     };
     let Some(end) = params.label_end.as_deref().filter(|n| is_valid_name(n)) else {
-        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelEnd", "rewind")));
+        let problem = name_problem(&params.raw, "labelEnd");
+        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelEnd", "rewind", problem.as_deref())));
     };
     let focus = params.summary_focus.clone().unwrap_or_default();
-    if utf16_len(focus.trim()) < MIN_FOCUS_CHARS {
-        return Ok(refuse(RefusalCode::FocusTooShort, texts::focus_too_short()));
+    let focus_units = utf16_len(focus.trim());
+    if focus_units < MIN_FOCUS_CHARS {
+        let problem = wrong_type(&params.raw, "summaryFocus");
+        return Ok(refuse(RefusalCode::FocusTooShort, texts::focus_too_short(problem.as_deref())));
+    }
+    if focus_units > MAX_FOCUS_CHARS {
+        return Ok(refuse(RefusalCode::FocusTooLong, texts::focus_too_long(focus_units)));
     }
     let leaf = index.leaf();
-    let Some(target) = index.find_label_on_path(&full_label(start), leaf)? else {
+    let label = full_label(start);
+    let Some(target) = index.find_label_on_path(&label, leaf)? else {
         let rows = texts::anchor_rows(&anchor_list(index)?, facts.context_window);
-        return Ok(refuse(RefusalCode::UnknownAnchor, texts::unknown_anchor(start, &rows)));
+        let elsewhere = (0..index.len() as Slot).any(|s| index.label_of(index.id_of(s)) == Some(label.as_str()));
+        let text = if elsewhere { texts::anchor_off_path(start, &rows) } else { texts::unknown_anchor(start, &rows) };
+        return Ok(refuse(RefusalCode::UnknownAnchor, text));
     };
     let call = in_flight(index, &facts.call_id);
     let (collapsed, _) = index.entries_between(leaf, target)?;
@@ -413,17 +427,32 @@ pub fn summary_error(error: &str) -> Refusal {
     Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(error) }
 }
 
-/// The error text raised when a step of the rewind failed after the tree moved (the chain was repaired
-/// first). `step`: `"branch"` (`branchWithSummary` itself), `"index"` (reading the new entries back),
-/// `"labels"` (writing the anchor labels); anything else reads as a later step.
+/// The error text raised when a host write of a call failed. `step` names what failed:
+/// - after the rewind's tree moved and the chain was repaired with the synthetic call: `"branch"`
+///   (`branchWithSummary` itself), `"index"` (reading the new entries back), `"labels"` (the anchor labels);
+/// - `"unchanged"`: `branchWithSummary` failed before it changed anything;
+/// - the rewind was undone (the leaf is back on the call's own message): `"branch-undone"`
+///   (`branchWithSummary` failed after moving), `"undone"` (the synthetic call could not be appended);
+/// - `anchor`: `"anchor"` (writing the label failed), `"anchor-move"` (the label was written but the old
+///   one could not be cleared).
+///
+/// Anything else reads as a later step of the rewind.
 pub fn salvage_text(step: &str, error: &str) -> String {
-    let what = match step {
-        "branch" => "moving the tree",
-        "index" => "reading the new summary back",
-        "labels" => "writing the anchor labels",
-        _ => "a later step",
-    };
-    texts::salvaged(what, error)
+    match step {
+        "unchanged" => texts::rewind_not_written(error),
+        "branch-undone" | "undone" => texts::rewind_undone(error),
+        "anchor" => texts::anchor_failed(error),
+        "anchor-move" => texts::anchor_move_failed(error),
+        _ => {
+            let what = match step {
+                "branch" => "moving the tree",
+                "index" => "reading the new summary back",
+                "labels" => "writing the anchor labels",
+                _ => "a later step",
+            };
+            texts::salvaged(what, error)
+        }
+    }
 }
 
 /// `rewind`, second half. Call after `branchWithSummary` returned `summary_id` and the index was fed the

@@ -19,9 +19,15 @@ use super::plan::ModelFacts;
 pub const MAX_SYNTHETIC_FOCUS: usize = 1024;
 const TRUNCATED: &str = "… [truncated]";
 
-/// The call's arguments with `summaryFocus` capped at [`MAX_SYNTHETIC_FOCUS`] units.
+/// The call's arguments as the synthetic call keeps them: only the tool's own parameters (anything else the
+/// model sent stays on the abandoned branch, so a stray megabyte does not ride along on every later request),
+/// with `summaryFocus` capped at [`MAX_SYNTHETIC_FOCUS`] units.
 pub(crate) fn capped_arguments(raw: &Value) -> Value {
-    let mut args = raw.as_object().cloned().unwrap_or_default();
+    const KEPT: [&str; 5] = ["action", "name", "labelStart", "labelEnd", "summaryFocus"];
+    let mut args: Map<String, Value> = raw
+        .as_object()
+        .map(|o| o.iter().filter(|(k, _)| KEPT.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
     if let Some(Value::String(focus)) = args.get("summaryFocus") {
         if utf16_len(focus) > MAX_SYNTHETIC_FOCUS {
             let mut kept = String::new();
@@ -81,6 +87,8 @@ mod tests {
         assert_eq!(utf16_len(focus.strip_suffix(TRUNCATED).unwrap()), MAX_SYNTHETIC_FOCUS - 1);
         let short = capped_arguments(&json!({"summaryFocus": "keep this"}));
         assert_eq!(short["summaryFocus"], "keep this");
+        let extra = capped_arguments(&json!({"action": "rewind", "junk": "x".repeat(1 << 20), "nested": {"a": [1]}}));
+        assert_eq!(extra, json!({"action": "rewind"}));
     }
 
     #[test]

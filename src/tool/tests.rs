@@ -315,3 +315,108 @@ fn summarizer_and_auth_outcomes() {
     assert_eq!(check_summary(&json!({"error": "boom"})).unwrap().code, RefusalCode::SummaryFailed);
     assert_eq!(check_summary(&json!({"summary": "  "})).unwrap().code, RefusalCode::SummaryFailed);
 }
+
+/// Adversarial arguments: every one is a refusal (so nothing is written), and no refusal repeats a huge or
+/// look-alike value back to the model.
+#[test]
+fn adversarial_arguments_are_refused_clearly() {
+    let mut index = worked_session(40_000).index();
+    let f = facts("c3");
+    let mb = "x".repeat(1 << 20);
+    let focus = "keep the user's last instruction and the open items";
+    let cases: Vec<(Value, RefusalCode, &str)> = vec![
+        (json!(null), RefusalCode::InvalidAction, "action="),
+        (json!("rewind"), RefusalCode::InvalidAction, "action="),
+        (json!([1, 2]), RefusalCode::InvalidAction, "action="),
+        (json!({}), RefusalCode::InvalidAction, "action="),
+        (json!({"action": 3}), RefusalCode::InvalidAction, "action="),
+        (json!({"action": "ANCHOR", "name": "a"}), RefusalCode::InvalidAction, "action="),
+        (json!({"action": mb.clone()}), RefusalCode::InvalidAction, "action="),
+        (json!({"action": "anchor"}), RefusalCode::InvalidName, "it is missing"),
+        (json!({"action": "anchor", "name": 12}), RefusalCode::InvalidName, "a number, not a string"),
+        (json!({"action": "anchor", "name": {"x": 1}}), RefusalCode::InvalidName, "an object, not a string"),
+        (json!({"action": "anchor", "name": mb.clone()}), RefusalCode::InvalidName, "1048576 characters"),
+        (json!({"action": "anchor", "name": "anchor:start"}), RefusalCode::InvalidName, "drop the 'anchor:' prefix"),
+        (json!({"action": "anchor", "name": "st\u{430}rt"}), RefusalCode::InvalidName, "U+0430"),
+        (json!({"action": "anchor", "name": "impl\u{2011}start"}), RefusalCode::InvalidName, "U+2011"),
+        (json!({"action": "anchor", "name": "\u{ff53}\u{ff54}"}), RefusalCode::InvalidName, "U+FF53"),
+        (json!({"action": "anchor", "name": "a\u{202e}b"}), RefusalCode::InvalidName, "U+202E"),
+        (
+            json!({"action": "rewind", "labelStart": mb.clone(), "labelEnd": "e", "summaryFocus": focus}),
+            RefusalCode::InvalidName,
+            "`labelStart`",
+        ),
+        (
+            json!({"action": "rewind", "labelStart": "start", "labelEnd": "anchor:e", "summaryFocus": focus}),
+            RefusalCode::InvalidName,
+            "`labelEnd`",
+        ),
+        (
+            json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": 42}),
+            RefusalCode::FocusTooShort,
+            "a number, not a string",
+        ),
+        (
+            json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": [focus]}),
+            RefusalCode::FocusTooShort,
+            "an array",
+        ),
+        (
+            json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": mb.clone()}),
+            RefusalCode::FocusTooLong,
+            "1048576 characters",
+        ),
+        (
+            json!({"action": "rewind", "labelStart": "st\u{430}rt", "labelEnd": "e", "summaryFocus": focus}),
+            RefusalCode::InvalidName,
+            "U+0430",
+        ),
+    ];
+    for (args, code, needle) in cases {
+        let r = refusal(plan(&mut index, &args, &f).unwrap());
+        let shown = args.to_string().chars().take(80).collect::<String>();
+        assert_eq!(r.code, code, "{shown}: {}", r.text);
+        assert!(r.text.contains(needle), "{shown}: {}", r.text);
+        assert!(r.text.len() < 2000, "{shown}: refusal of {} bytes", r.text.len());
+        assert!(!r.text.contains("xxxxxxxxxx"), "{shown}: the refusal repeats the value");
+    }
+    // The longest accepted focus still plans.
+    let long = "f".repeat(MAX_FOCUS_CHARS);
+    let args = json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": long});
+    assert!(matches!(plan(&mut index, &args, &f).unwrap(), Plan::Rewind(_)));
+    // Extra fields are ignored by the decision and dropped from the synthetic copy.
+    let args = json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": focus, "junk": mb});
+    let Plan::Rewind(p) = plan(&mut index, &args, &f).unwrap() else { panic!() };
+    assert_eq!(p.arguments.get("junk"), None);
+    assert_eq!(p.fallback_synthetic["content"][0]["arguments"].get("junk"), None);
+}
+
+/// labelStart naming an anchor that only exists on a branch an earlier rewind left behind.
+#[test]
+fn an_anchor_on_an_abandoned_branch_is_refused_as_off_path() {
+    let mut s = worked_session(40_000);
+    // An earlier rewind: the summary hangs off `u`; `start` sat on r1, which is now abandoned.
+    s.label("l2", "r1", Some("anchor:deep")).summary("bs", "u", "## Goal\nsummary").assistant(
+        "a4",
+        "",
+        &[("c4", TOOL_NAME)],
+        10.0,
+    );
+    let mut index = s.index();
+    let r = refusal(plan(&mut index, &rewind_args("deep", "end"), &facts("c4")).unwrap());
+    assert_eq!(r.code, RefusalCode::UnknownAnchor);
+    assert!(r.text.contains("left behind"), "{}", r.text);
+    assert!(r.text.contains("start"), "the anchors on the active branch are listed: {}", r.text);
+    let r = refusal(plan(&mut index, &rewind_args("never-set", "end"), &facts("c4")).unwrap());
+    assert!(r.text.starts_with("No anchor 'never-set'"), "{}", r.text);
+}
+
+#[test]
+fn salvage_texts_name_the_failed_step() {
+    assert!(salvage_text("labels", "ENOSPC").contains("writing the anchor labels failed: ENOSPC"));
+    assert!(salvage_text("undone", "EROFS").contains("was undone"));
+    assert!(salvage_text("unchanged", "unknown id").ends_with("The session was not changed."));
+    assert!(salvage_text("branch-undone", "EROFS").contains("no earlier work was lost"));
+    assert!(salvage_text("anchor", "EACCES").starts_with("The anchor was not set"));
+    assert!(salvage_text("anchor-move", "EACCES").contains("clearing it from its earlier position failed"));
+}

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::text::{format_context_delta, format_pct1, format_position, MAX_NAME_LENGTH};
 
-use super::plan::{MIN_FOCUS_CHARS, MIN_SAVED_TOKENS};
+use super::plan::{MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS};
 
 /// Why a call was refused. The shim reports every refusal as a failed tool call (`isError: true`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -18,6 +18,8 @@ pub enum RefusalCode {
     InvalidName,
     /// `summaryFocus` is missing or too short.
     FocusTooShort,
+    /// `summaryFocus` is longer than [`MAX_FOCUS_CHARS`].
+    FocusTooLong,
     /// The session has no entry to anchor yet.
     NothingToAnchor,
     /// `labelStart` is not an anchor on the active branch.
@@ -46,19 +48,38 @@ pub(crate) fn invalid_action() -> String {
     "Unknown action: use action='anchor', 'rewind' or 'list'.".into()
 }
 
-pub(crate) fn invalid_name(param: &str, action: &str) -> String {
-    format!(
+/// `problem`: what is wrong with the value sent (see `params::name_problem`), if known.
+pub(crate) fn invalid_name(param: &str, action: &str, problem: Option<&str>) -> String {
+    let mut out = format!(
         "{action} needs `{param}`: kebab-case (a-z, 0-9, single hyphens), 1–{MAX_NAME_LENGTH} chars, e.g. 'impl-start'."
-    )
+    );
+    if let Some(p) = problem {
+        let _ = write!(out, " The `{param}` sent: {p}.");
+    }
+    out
 }
 
-pub(crate) fn focus_too_short() -> String {
-    format!(
+const FOCUS_CONTENTS: &str = "1. the user's most recent instruction, word for word;\n\
+     2. what the collapsed work finished;\n\
+     3. what is still left to do.";
+
+/// `problem`: e.g. "it is a number, not a string" when the focus was sent with the wrong type.
+pub(crate) fn focus_too_short(problem: Option<&str>) -> String {
+    let mut out = format!(
         "rewind needs `summaryFocus` of at least {MIN_FOCUS_CHARS} characters. The summary is all that will remain \
-         of the collapsed work, so tell the summarizer:\n\
-         1. the user's most recent instruction, word for word;\n\
-         2. what the collapsed work finished;\n\
-         3. what is still left to do."
+         of the collapsed work, so tell the summarizer:\n{FOCUS_CONTENTS}"
+    );
+    if let Some(p) = problem {
+        let _ = write!(out, "\nThe `summaryFocus` sent: {p}.");
+    }
+    out
+}
+
+pub(crate) fn focus_too_long(units: usize) -> String {
+    format!(
+        "`summaryFocus` is {units} characters; keep it under {MAX_FOCUS_CHARS}. It is an instruction to the \
+         summarizer, not the work itself:\n{FOCUS_CONTENTS}\nIf the user's instruction is very long, quote the part \
+         that still matters."
     )
 }
 
@@ -73,6 +94,20 @@ pub(crate) fn unknown_anchor(name: &str, rows: &str) -> String {
     } else {
         format!("No anchor '{name}' on the active branch. Anchors here (root → leaf):\n{rows}")
     }
+}
+
+/// The anchor exists, but only on a branch off the active path (left behind by an earlier rewind).
+pub(crate) fn anchor_off_path(name: &str, rows: &str) -> String {
+    let mut out = format!(
+        "Anchor '{name}' is not on the active branch: it sits on a branch an earlier rewind left behind, and a \
+         rewind only goes back along the active branch."
+    );
+    if rows.is_empty() {
+        out.push_str(" There are no anchors on the active branch; set one with action='anchor'.");
+    } else {
+        let _ = write!(out, " Anchors here (root → leaf):\n{rows}");
+    }
+    out
 }
 
 pub(crate) fn already_at_target(name: &str) -> String {
@@ -167,6 +202,29 @@ pub(crate) fn salvaged(step: &str, error: &str) -> String {
     format!(
         "The rewind's summary was written, but {step} failed: {error}. The conversation was kept valid; check \
          the anchors with action='list'."
+    )
+}
+
+pub(crate) fn rewind_not_written(error: &str) -> String {
+    format!("The rewind failed: moving the tree failed ({error}). The session was not changed.")
+}
+
+/// A rewind whose writes failed part-way was taken back: the conversation continues from the call.
+pub(crate) fn rewind_undone(error: &str) -> String {
+    format!(
+        "The rewind failed while writing the session ({error}) and was undone: the conversation continues from \
+         before it, and no earlier work was lost. Try again later; if writes keep failing, check the disk."
+    )
+}
+
+pub(crate) fn anchor_failed(error: &str) -> String {
+    format!("The anchor was not set: writing its label failed ({error}). Nothing else was changed.")
+}
+
+pub(crate) fn anchor_move_failed(error: &str) -> String {
+    format!(
+        "The anchor was set here, but clearing it from its earlier position failed ({error}). Check the anchors \
+         with action='list'."
     )
 }
 

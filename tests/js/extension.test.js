@@ -61,6 +61,11 @@ class FakeSessionManager {
     return full.id;
   }
   getEntries() { return this.entries.slice(); }
+  branch(id) {
+    if (!this.byId.has(id)) throw new Error(`Entry ${id} not found`);
+    this.leaf = id;
+  }
+  resetLeaf() { this.leaf = null; }
   getLeafId() { return this.leaf; }
   getEntry(id) { return this.byId.get(id); }
   getLabel(id) { return this.labels.get(id); }
@@ -288,15 +293,17 @@ test("salvage: a failing label write still appends the synthetic call, then rais
   assert.equal(branch.at(-3).type, "branch_summary");
 });
 
-test("salvage: branchWithSummary failing after it moved the leaf still leaves a valid chain", async () => {
+test("salvage: branchWithSummary failing after it moved the leaf is undone: the result pairs with the call's own message", async () => {
   const env = setup();
   await worked(env);
   env.sm.fail.branchAfterMove = true;
   const r = await env.call("c9", rewindParams());
-  assert.match(r.thrown.message, /moving the tree failed: write failed after moving/);
+  assert.match(r.thrown.message, /rewind failed while writing the session \(write failed after moving\) and was undone/);
   const branch = env.sm.getBranch();
-  assert.equal(branch.at(-2).message.content[0].id, "c9");
-  assert.equal(branch.at(-2).message.usage.totalTokens, 0, "the fallback synthetic has no estimate");
+  assert.equal(branch.at(-2).message.content[0].id, "c9", "the original assistant message");
+  assert.equal(branch.at(-2).message.usage.totalTokens, 101, "not a synthetic");
+  assert.equal(branch.at(-1).message.toolCallId, "c9");
+  assert.equal(env.sm.getBranch().length, env.sm.entries.length, "still one linear branch");
 });
 
 test("a branchWithSummary that refuses before moving changes nothing", async () => {
@@ -305,7 +312,7 @@ test("a branchWithSummary that refuses before moving changes nothing", async () 
   env.sm.fail.branchBefore = true;
   const count = env.sm.entries.length;
   const r = await env.call("c9", rewindParams());
-  assert.equal(r.thrown.message, "branch refused");
+  assert.equal(r.thrown.message, "The rewind failed: moving the tree failed (branch refused). The session was not changed.");
   assert.equal(env.sm.entries.length, count + 2, "only the call and its result were appended");
   assert.equal(env.sm.entries.filter((e) => e.type === "branch_summary").length, 0);
 });
@@ -443,7 +450,7 @@ test("the refresh warning appears only when a rewind could not reach the next re
   assert.doesNotMatch(seen.text, /⚠/);
 });
 
-test("the index is fed only new entries, and rebuilt once if the wasm index fails", async () => {
+test("the index is fed only new entries, and rebuilt once if the wasm index fails (not a trap: see trap.test.js)", async () => {
   const fed = [];
   let trapNext = false;
   const spyCore = {
@@ -460,7 +467,7 @@ test("the index is fed only new entries, and rebuilt once if the wasm index fail
           toolPlan: (params, facts) => {
             if (trapNext) {
               trapNext = false;
-              throw new WebAssembly.RuntimeError("unreachable");
+              throw Object.assign(new Error("unknown entry id e0000001"), { code: "UnknownEntry" });
             }
             return real.toolPlan(params, facts);
           },

@@ -1,0 +1,402 @@
+// Trap recovery of the navigate_tree shim: when the wasm instance traps, the call answers with an error,
+// the instance is retired (its stack repaired, its indexes freed so no finalizer calls into it), a fresh
+// instance is made, the index is rebuilt from the host's entries, and the next call works.
+//
+// Traps here are real where possible: 10,000-deep arguments overflow the wasm stack inside `toolPlan` (the
+// binding converts them recursively), and moving wasm's stack pointer out of bounds from JS makes the very
+// next call trap (used to crash `rewindFinish` after the tree moved). Injected cores whose
+// methods throw `WebAssembly.RuntimeError` cover the restart limits. Run `npm run build` first.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { register } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc");
+
+const FAKE_PI = `
+export class AgentSession { async prompt() {} }
+export async function generateBranchSummary() {
+  return { summary: "## Goal\\nfake summary", readFiles: [], modifiedFiles: [] };
+}`;
+const FAKE_URL = `data:text/javascript,${encodeURIComponent(FAKE_PI)}`;
+register(
+  `data:text/javascript,${encodeURIComponent(`
+export async function resolve(specifier, context, next) {
+  if (specifier === "@earendil-works/pi-coding-agent") return { url: ${JSON.stringify(FAKE_URL)}, shortCircuit: true };
+  return next(specifier, context);
+}`)}`,
+);
+
+const pkgDir = process.env.PTN_PKG_DIR ?? fileURLToPath(new URL("../../pkg/", import.meta.url));
+const load = (name) => import(pathToFileURL(join(pkgDir, name)).href);
+const fakePi = await import(FAKE_URL);
+const extension = await load("extension.js");
+const core = await load("index-node.js");
+const REGISTRY = Symbol.for("pi-tree-navigator.registry");
+const stats = () => globalThis[REGISTRY].stats;
+const FOCUS = "User asked: 'build the parser'. Done: read data. Left: tests.";
+
+// ---------------------------------------------------------------------------------------------------
+// A minimal pi host: append-only session manager, ExtensionAPI, tool context.
+
+let clock = Date.parse("2026-01-01T00:00:00Z");
+let nextId = 0;
+
+class FakeSessionManager {
+  constructor() {
+    this.entries = [];
+    this.byId = new Map();
+    this.leaf = null;
+    this.labels = new Map();
+  }
+  #append(entry) {
+    const full = { ...entry, id: `t${String(++nextId).padStart(7, "0")}`, parentId: this.leaf, timestamp: new Date(clock++).toISOString() };
+    this.entries.push(full);
+    this.byId.set(full.id, full);
+    this.leaf = full.id;
+    return full.id;
+  }
+  getEntries() { return this.entries.slice(); }
+  getLeafId() { return this.leaf; }
+  getEntry(id) { return this.byId.get(id); }
+  getLabel(id) { return this.labels.get(id); }
+  branch(id) { this.leaf = id; }
+  resetLeaf() { this.leaf = null; }
+  getBranch() {
+    const out = [];
+    for (let id = this.leaf; id; id = this.byId.get(id).parentId) out.unshift(this.byId.get(id));
+    return out;
+  }
+  appendMessage(message) { return this.#append({ type: "message", message }); }
+  appendLabelChange(targetId, label) {
+    if (label) this.labels.set(targetId, label);
+    else this.labels.delete(targetId);
+    return this.#append({ type: "label", targetId, label });
+  }
+  branchWithSummary(from, summary, details) {
+    this.leaf = from;
+    return this.#append({ type: "branch_summary", fromId: from, summary, details });
+  }
+  buildSessionContext() {
+    return { messages: this.getBranch().filter((e) => e.type === "message").map((e) => e.message) };
+  }
+}
+
+const MODEL = { api: "faux", provider: "faux", id: "faux-1", contextWindow: 100_000 };
+const usage = (total) => ({ input: total, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: total + 1, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+const assistant = (calls) => ({
+  role: "assistant",
+  content: calls.map(([id, name, args = {}]) => ({ type: "toolCall", id, name, arguments: args })),
+  api: "faux", provider: "faux", model: "faux-1", usage: usage(100), stopReason: "toolUse", timestamp: clock,
+});
+const toolResultMessage = (id, text, isError = false) => ({ role: "toolResult", toolCallId: id, toolName: "x", content: [{ type: "text", text }], isError, timestamp: clock });
+
+/** Loads the extension on a fake host. `navigatorCore`/`instantiate` replace the wasm API and its restart. */
+function setup({ navigatorCore = core, instantiate, sm = new FakeSessionManager() } = {}) {
+  const tools = new Map();
+  const handlers = new Map();
+  const pi = {
+    registerTool: (def) => tools.set(def.name, def),
+    on: (event, handler) => handlers.set(event, [...(handlers.get(event) ?? []), handler]),
+    setLabel: (id, label) => sm.appendLabelChange(id, label),
+  };
+  const options = { core: navigatorCore, pi, hostOptions: { pkg: fakePi } };
+  if (instantiate !== undefined) options.instantiate = instantiate;
+  const nav = extension.createNavigator(options);
+  const ctx = { sessionManager: sm, model: MODEL, modelRegistry: { getApiKeyAndHeaders: async () => ({ ok: true, apiKey: "k" }) } };
+  const emit = async (event, payload = {}) => {
+    let out;
+    for (const h of handlers.get(event) ?? []) out = (await h({ type: event, ...payload }, ctx)) ?? out;
+    return out;
+  };
+  /** The model calls navigate_tree: its assistant message, the tool, the result (as pi appends them). */
+  const call = async (id, params, recorded = params) => {
+    await emit("context", { messages: [] });
+    sm.appendMessage(assistant([[id, "navigate_tree", recorded]]));
+    let result;
+    let thrown;
+    try {
+      result = await tools.get("navigate_tree").execute(id, params, new AbortController().signal, undefined, ctx);
+    } catch (e) {
+      thrown = e;
+    }
+    const hook = thrown ? undefined : await emit("tool_result", { toolCallId: id });
+    const isError = thrown ? true : (hook?.isError ?? result.isError ?? false);
+    const text = thrown ? thrown.message : result.content[0].text;
+    sm.appendMessage(toolResultMessage(id, text, isError));
+    return { result, thrown, isError, text };
+  };
+  const work = (id, chars) => {
+    sm.appendMessage(assistant([[id, "read"]]));
+    sm.appendMessage(toolResultMessage(id, "x".repeat(chars)));
+  };
+  return { sm, nav, call, work, emit };
+}
+
+function userTurn(sm, text = "build the parser") {
+  sm.appendMessage({ role: "user", content: text, timestamp: clock });
+}
+
+/** Strict pairing over the active path's messages (what the next request would carry). */
+function assertPaired(sm) {
+  const msgs = sm.getBranch().filter((e) => e.type === "message").map((e) => e.message);
+  for (let i = 0; i < msgs.length; i++) {
+    if (msgs[i].role === "toolResult") assert.fail(`toolResult ${msgs[i].toolCallId} at ${i} has no call right before it`);
+    if (msgs[i].role !== "assistant") continue;
+    const calls = msgs[i].content.filter((c) => c.type === "toolCall").map((c) => c.id);
+    let j = i + 1;
+    const seen = [];
+    while (j < msgs.length && msgs[j].role === "toolResult") seen.push(msgs[j++].toolCallId);
+    assert.deepEqual(seen.sort(), calls.sort(), `assistant ${i}: results ${seen} for calls ${calls}`);
+    i = j - 1;
+  }
+}
+
+function deepArgument(depth) {
+  let v = {};
+  for (let i = 0; i < depth; i++) v = { x: v };
+  return v;
+}
+
+/** Let wasm-bindgen's FinalizationRegistry run for everything collectable (an exception there kills Node). */
+async function collectGarbage() {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+test("a real trap (10,000-deep argument overflows the wasm stack): error for that call, new instance, rebuilt index, next call works", async () => {
+  const env = setup();
+  userTurn(env.sm);
+  assert.equal((await env.call("c1", { action: "anchor", name: "start" })).isError, false);
+  const before = env.nav.core;
+  const restarts = stats().coreRestarts;
+
+  const count = env.sm.entries.length;
+  // The session records a plain call; the arguments handed to execute are 10,000 levels deep, which the
+  // binding converts recursively (serde-wasm-bindgen) until the wasm stack runs out.
+  const r = await env.call("c2", { action: "list", extra: deepArgument(10_000) }, { action: "list" });
+  assert.equal(r.isError, true);
+  assert.equal(r.result.isError, true);
+  assert.match(r.text, /^navigate_tree failed: its WebAssembly core crashed on this call \(RuntimeError: [^)]+\)\. Nothing was written\./);
+  assert.match(r.text, /The core was restarted and its index rebuilt from the session \(\d+ entries\); call navigate_tree again\.$/);
+  assert.deepEqual(r.result.details, { crashed: true });
+  assert.equal(env.sm.entries.length, count + 2, "only the call and its result were appended");
+  assert.notEqual(env.nav.core, before, "the instance was replaced, not only the index");
+  assert.equal(stats().coreRestarts, restarts + 1);
+
+  // The next call works on the new instance and sees the anchor set before the crash.
+  const list = await env.call("c3", { action: "list" });
+  assert.equal(list.isError, false, list.text);
+  assert.match(list.text, /\[list\] · 1 anchor/);
+  assertPaired(env.sm);
+  await collectGarbage();
+});
+
+test("after a trap, indexes left in the broken instance are safe to garbage-collect; a second navigator on it keeps working", async () => {
+  // Two extension loads sharing one wasm instance (the native import), each with its own session.
+  const a = setup();
+  const b = setup();
+  userTurn(a.sm);
+  userTurn(b.sm, "other task");
+  await a.call("a1", { action: "anchor", name: "x" });
+  await b.call("b1", { action: "anchor", name: "y" });
+  // Indexes nobody frees explicitly: wasm-bindgen's FinalizationRegistry frees them when collected, by
+  // calling into the instance. After a stack overflow that call would trap again, and an exception in a
+  // finalizer ends the Node process (pi with it) — unless the shim repaired the instance's stack.
+  let orphans = Array.from({ length: 20 }, () => core.SessionIndex.plugin());
+
+  const r = await a.call("a2", { action: "list", extra: deepArgument(10_000) }, { action: "list" });
+  assert.match(r.text, /core crashed on this call/);
+  orphans = null;
+  await collectGarbage();
+
+  const list = await b.call("b2", { action: "list" });
+  assert.equal(list.isError, false, list.text);
+  assert.match(list.text, /\[list\] · 1 anchor/);
+  const again = await a.call("a3", { action: "list" });
+  assert.match(again.text, /\[list\] · 1 anchor/);
+  assertPaired(a.sm);
+  assertPaired(b.sm);
+  await collectGarbage();
+});
+
+test("session_shutdown frees the session's index", async () => {
+  const env = setup();
+  userTurn(env.sm);
+  await env.call("c1", { action: "list" });
+  const freed = stats().indexesFreed;
+  await env.emit("session_shutdown", {});
+  assert.equal(stats().indexesFreed, freed + 1);
+  await env.emit("session_shutdown", {});
+  assert.equal(stats().indexesFreed, freed + 1, "a second shutdown frees nothing twice");
+  const again = await env.call("c2", { action: "list" });
+  assert.equal(again.isError, false, "a new index is built if the session is used again");
+});
+
+test("a real trap after the tree moved (stack pointer broken before rewindFinish): chain repaired, summary kept, clear error, next call works", async () => {
+  // A core whose index breaks wasm's stack pointer right before rewindFinish: the call itself then traps.
+  let breakNext = false;
+  const exports = core.initSync();
+  const breaking = {
+    ...core,
+    SessionIndex: {
+      plugin() {
+        const real = core.SessionIndex.plugin();
+        return new Proxy(real, {
+          get(target, prop) {
+            if (prop === "rewindFinish" && breakNext) {
+              breakNext = false;
+              exports.__wbindgen_add_to_stack_pointer(-(2 ** 30));
+            }
+            const v = Reflect.get(target, prop, target);
+            return typeof v === "function" ? v.bind(target) : v;
+          },
+        });
+      },
+    },
+  };
+  const env = setup({ navigatorCore: breaking });
+  userTurn(env.sm);
+  await env.call("c1", { action: "anchor", name: "start" });
+  env.work("w1", 40_000);
+  const abandoned = env.sm.getEntries().map((e) => e.id);
+  breakNext = true;
+  const r = await env.call("c9", { action: "rewind", labelStart: "start", labelEnd: "done", summaryFocus: FOCUS });
+  assert.equal(r.isError, true);
+  assert.match(r.text, /^The rewind's summary was written, but reading the new summary back failed: memory access out of bounds/);
+  assert.equal(r.thrown.cause?.name, "RuntimeError");
+  // summary ← fallback synthetic(c9) ← result(c9): the result pairs; nothing of the old branch is lost.
+  const branch = env.sm.getBranch();
+  assert.deepEqual(branch.slice(-3).map((e) => e.type), ["branch_summary", "message", "message"]);
+  assert.equal(branch.at(-2).message.content[0].id, "c9");
+  assert.equal(branch.at(-2).message.usage.totalTokens, 0, "the fallback synthetic");
+  for (const id of abandoned) assert.ok(env.sm.getEntry(id), `entry ${id} lost`);
+  assertPaired(env.sm);
+  assert.notEqual(env.nav.core, breaking, "restarted");
+
+  const list = await env.call("c10", { action: "list" });
+  assert.equal(list.isError, false, list.text);
+  await collectGarbage();
+});
+
+test("an injected trap: restarts are capped, the tool keeps answering, and pi is never thrown at", async () => {
+  const trapping = (label) => ({
+    ...core,
+    SessionIndex: {
+      plugin() {
+        const real = core.SessionIndex.plugin();
+        return {
+          appendEntries: (e) => real.appendEntries(e),
+          setLeaf: (id) => real.setLeaf(id),
+          get entryCount() { return real.entryCount; },
+          toolPlan: () => { throw new WebAssembly.RuntimeError(`unreachable (${label})`); },
+          free: () => real.free(),
+        };
+      },
+    },
+  });
+  let made = 0;
+  const env = setup({ navigatorCore: trapping("first"), instantiate: async () => trapping(`copy ${++made}`) });
+  userTurn(env.sm);
+  const texts = [];
+  for (let i = 1; i <= extension.MAX_CORE_RESTARTS + 2; i++) {
+    const r = await env.call(`c${i}`, { action: "list" });
+    assert.equal(r.thrown, undefined, "never throws to pi");
+    assert.equal(r.isError, true);
+    texts.push(r.text);
+  }
+  assert.equal(made, extension.MAX_CORE_RESTARTS);
+  assert.match(texts[0], /crashed on this call \(RuntimeError: unreachable \(first\)\)/);
+  assert.match(texts[0], /restarted and its index rebuilt/);
+  assert.match(texts[extension.MAX_CORE_RESTARTS], /stays off until pi restarts/);
+  assert.match(texts.at(-1), /^navigate_tree is unavailable: its WebAssembly core crashed earlier\./);
+  assertPaired(env.sm);
+});
+
+test("a restart whose rebuild traps too says so, and the next call tries again", async () => {
+  let rebuildTraps = true;
+  const flaky = {
+    ...core,
+    SessionIndex: {
+      plugin() {
+        const real = core.SessionIndex.plugin();
+        return {
+          appendEntries: (e) => {
+            if (rebuildTraps) {
+              rebuildTraps = false;
+              throw new WebAssembly.RuntimeError("unreachable (rebuild)");
+            }
+            return real.appendEntries(e);
+          },
+          setLeaf: (id) => real.setLeaf(id),
+          toolPlan: (p, f) => real.toolPlan(p, f),
+          free: () => real.free(),
+        };
+      },
+    },
+  };
+  let first = true;
+  const broken = { ...core, SessionIndex: { plugin: () => { if (first) { first = false; throw new WebAssembly.RuntimeError("unreachable (plan)"); } return core.SessionIndex.plugin(); } } };
+  const env = setup({ navigatorCore: broken, instantiate: async () => flaky });
+  userTurn(env.sm);
+  const r = await env.call("c1", { action: "list" });
+  assert.match(r.text, /rebuilding its index failed \(RuntimeError: unreachable \(rebuild\)\); the next call will try again\.$/);
+  const next = await env.call("c2", { action: "list" });
+  assert.equal(next.isError, false, next.text);
+  assertPaired(env.sm);
+});
+
+test("without a restart path (instantiate: null) the tool says so instead of failing silently", async () => {
+  const broken = { ...core, SessionIndex: { plugin: () => { throw new WebAssembly.RuntimeError("unreachable"); } } };
+  const env = setup({ navigatorCore: broken, instantiate: null });
+  userTurn(env.sm);
+  const r = await env.call("c1", { action: "list" });
+  assert.match(r.text, /cannot be restarted in this process; restart pi\.$/);
+  const again = await env.call("c2", { action: "list" });
+  assert.match(again.text, /^navigate_tree is unavailable/);
+});
+
+test("non-trap index errors are still rebuilt once and retried (not a restart)", async () => {
+  let failNext = true;
+  const once = {
+    ...core,
+    SessionIndex: {
+      plugin() {
+        const real = core.SessionIndex.plugin();
+        return {
+          appendEntries: (e) => real.appendEntries(e),
+          setLeaf: (id) => {
+            if (failNext) {
+              failNext = false;
+              throw Object.assign(new Error("unknown entry id zz"), { code: "UnknownEntry" });
+            }
+            return real.setLeaf(id);
+          },
+          toolPlan: (p, f) => real.toolPlan(p, f),
+          free: () => real.free(),
+        };
+      },
+    },
+  };
+  const restarts = stats().coreRestarts;
+  const env = setup({ navigatorCore: once });
+  userTurn(env.sm);
+  const r = await env.call("c1", { action: "list" });
+  assert.equal(r.isError, false, r.text);
+  assert.equal(stats().coreRestarts, restarts);
+});
+
+test("isTrap: RuntimeError and wasm-bindgen's borrow guard count, ordinary errors do not", () => {
+  assert.equal(extension.isTrap(new WebAssembly.RuntimeError("unreachable")), true);
+  assert.equal(extension.isTrap(new Error("recursive use of an object detected which would lead to unsafe aliasing in rust")), true);
+  assert.equal(extension.isTrap(new Error("unknown entry id x")), false);
+  assert.equal(extension.isTrap("unreachable"), false);
+});
