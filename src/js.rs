@@ -43,7 +43,7 @@ pub fn stringify_len_masked(value: &Value, masked: Option<char>) -> usize {
 }
 
 /// Length of a string after `JSON.stringify` quoting and escaping.
-fn quoted_len(s: &str, masked: Option<char>) -> usize {
+pub(crate) fn quoted_len(s: &str, masked: Option<char>) -> usize {
     let mut len = 2;
     for c in s.chars() {
         len += match c {

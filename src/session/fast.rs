@@ -13,7 +13,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::entry::{assistant_usage_from, ceil_quarter, hint_of, AssistantInfo, Entry, EntryKind, Line, Role};
-use crate::js::{number_to_js_string, parse_iso_date, utf16_len};
+use crate::js::{number_to_js_string, parse_iso_date, quoted_len, utf16_len};
 use crate::text::strip_branch_summary_boilerplate;
 
 /// Longest text kept from a string that had escapes (so could not be borrowed); enough for previews.
@@ -63,20 +63,6 @@ impl<'de> Deserialize<'de> for StringifiedLen {
 
 struct LenVisitor;
 
-impl LenVisitor {
-    fn quoted(s: &str) -> usize {
-        let mut len = 2;
-        for c in s.chars() {
-            len += match c {
-                '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-                c if (c as u32) < 0x20 => 6,
-                c => c.len_utf16(),
-            };
-        }
-        len
-    }
-}
-
 impl<'de> Visitor<'de> for LenVisitor {
     type Value = usize;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -98,7 +84,7 @@ impl<'de> Visitor<'de> for LenVisitor {
         Ok(number_to_js_string(n).len())
     }
     fn visit_str<E>(self, s: &str) -> Result<usize, E> {
-        Ok(Self::quoted(s))
+        Ok(quoted_len(s, None))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
         let (mut len, mut n) = (2, 0);
@@ -115,7 +101,7 @@ impl<'de> Visitor<'de> for LenVisitor {
                 return Err(de::Error::custom("duplicate key"));
             }
             let StringifiedLen(value) = map.next_value()?;
-            len += Self::quoted(&key) + 1 + value;
+            len += quoted_len(&key, None) + 1 + value;
             keys.push(key);
         }
         Ok(len + keys.len().max(1) - 1)
