@@ -170,6 +170,15 @@ function wasmSession(api, session) {
         pluginAnchors: p((a) => plugin.anchors(...a)),
       };
     }
+    // Tree navigation: what a move between the last entry and each chosen leaf leaves behind.
+    res.between = {};
+    const last = attempt(() => full.leafId());
+    for (const leaf of session.leaves) {
+      if (typeof leaf !== "string" || leaf === "$default" || !last.ok || !full.hasEntry(leaf)) continue;
+      for (const [oldLeaf, target] of [[last.value, leaf], [leaf, last.value]]) {
+        res.between[`${oldLeaf}>${target}`] = attempt(() => roundTrip(full.entriesBetween(oldLeaf, target)));
+      }
+    }
     // An explicit null argument means the current leaf, same as no argument.
     res.nullArg = attempt(() => JSON.stringify([full.contextJson(null) === full.contextJson(), roundTrip(full.estimate(null)), roundTrip(full.estimate())]));
     return res;
@@ -279,6 +288,10 @@ function compareLeg(version, ref, wasm) {
       add(s.index, null, "contextJson(null) = contextJson()", true, sameContext);
       add(s.index, null, "estimate(null) = estimate()", estNone, estNull);
     } else add(s.index, null, "null leaf argument", "no throw", w.nullArg.error);
+    for (const b of r.between ?? []) {
+      const got = w.between[`${b.oldLeaf}>${b.target}`];
+      add(s.index, b.target, `entriesBetween(${b.oldLeaf}, ${b.target})`, { entryIds: b.entryIds, commonAncestorId: b.commonAncestorId }, got?.ok ? got.value : got?.error ?? "<not computed>");
+    }
     for (const rr of r.results) {
       const wl = w.leaves[JSON.stringify(rr.leaf)];
       const val = (x) => (x.ok ? x.value : `<threw ${x.error}>`);
@@ -337,7 +350,9 @@ async function leg(version) {
   const mismatches = compareLeg(version, ref, wasm);
   const leaves = manifest.sessions.reduce((a, s) => a + s.leaves.length, 0);
   const anchors = [...ref.sessions.values()].reduce((a, s) => a + (s.results ?? []).reduce((b, r) => b + r.anchors.length, 0), 0);
-  console.log(`[diff] pi ${version}: ${count} sessions, ${leaves} leaves, ${anchors} anchors compared, ${mismatches.length} mismatches`);
+  const moves = [...ref.sessions.values()].reduce((a, s) => a + (s.between ?? []).length, 0);
+  console.log(`[diff] pi ${version}: ${count} sessions, ${leaves} leaves, ${anchors} anchors, ${moves} tree moves (entriesBetween) compared, ${mismatches.length} mismatches`);
+  assert.ok(moves > count, `too few tree moves compared (${moves}): is collectEntriesForBranchSummary exported by pi ${version}?`);
   const text = report(version, mismatches);
   if (text) assert.fail(text);
 }

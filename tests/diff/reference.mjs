@@ -65,6 +65,8 @@ export async function loadPi(hostDir) {
   return {
     buildSessionContext,
     estimateContextTokens,
+    collectEntriesForBranchSummary: coding.collectEntriesForBranchSummary,
+    SessionManager: coding.SessionManager,
     loadEntriesFromFile: sessionManager.loadEntriesFromFile,
     migrateSessionEntries: coding.migrateSessionEntries ?? sessionManager.migrateSessionEntries,
     meta: { piVersion: version(codingDir), agentCoreVersion: version(coreDir), estimateFrom, node: process.version },
@@ -113,12 +115,37 @@ export function computeLeaf(pi, { entries, labels }, leaf, byId) {
   return { leaf, context, estimate, anchors };
 }
 
+/**
+ * pi's collectEntriesForBranchSummary(session, old, target) for moves between the last entry and each chosen
+ * leaf, both ways, on an in-memory SessionManager holding the same entries (getBranch/getEntry are pi's own).
+ */
+function computeBetween(pi, entries, leaves, lastEntryId) {
+  if (!pi.collectEntriesForBranchSummary || !pi.SessionManager?.inMemory || lastEntryId === null) return [];
+  const sm = pi.SessionManager.inMemory("/tmp");
+  sm.fileEntries.push(...entries);
+  sm._buildIndex();
+  const ids = leaves.filter((l) => typeof l === "string" && l !== "$default" && sm.getEntry(l));
+  const out = [];
+  for (const id of ids) {
+    for (const [oldLeaf, target] of [[lastEntryId, id], [id, lastEntryId]]) {
+      const r = pi.collectEntriesForBranchSummary(sm, oldLeaf, target);
+      out.push({ oldLeaf, target, entryIds: r.entries.map((e) => e.id), commonAncestorId: r.commonAncestorId });
+    }
+  }
+  return out;
+}
+
 export function computeSession(pi, file, leaves) {
   const s = readSession(pi, file);
   const byId = new Map();
   for (const e of s.entries) byId.set(e.id, e);
   const lastEntryId = s.entries.length ? s.entries[s.entries.length - 1].id ?? null : null; // SessionManager's leaf on load
-  return { entryCount: s.entries.length, lastEntryId, results: leaves.map((leaf) => computeLeaf(pi, s, leaf, byId)) };
+  return {
+    entryCount: s.entries.length,
+    lastEntryId,
+    results: leaves.map((leaf) => computeLeaf(pi, s, leaf, byId)),
+    between: computeBetween(pi, s.entries, leaves, lastEntryId),
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
