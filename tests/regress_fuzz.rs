@@ -1,0 +1,126 @@
+//! Core bugs found by the hardening work (issue 6: fuzzing, scaling probes). Each test fails today and is
+//! `#[ignore]`d so the build stays green; the lead fixes the core and removes the `#[ignore]`.
+//! Run them with `cargo test --release --test regress_fuzz -- --ignored`.
+
+use std::time::{Duration, Instant};
+
+use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
+
+fn user(id: &str, parent: Option<&str>, ts: &str) -> String {
+    serde_json::json!({"type": "message", "id": id, "parentId": parent, "timestamp": ts,
+        "message": {"role": "user", "content": "hello"}})
+    .to_string()
+}
+
+/// Bug 1 — lost lines: an entry whose JSON nests deeper than serde_json's recursion limit (128) is skipped
+/// as "malformed JSON (recursion limit exceeded)", though `JSON.parse` (pi) reads it fine. A model only has
+/// to send a tool call whose arguments nest ~125 levels (to any tool): that assistant entry vanishes from
+/// the index, its tool result becomes a root, and the path from the leaf loses everything before it —
+/// `list` shows no anchors, `rewind` finds none, estimates drop to the tail. In the plugin the shim feeds
+/// `JSON.stringify(entry)`, so the same happens live (and beyond ~5000 levels `JSON.stringify` itself
+/// throws, which the binding reports as "entry cannot be serialised as JSON": lost as well).
+/// Expected: the line is taken (depth is unbounded in pi), the path stays whole, and the tool-call
+/// argument length is counted as `JSON.stringify` counts it — without recursion that could overflow the
+/// 1 MB wasm stack (stringify_len, Value's recursive Drop).
+#[test]
+#[ignore = "core bug: deep JSON lines are dropped (serde_json recursion limit)"]
+fn deeply_nested_arguments_do_not_lose_the_entry() {
+    for depth in [130usize, 1000, 20_000] {
+        let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let text = [
+            user("u", None, "2026-01-01T00:00:00.000Z"),
+            format!(
+                r#"{{"type":"message","id":"a","parentId":"u","timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"t","arguments":{{"x":{args}}}}}],"stopReason":"toolUse"}}}}"#
+            ),
+            r#"{"type":"message","id":"r","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":"ok"}]}}"#.to_string(),
+        ]
+        .join("\n");
+        for mode in [Mode::Plugin, Mode::Full] {
+            let mut index = SessionIndex::new(mode);
+            let report = index.append_jsonl(&text);
+            assert!(report.skipped.is_empty(), "depth {depth} {mode:?}: {:?}", report.skipped);
+            assert_eq!(index.path(index.leaf()).unwrap().len(), 3, "depth {depth}: the path lost entries");
+            // "t" + `{"x":[[…]]}`: 1 + 6 + 2·depth chars, plus the user's 5 and the result's 2.
+            let expected = (5f64 / 4.0).ceil() + ((1 + 6 + 2 * depth) as f64 / 4.0).ceil() + (2f64 / 4.0).ceil();
+            assert_eq!(index.estimate(Leaf::Current).unwrap().tokens, expected, "depth {depth}");
+        }
+    }
+}
+
+/// Bug 2 — lost lines (low severity: pi never writes such a file itself, `JSON.stringify(Infinity)` is
+/// `null`; a hand-edited or foreign file can hold it): a number outside f64's range (`1e400`) makes
+/// serde_json reject the whole line ("number out of range"), while `JSON.parse` reads it as `Infinity`.
+/// Expected: the line is taken; the number reads as ±Infinity (a timestamp of Infinity is an invalid date).
+#[test]
+#[ignore = "core bug: out-of-range numbers drop the whole line"]
+fn out_of_range_numbers_do_not_lose_the_entry() {
+    for number in ["1e400", "-1e400", "0.1e999"] {
+        let line = format!(
+            r#"{{"type":"message","id":"u","parentId":null,"timestamp":{number},"message":{{"role":"user","content":"hi"}}}}"#
+        );
+        let mut index = SessionIndex::new(Mode::Plugin);
+        let report = index.append_jsonl(&line);
+        assert_eq!((report.appended, report.skipped.len()), (1, 0), "{number}: {:?}", report.skipped);
+    }
+}
+
+fn timed(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+/// Bug 3 — quadratic ingest: children are kept sorted by timestamp with `Vec::insert` after a binary
+/// search, so siblings arriving newest-first (or any reverse order, e.g. a file concatenated from
+/// out-of-order sources; or many retries under one entry written by a clock that went backwards) cost
+/// O(k) each: a star of n children is O(n²). Measured (release): 25k → 35 ms, 50k → 89 ms, 100k → 278 ms;
+/// 1M children would take tens of seconds. Expected: near-linear (e.g. append and sort lazily per parent,
+/// or insert in a structure with O(log k) insertion).
+#[test]
+#[ignore = "core bug: quadratic sibling insertion for descending timestamps"]
+fn many_siblings_in_reverse_time_order_ingest_in_linear_time() {
+    let star = |n: usize| -> String {
+        let mut lines = vec![user("root", None, "2026-01-01T00:00:00.000Z")];
+        for i in 0..n {
+            let ms = 2_000_000_000_000i64 - i as i64;
+            lines.push(format!(
+                r#"{{"type":"message","id":"c{i}","parentId":"root","timestamp":{ms},"message":{{"role":"user","content":"x"}}}}"#
+            ));
+        }
+        lines.join("\n")
+    };
+    let (small, large) = (star(40_000), star(160_000));
+    let t_small = timed(|| {
+        SessionIndex::new(Mode::Plugin).append_jsonl(&small);
+    });
+    let t_large = timed(|| {
+        SessionIndex::new(Mode::Plugin).append_jsonl(&large);
+    });
+    let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
+    assert!(ratio < 8.0, "4× the siblings took {ratio:.1}× the time ({t_small:?} → {t_large:?}); linear is ~4×");
+}
+
+/// Bug 4 — quadratic incremental feeding with duplicate ids: every duplicate id sets `relink_needed`, and
+/// the next walk relinks all n entries. Fed the way the plugin feeds (a few entries, then a query), a
+/// session where ids keep repeating costs O(n) per call, O(n²) overall. Measured (release): 2.5k appends →
+/// 0.27 s, 5k → 1.2 s, 10k → 5.2 s. pi itself never writes duplicate ids, so this needs a corrupt or merged
+/// file that keeps being appended to. Expected: relink only what the duplicate changed (the entries that
+/// name that id as parent, and the id's old slot).
+#[test]
+#[ignore = "core bug: each duplicate id relinks the whole index on the next walk"]
+fn repeated_duplicate_ids_fed_incrementally_stay_linear() {
+    let run = |m: usize| {
+        timed(|| {
+            let mut index = SessionIndex::new(Mode::Plugin);
+            for i in 0..m {
+                let id = format!("d{}", i % 2);
+                let parent = format!("d{}", (i + 1) % 2);
+                index.append_jsonl(&user(&id, Some(&parent), "2026-01-01T00:00:00.000Z"));
+                let _ = index.estimate(Leaf::Current);
+            }
+        })
+    };
+    let (t_small, t_large) = (run(2_000), run(8_000));
+    let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
+    assert!(ratio < 8.0, "4× the appends took {ratio:.1}× the time ({t_small:?} → {t_large:?}); linear is ~4×");
+}
