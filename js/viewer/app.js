@@ -1,0 +1,425 @@
+// The session viewer's controller: loads a session into the wasm core and wires the views together.
+// It takes the wasm API as a parameter (main.js supplies the browser build), so nothing here imports wasm.
+import { bytes, h, int, textEl } from "./dom.js";
+import { renderContext } from "./messages.js";
+import { FILTERS, SessionModel } from "./model.js";
+import { Timeline } from "./timeline.js";
+import { TreeView } from "./tree.js";
+
+const SEARCH_LIMIT = 10000;
+const MAX_SHOWN_ERRORS = 50;
+const WINDOWS = [0, 128000, 200000, 272000, 400000, 1000000];
+
+/**
+ * Starts the viewer in `doc` (the page in index.html).
+ * @param {Document} doc
+ * @param {typeof import("../load-web.js")} api the wasm API, initialised
+ */
+export function startViewer(doc, api) {
+  const $ = (id) => doc.getElementById(id);
+  const root = doc.documentElement;
+  const el = {
+    fileName: $("file-name"), fileInput: $("file-input"), search: $("search"), hits: $("hits"),
+    hitPrev: $("hit-prev"), hitNext: $("hit-next"), filter: $("filter"), window: $("window"),
+    stats: $("stats"), errors: $("errors"), tree: $("tree"), treeInfo: $("tree-info"), unfold: $("unfold-all"),
+    fold: $("fold-abandoned"), timeline: $("timeline"), context: $("context"), contextHead: $("context-head"),
+    expand: $("expand-all"), collapse: $("collapse-all"), status: $("status"), drop: $("drop"),
+  };
+
+  for (const f of FILTERS) el.filter.append(h("option", { value: f }, f));
+  for (const w of WINDOWS) el.window.append(h("option", { value: w }, w ? `% of ${api.formatWindow(w)}` : "tokens"));
+  const params = new URLSearchParams(location.search);
+  if (params.has("window") && WINDOWS.includes(Number(params.get("window")))) el.window.value = String(Number(params.get("window")));
+
+  let model = null;
+  let filter = "default";
+  let folds = new Set();
+  let hits = { rows: [], set: new Set(), query: "" };
+  let selected = -1;
+  let pinned = -1; // a selected row the filter hides, shown anyway
+  let contextTimer = 0;
+  let contextView = null;
+  const windowTokens = () => Number(el.window.value) || 0;
+
+  const setState = (state, message) => {
+    root.dataset.state = state;
+    el.status.textContent = message ?? "";
+  };
+
+  const tree = new TreeView(el.tree, {
+    onSelect: (row) => select(row, { from: "tree" }),
+    onToggle: (row) => toggleFold(row),
+  });
+  const timeline = new Timeline(el.timeline, {
+    onPick: (id) => {
+      const row = model?.rowOf.get(id);
+      if (row !== undefined) select(row, { scroll: true });
+    },
+    format: (tokens, win) => (win || tokens >= 10000 ? api.formatPct1(tokens, win) : int(tokens)),
+  });
+
+  // ---- loading --------------------------------------------------------------------------------------
+  async function loadText(text, name, size) {
+    setState("loading", `Parsing ${name} (${bytes(size)})…`);
+    await nextFrame();
+    performance.mark("ptn:parse-start");
+    const index = api.SessionIndex.full();
+    let report;
+    try {
+      report = index.loadFile(text);
+    } catch (err) {
+      index.free();
+      showErrors([`${name}: ${err.message}`]);
+      setState("error", `Could not load ${name}.`);
+      return;
+    }
+    model?.dispose();
+    model = new SessionModel(index, size);
+    performance.mark("ptn:parsed");
+    el.fileName.textContent = name;
+    doc.title = `${name} · pi session viewer`;
+    folds = model.defaultFolds();
+    hits = { rows: [], set: new Set(), query: "" };
+    selected = -1;
+    pinned = -1;
+    const problems = [];
+    for (const s of report.skipped.slice(0, MAX_SHOWN_ERRORS)) problems.push(`line ${s.line}: ${s.reason}`);
+    if (report.skipped.length > MAX_SHOWN_ERRORS) problems.push(`… ${int(report.skipped.length - MAX_SHOWN_ERRORS)} more malformed lines`);
+    for (const w of report.warnings) problems.push(`warning: ${w}`);
+    showErrors(problems, report.skipped.length ? `${int(report.skipped.length)} malformed line${report.skipped.length === 1 ? "" : "s"} skipped (as pi skips them); the rest loaded.` : null);
+    refreshTree();
+    const leafRow = model.leafId === null ? -1 : model.rowOf.get(model.leafId) ?? -1;
+    const fromHash = decodeHash();
+    const first = fromHash !== undefined ? fromHash : leafRow;
+    if (first >= 0) select(first, { scroll: true, now: true });
+    await nextFrame();
+    performance.mark("ptn:tree");
+    renderStats();
+    timeline.set({ pathIds: model.pathIds, series: model.series, markers: model.markers() }, windowTokens());
+    if (el.search.value.trim()) runSearch();
+    const empty = model.rows.length === 0;
+    setState(empty ? "empty" : "ready", empty ? `${name}: no entries.` : "");
+    performance.mark("ptn:ready");
+  }
+
+  async function loadUrl(param) {
+    let url;
+    try {
+      url = new URL(param, location.href);
+    } catch {
+      url = null;
+    }
+    if (!url || url.origin !== location.origin) {
+      showErrors([`?file= must name a file on this server, got ${param}`]);
+      setState("error", "Nothing loaded.");
+      return;
+    }
+    const name = decodeURIComponent(url.pathname.split("/").pop() || "session.jsonl");
+    setState("loading", `Fetching ${name}…`);
+    performance.mark("ptn:fetch-start");
+    let blob;
+    try {
+      const res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
+      blob = await res.blob();
+    } catch (err) {
+      showErrors([`${name}: cannot fetch: ${err.message}`]);
+      setState("error", "Nothing loaded.");
+      return;
+    }
+    const text = await blob.text();
+    performance.mark("ptn:fetched");
+    await loadText(text, name, blob.size);
+  }
+
+  async function loadFile(file) {
+    performance.mark("ptn:fetch-start");
+    const text = await file.text();
+    performance.mark("ptn:fetched");
+    await loadText(text, file.name, file.size);
+  }
+
+  function showErrors(lines, headline) {
+    if (!lines.length) {
+      el.errors.hidden = true;
+      el.errors.replaceChildren();
+      return;
+    }
+    el.errors.hidden = false;
+    el.errors.replaceChildren(
+      h("strong", null, headline ?? "Problems while loading"),
+      h("ul", null, ...lines.map((l) => textEl("li", null, l))),
+    );
+  }
+
+  // ---- tree -----------------------------------------------------------------------------------------
+  function refreshTree() {
+    const vis = model.visible(filter, folds, pinned);
+    tree.setRows(model, vis, folds);
+    tree.setHits(hits.set, hits.query);
+    el.treeInfo.textContent = `${int(vis.rows.length)} of ${int(model.rows.length)} entries shown`;
+    el.treeInfo.dataset.total = model.rows.length;
+    el.treeInfo.dataset.shown = vis.rows.length;
+    el.filter.value = filter;
+  }
+
+  function toggleFold(row) {
+    if (!model?.foldable[row]) return;
+    if (folds.has(row)) folds.delete(row);
+    else folds.add(row);
+    refreshTree();
+    if (selected >= 0 && tree.position(selected) < 0) select(row, { scroll: true });
+  }
+
+  /** Makes row `i` displayable: pins it when the filter hides it, unfolds what hides it. */
+  function reveal(i) {
+    const want = model.filtered(filter).includes(i) ? -1 : i;
+    if (want !== pinned) {
+      pinned = want;
+      refreshTree();
+    }
+    if (tree.position(i) >= 0) return;
+    for (const f of model.foldsAround(i, folds)) folds.delete(f);
+    refreshTree();
+  }
+
+  function select(row, { scroll = false, now = false, from } = {}) {
+    if (!model || row < 0 || row >= model.rows.length) return;
+    reveal(row);
+    selected = row;
+    const id = model.rows[row].id;
+    const pathRows = new Set();
+    for (const pid of model.index.path(id)) {
+      const r = model.rowOf.get(pid);
+      if (r !== undefined) pathRows.add(r);
+    }
+    tree.setSelected(row, pathRows);
+    const pos = tree.position(row);
+    if (scroll && pos >= 0) tree.scrollToPosition(pos);
+    timeline.select(model.pathPos.get(id) ?? -1);
+    history.replaceState(null, "", `#${encodeURIComponent(id)}`);
+    clearTimeout(contextTimer);
+    // Keyboard moves render the context once the key rests, so holding an arrow key stays fluid.
+    if (now || from !== "key") renderSelection();
+    else contextTimer = setTimeout(renderSelection, 90);
+  }
+
+  function renderSelection() {
+    if (!model || selected < 0) return;
+    const r = model.rows[selected];
+    performance.mark("ptn:context-start");
+    const est = model.index.estimate(r.id);
+    const win = windowTokens();
+    contextView = renderContext(el.context, {
+      index: model.index,
+      leafId: r.id,
+      query: hits.query,
+      oneLine: (t) => api.toOneLine(t, 160) ?? "",
+    });
+    el.contextHead.replaceChildren(
+      h("span", { class: "ctx-title" }, "What the model saw with ", textEl("code", null, r.id), " as leaf"),
+      h("span", { class: "pill", dataset: { messages: contextView.total } }, `${int(contextView.total)} messages`),
+      h("span", { class: "pill tokens", dataset: { tokens: est.tokens }, title: est.lastUsageIndex === null ? "every message estimated" : `usage ${int(est.usageTokens)} from message #${est.lastUsageIndex} + ${int(est.trailingTokens)} estimated after it` },
+        `${int(est.tokens)} tokens${win ? ` · ${api.formatPct1(est.tokens, win)} of ${api.formatWindow(win)}` : ""}`),
+    );
+    el.context.dataset.leaf = r.id;
+    el.context.scrollTop = el.context.scrollHeight;
+    performance.mark("ptn:context");
+  }
+
+  function decodeHash() {
+    if (!location.hash || location.hash.length < 2) return undefined;
+    try {
+      return model.rowOf.get(decodeURIComponent(location.hash.slice(1)));
+    } catch {
+      return undefined;
+    }
+  }
+
+  // ---- stats ----------------------------------------------------------------------------------------
+  function renderStats() {
+    const s = model.stats();
+    const win = windowTokens();
+    const stat = (key, value, label, title) => h("span", { class: "stat", dataset: { stat: key }, title }, h("b", null, value), ` ${label}`);
+    el.stats.replaceChildren(
+      stat("entries", int(s.entries), "entries"),
+      stat("branches", int(s.tips), s.tips === 1 ? "branch" : "branches", `${int(s.branchPoints)} branch points`),
+      stat("abandoned", `${(s.abandonedShare * 100).toFixed(1)}%`, "abandoned", "share of entries off the active path"),
+      stat("labels", int(s.labels), `labels (${int(s.anchors)} anchors)`),
+      stat("size", bytes(s.fileBytes), "file"),
+      stat("estimate", win ? api.formatPct1(s.estimate.tokens, win) : int(s.estimate.tokens), win ? `of ${api.formatWindow(win)} at the leaf` : "tokens at the leaf"),
+    );
+  }
+
+  // ---- search ---------------------------------------------------------------------------------------
+  function runSearch() {
+    if (!model) return;
+    const q = el.search.value;
+    if (!q.trim()) {
+      hits = { rows: [], set: new Set(), query: "" };
+      el.hits.textContent = "";
+    } else {
+      const ids = model.index.search(q, SEARCH_LIMIT);
+      const rows = [...new Set(ids.map((id) => model.rowOf.get(id)).filter((r) => r !== undefined))].sort((a, b) => a - b);
+      hits = { rows, set: new Set(rows), query: q };
+      el.hits.textContent = rows.length ? `${int(rows.length)}${ids.length >= SEARCH_LIMIT ? "+" : ""} hit${rows.length === 1 ? "" : "s"}` : "no hits";
+    }
+    el.hits.dataset.count = hits.rows.length;
+    tree.setHits(hits.set, hits.query);
+    if (selected >= 0) renderSelection();
+  }
+
+  function jumpHit(dir) {
+    if (!hits.rows.length) return;
+    const cur = selected;
+    let next = dir > 0 ? hits.rows.find((r) => r > cur) : hits.rows.findLast((r) => r < cur);
+    if (next === undefined) next = dir > 0 ? hits.rows[0] : hits.rows[hits.rows.length - 1];
+    select(next, { scroll: true });
+  }
+
+  let searchTimer = 0;
+  el.search.addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearch, 250);
+  });
+  el.search.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") {
+      ev.preventDefault();
+      clearTimeout(searchTimer);
+      if (hits.query !== el.search.value) runSearch();
+      jumpHit(ev.shiftKey ? -1 : 1);
+    } else if (ev.key === "Escape") {
+      el.search.value = "";
+      runSearch();
+      el.tree.focus();
+    }
+  });
+  el.hitNext.addEventListener("click", () => jumpHit(1));
+  el.hitPrev.addEventListener("click", () => jumpHit(-1));
+
+  // ---- controls -------------------------------------------------------------------------------------
+  el.filter.addEventListener("change", () => {
+    filter = el.filter.value;
+    if (!model) return;
+    pinned = selected >= 0 && !model.filtered(filter).includes(selected) ? selected : -1;
+    refreshTree();
+    if (selected >= 0 && tree.position(selected) >= 0) tree.scrollToPosition(tree.position(selected));
+  });
+  el.window.addEventListener("change", () => {
+    if (!model) return;
+    timeline.setWindow(windowTokens());
+    renderStats();
+    renderSelection();
+  });
+  el.unfold.addEventListener("click", () => {
+    if (!model) return;
+    folds = new Set();
+    refreshTree();
+  });
+  el.fold.addEventListener("click", () => {
+    if (!model) return;
+    folds = model.defaultFolds();
+    refreshTree();
+    if (selected >= 0 && tree.position(selected) < 0) reveal(selected);
+  });
+  el.expand.addEventListener("click", () => {
+    contextView?.showAll();
+    for (const d of el.context.querySelectorAll("details")) d.open = true;
+  });
+  el.collapse.addEventListener("click", () => {
+    for (const d of el.context.querySelectorAll("details")) d.open = false;
+  });
+  el.context.addEventListener("click", (ev) => {
+    const link = ev.target.closest?.(".entry-link");
+    const row = link && model?.rowOf.get(link.dataset.entry);
+    if (row !== undefined && row !== null) select(row, { scroll: true });
+  });
+  el.fileInput.addEventListener("change", () => {
+    const f = el.fileInput.files?.[0];
+    if (f) loadFile(f);
+  });
+
+  // Keyboard: in the tree, arrows/j/k move, ←/→ fold and unfold (or go to parent / next), Home/End, PageUp/Down,
+  // Enter toggles a fold. Anywhere: "/" focuses the search, n/N go to the next/previous hit.
+  el.tree.addEventListener("keydown", (ev) => {
+    if (!model || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const vis = tree.visible;
+    const pos = tree.position(selected);
+    const go = (p) => {
+      if (!vis.length) return;
+      select(vis[Math.max(0, Math.min(vis.length - 1, p))], { scroll: true, from: "key" });
+    };
+    const foldRow = selected >= 0 ? tree.handleOf.get(selected) ?? selected : -1;
+    switch (ev.key) {
+      case "ArrowDown": case "j": go(pos < 0 ? 0 : pos + 1); break;
+      case "ArrowUp": case "k": go(pos < 0 ? 0 : pos - 1); break;
+      case "PageDown": go(pos + tree.pageSize()); break;
+      case "PageUp": go(pos - tree.pageSize()); break;
+      case "Home": go(0); break;
+      case "End": go(vis.length - 1); break;
+      case "ArrowLeft": case "h":
+        if (foldRow >= 0 && model.foldable[foldRow] && !folds.has(foldRow)) toggleFold(foldRow);
+        else if (selected >= 0) {
+          // nearest displayed ancestor
+          let p = model.rows[selected].parentId;
+          while (p !== null) {
+            const r = model.rowOf.get(p);
+            if (r === undefined) break;
+            if (tree.position(r) >= 0) {
+              select(r, { scroll: true, from: "key" });
+              break;
+            }
+            p = model.rows[r].parentId;
+          }
+        }
+        break;
+      case "ArrowRight": case "l":
+        if (foldRow >= 0 && folds.has(foldRow)) toggleFold(foldRow);
+        else go(pos + 1);
+        break;
+      case "Enter": case " ":
+        if (foldRow >= 0) toggleFold(foldRow);
+        break;
+      default:
+        return;
+    }
+    ev.preventDefault();
+  });
+  doc.addEventListener("keydown", (ev) => {
+    const typing = ev.target instanceof HTMLInputElement || ev.target instanceof HTMLSelectElement;
+    if (typing || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    if (ev.key === "/") {
+      ev.preventDefault();
+      el.search.focus();
+      el.search.select();
+    } else if (ev.key === "n" || ev.key === "N") {
+      jumpHit(ev.key === "n" ? 1 : -1);
+    }
+  });
+
+  // Drag and drop anywhere on the page.
+  let dragDepth = 0;
+  doc.addEventListener("dragenter", (ev) => {
+    ev.preventDefault();
+    dragDepth++;
+    el.drop.hidden = false;
+  });
+  doc.addEventListener("dragleave", () => {
+    if (--dragDepth <= 0) el.drop.hidden = true;
+  });
+  doc.addEventListener("dragover", (ev) => ev.preventDefault());
+  doc.addEventListener("drop", (ev) => {
+    ev.preventDefault();
+    dragDepth = 0;
+    el.drop.hidden = true;
+    const f = ev.dataTransfer?.files?.[0];
+    if (f) loadFile(f);
+  });
+
+  const fileParam = params.get("file");
+  if (fileParam) loadUrl(fileParam);
+  else setState("idle", "Open a pi session file (.jsonl) or drop it here.");
+  return { loadText };
+}
+
+const nextFrame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));

@@ -1,0 +1,102 @@
+// The local server behind `pi-tree-navigator view <file>` (Node only; never served itself). It listens on
+// 127.0.0.1 only and serves exactly: the viewer's files, the wasm loader and module of this package, and the
+// one session file. Every response carries the viewer's Content-Security-Policy; the page can reach nothing but
+// this server.
+import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import { basename, extname, join } from "node:path";
+
+/** The page's CSP (also in index.html as a meta tag; frame-ancestors only works as a header). */
+export const CSP = [
+  "default-src 'none'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+].join("; ");
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".jsonl": "application/x-ndjson; charset=utf-8",
+};
+const HEADERS = {
+  "Content-Security-Policy": CSP,
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+  "Cache-Control": "no-store",
+};
+/** Package files the page needs besides viewer/: the browser loader, the wasm-bindgen glue and the module. */
+const PACKAGE_FILES = ["load-web.js", "pi_tree_navigator.js", "pi_tree_navigator_bg.wasm"];
+const NOT_SERVED = new Set(["server.js"]);
+
+/**
+ * Starts the server. Resolves to `{ server, url }` once listening; `url` opens the viewer on the file.
+ * @param {{pkgDir: string, file: string, port?: number, host?: string}} options
+ */
+export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1" }) {
+  const routes = new Map();
+  const viewerDir = join(pkgDir, "viewer");
+  for (const name of readdirSync(viewerDir)) {
+    if (!NOT_SERVED.has(name) && TYPES[extname(name)]) routes.set(`/viewer/${name}`, join(viewerDir, name));
+  }
+  routes.set("/viewer/", join(viewerDir, "index.html"));
+  for (const name of PACKAGE_FILES) routes.set(`/${name}`, join(pkgDir, name));
+  const sessionPath = `/session/${encodeURIComponent(basename(file))}`;
+
+  const server = createServer((req, res) => {
+    const send = (status, body, headers = {}) => {
+      res.writeHead(status, { ...HEADERS, "Content-Type": "text/plain; charset=utf-8", ...headers });
+      res.end(req.method === "HEAD" ? undefined : body);
+    };
+    // A page on another site cannot reach us through DNS rebinding: only our own host names are answered.
+    const hostName = (req.headers.host ?? "").replace(/:\d+$/, "");
+    if (hostName !== "127.0.0.1" && hostName !== "localhost") return send(421, "wrong host\n");
+    if (req.method !== "GET" && req.method !== "HEAD") return send(405, "method not allowed\n", { Allow: "GET, HEAD" });
+    let path;
+    try {
+      path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    } catch {
+      return send(400, "bad request\n");
+    }
+    if (path === "/" || path === "/viewer") return send(302, "", { Location: `/viewer/?file=${encodeURIComponent(sessionPath)}` });
+    const target = path === sessionPath ? file : routes.get(path);
+    if (!target) return send(404, "not found\n");
+    let st;
+    try {
+      st = statSync(target);
+    } catch {
+      return send(404, "not found\n");
+    }
+    if (!st.isFile()) return send(404, "not found\n");
+    res.writeHead(200, {
+      ...HEADERS,
+      "Content-Type": target === file ? TYPES[".jsonl"] : TYPES[extname(target)],
+      "Content-Length": st.size,
+    });
+    if (req.method === "HEAD") return res.end();
+    createReadStream(target).on("error", () => res.destroy()).pipe(res);
+  });
+
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      const { port: actual } = server.address();
+      resolve({ server, url: `http://${host}:${actual}/viewer/?file=${encodeURIComponent(sessionPath)}` });
+    });
+  });
+}
+
+/** Whether the package holds the viewer (a build from before js/viewer/ existed does not). */
+export const hasViewer = (pkgDir) => existsSync(join(pkgDir, "viewer", "index.html"));
