@@ -2,8 +2,9 @@
 // pi-tree-navigator CLI: inspect a pi session file with the wasm core (Node >= 20).
 // Runs from inside the built package (the build copies js/cli.js to pkg/cli.js next to index-node.js).
 // All session logic lives in the core; this file only reads the file, parses arguments and prints.
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const NAME = "pi-tree-navigator";
 const USAGE = `Usage: ${NAME} <command> <file> [options]
@@ -17,11 +18,14 @@ Commands:
                                           anchors (labels "anchor:<name>") on the path, root → leaf
   tree    <file> [--json]                 the whole session tree
   stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf
+  view    <file> [--port <n>]             open the session in the browser viewer: serves it on 127.0.0.1
+                                          and prints the URL (Ctrl-C stops)
 
 Options:
   --leaf <id>            entry id to use as the leaf (default: the file's last entry, as pi does on load;
                          "null" = before the first entry)
   --context-window <n>   model context window in tokens, for percentages in list (default: unknown)
+  --port <n>             port for view (default: any free port)
   --json                 machine-readable output (context always prints JSON; --json makes it one line)
   -h, --help             this help
   --version              package version
@@ -38,8 +42,9 @@ const COMMANDS = {
   list: ["--leaf", "--context-window", "--json"],
   tree: ["--json"],
   stats: ["--json"],
+  view: ["--port"],
 };
-const TAKES_VALUE = new Set(["--leaf", "--context-window"]);
+const TAKES_VALUE = new Set(["--leaf", "--context-window", "--port"]);
 
 function parseArgs(argv) {
   if (argv.length === 0) throw new UsageError("missing command");
@@ -66,6 +71,10 @@ function parseArgs(argv) {
         if (arg === "--leaf") {
           if (value === "") throw new UsageError(`${command}: --leaf needs an entry id`);
           opts.leaf = value === "null" ? null : value;
+        } else if (arg === "--port") {
+          const n = Number(value);
+          if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`${command}: --port must be a port number (0-65535), got "${value}"`);
+          opts.port = n;
         } else {
           const n = Number(value);
           if (value.trim() === "" || !Number.isFinite(n) || n < 0) throw new UsageError(`${command}: --context-window must be a non-negative number, got "${value}"`);
@@ -197,6 +206,7 @@ async function main(argv) {
     out(`${pkg.name} ${pkg.version}`);
     return 0;
   }
+  if (opts.command === "view") return view(opts);
   let api;
   try {
     api = await import("./index-node.js");
@@ -213,6 +223,40 @@ async function main(argv) {
     else process.stderr.write(`${NAME}: ${opts.file}: ${err.code ? `[${err.code}] ` : ""}${err.message}\n`);
     return 1;
   }
+}
+
+/** `view`: serves the browser viewer and the file on 127.0.0.1 until interrupted. Prints the URL on stdout. */
+async function view(opts) {
+  const pkgDir = dirname(fileURLToPath(import.meta.url));
+  const file = resolve(opts.file);
+  try {
+    if (!statSync(file).isFile()) throw Object.assign(new Error(), { code: "EISDIR" });
+    accessSync(file, constants.R_OK);
+  } catch (err) {
+    process.stderr.write(`${NAME}: ${opts.file}: cannot read: ${err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "is a directory" : err.message}\n`);
+    return 1;
+  }
+  let server;
+  let url;
+  try {
+    const { serveViewer, hasViewer } = await import("./viewer/server.js");
+    if (!hasViewer(pkgDir)) throw new Error("viewer/ missing from the package");
+    ({ server, url } = await serveViewer({ pkgDir, file, port: opts.port ?? 0 }));
+  } catch (err) {
+    const why = err.code === "EADDRINUSE" ? `port ${opts.port} is in use` : err.code === "ERR_MODULE_NOT_FOUND" ? "viewer/ missing from the package (run the CLI from the built package, pkg/cli.js)" : err.message;
+    process.stderr.write(`${NAME}: view: cannot serve: ${why}\n`);
+    return 1;
+  }
+  process.stderr.write(`${NAME}: serving ${basename(file)} on 127.0.0.1 only (Ctrl-C stops)\n`);
+  out(url);
+  return new Promise((done) => {
+    const stop = () => {
+      server.close(() => done(0));
+      server.closeAllConnections?.();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
 }
 
 process.stdout.on("error", (err) => {
