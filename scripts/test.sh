@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: THE one command that runs every test on a fresh machine.
 #   setup (toolchain + pi hosts) → cargo test → build pkg/ → Node tests (tests/js, tests/diff, tests/e2e)
-#   → Bun smoke test → .d.ts check.
+#   → browser tests (tests/browser: the session viewer in real Chromium) → Bun smoke test → .d.ts check.
 # Setup and build failures stop the run (everything after needs them); test failures do not: every suite runs
 # and a summary lists what failed. Exit status is non-zero if anything failed.
 set -uo pipefail
@@ -30,6 +30,7 @@ run hosts bash scripts/setup-hosts.sh || { report; exit 1; }
 run rust cargo test
 run build node scripts/build.mjs || { report; exit 1; }
 run js node scripts/test-js.mjs
+run browser node scripts/test-js.mjs tests/browser
 run bun node scripts/test-bun.mjs
 run types node scripts/check-types.mjs
 report

@@ -1,0 +1,421 @@
+// The session viewer in real Chromium, against the page served by the built CLI (`pkg/cli.js view <file>`).
+// Every expectation comes from the CLI on the same file (tree --json, context/tokens/list --json), so the page
+// must show what the core computes. Needs `npm run build` and Chromium (`npm run setup`).
+import test, { after, before } from "node:test";
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { networkInterfaces } from "node:os";
+import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { visibleText } from "../../js/viewer/dom.js";
+import {
+  cli, cliJson, collectRows, FIXTURES, launch, openViewer, readContext, requirePrereqs, selectEntry, serve, settled, showAll,
+} from "./lib.mjs";
+
+const fx = (name) => join(FIXTURES, name);
+let browser;
+const servers = [];
+const work = mkdtempSync(join(tmpdir(), "ptn-browser-"));
+
+before(async () => {
+  requirePrereqs();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  for (const s of servers) await s.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function open(file, { hash = "", query = "" } = {}) {
+  const s = await serve(file);
+  servers.push(s);
+  const viewer = await openViewer(browser.context, s.url + query + hash);
+  return { ...viewer, server: s };
+}
+
+/** Every string (keys and values) inside a JSON value. */
+function stringLeaves(v, out = []) {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) v.forEach((x) => stringLeaves(x, out));
+  else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) out.push(k), stringLeaves(x, out);
+  return out;
+}
+
+/** Strings a rendered context message must contain, from the CLI's JSON of that message. */
+function expectedStrings(m) {
+  const out = [];
+  const content = (c) => {
+    if (typeof c === "string") out.push(c);
+    else if (Array.isArray(c)) {
+      for (const b of c) {
+        if (b?.type === "text") out.push(b.text);
+        else if (b?.type === "thinking") out.push(b.thinking);
+        else if (b?.type === "toolCall") out.push(b.name, ...stringLeaves(b.arguments).map((v) => JSON.stringify(v).slice(1, -1)));
+        else if (b?.type === "image") out.push(`[image ${b.mimeType || "?"}`);
+      }
+    }
+  };
+  switch (m.role) {
+    case "branchSummary": out.push("<summary>", m.summary, "</summary>"); break;
+    case "compactionSummary": out.push("<summary>", m.summary, "</summary>"); break;
+    case "bashExecution": out.push(m.command, m.output || "(no output)"); break;
+    default: content(m.content);
+  }
+  return out.filter((s) => typeof s === "string" && s.length).map(visibleText);
+}
+
+function assertSameContext(shown, file, id) {
+  const want = cliJson("context", file, "--leaf", id, "--json");
+  const tokens = cliJson("tokens", file, "--leaf", id, "--json").tokens;
+  assert.equal(shown.leaf, id);
+  assert.equal(shown.count, want.messages.length, `${id}: message count`);
+  assert.equal(shown.messages.length, want.messages.length, `${id}: rendered messages`);
+  assert.equal(shown.tokens, tokens, `${id}: token estimate`);
+  want.messages.forEach((m, i) => {
+    assert.equal(shown.messages[i].role, m.role, `${id} message #${i}: role`);
+    for (const s of expectedStrings(m)) assert.ok(shown.messages[i].text.includes(s), `${id} message #${i} (${m.role}) lacks ${JSON.stringify(s.slice(0, 80))}`);
+  });
+}
+
+// ---- the server --------------------------------------------------------------------------------------
+
+function get(url, { host, method = "GET" } = {}) {
+  const u = new URL(url);
+  return new Promise((res, rej) => {
+    const req = request({ hostname: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: host ? { Host: host } : {} }, (r) => {
+      let body = "";
+      r.setEncoding("latin1");
+      r.on("data", (d) => (body += d));
+      r.on("end", () => res({ status: r.statusCode, headers: r.headers, body }));
+    });
+    req.on("error", rej);
+    req.end();
+  });
+}
+
+test("view serves the viewer, the wasm (application/wasm) and the file on 127.0.0.1 only, with a CSP", async () => {
+  const s = await serve(fx("example.jsonl"));
+  servers.push(s);
+  const u = new URL(s.url);
+  assert.equal(u.hostname, "127.0.0.1");
+  const page = await get(s.url);
+  assert.equal(page.status, 200);
+  assert.match(page.headers["content-type"], /^text\/html/);
+  const csp = page.headers["content-security-policy"];
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+  assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'|\*/);
+  assert.match(csp, /require-trusted-types-for 'script'/);
+  assert.match(page.body, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self' 'wasm-unsafe-eval';/);
+  assert.doesNotMatch(page.body, /<script(?![^>]*\bsrc=)[^>]*>/, "no inline script in index.html");
+  assert.equal(page.headers["x-content-type-options"], "nosniff");
+  const wasm = await get(`${u.origin}/pi_tree_navigator_bg.wasm`);
+  assert.equal(wasm.status, 200);
+  assert.equal(wasm.headers["content-type"], "application/wasm");
+  const file = await get(`${u.origin}${new URL(u.searchParams.get("file"), u.origin).pathname}`);
+  assert.equal(file.status, 200);
+  assert.equal(file.body.length, (await import("node:fs")).statSync(fx("example.jsonl")).size);
+  for (const path of ["/cli.js", "/package.json", "/viewer/server.js", "/viewer/../cli.js", "/%2e%2e/package.json", "/session/other.jsonl", "/index-node.js"]) {
+    assert.equal((await get(`${u.origin}${path}`)).status, 404, path);
+  }
+  assert.equal((await get(`${u.origin}/`)).status, 302);
+  assert.equal((await get(s.url, { host: "evil.example" })).status, 421, "DNS rebinding: foreign Host refused");
+  assert.equal((await get(s.url, { method: "POST" })).status, 405);
+  // Not reachable on any other interface.
+  const others = Object.values(networkInterfaces()).flat().filter((i) => i && i.family === "IPv4" && !i.internal);
+  for (const i of others) await assert.rejects(get(`http://${i.address}:${u.port}/viewer/`), /ECONNREFUSED|EHOSTUNREACH|ETIMEDOUT/, i.address);
+  const { code } = await s.stop();
+  assert.equal(code, 0, "Ctrl-C ends view with status 0");
+});
+
+test("view: usage and input errors", () => {
+  assert.equal(cli("view").code, 2);
+  assert.equal(cli("view", fx("example.jsonl"), "--port", "x").code, 2);
+  assert.equal(cli("view", fx("example.jsonl"), "--port", "70000").code, 2);
+  assert.equal(cli("view", fx("example.jsonl"), "--json").code, 2);
+  const missing = cli("view", join(work, "nope.jsonl"));
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /no such file/);
+  assert.equal(cli("view", work).code, 1);
+});
+
+// ---- the tree ----------------------------------------------------------------------------------------
+
+for (const name of ["example.jsonl", "branches.jsonl", "labels.jsonl", "compaction.jsonl", "rewind-chain.jsonl", "unicode.jsonl"]) {
+  test(`tree: ${name} shows every entry in the CLI's order with its labels, active path and leaf`, async () => {
+    const file = fx(name);
+    const want = cliJson("tree", file, "--json");
+    const { page, seen } = await open(file);
+    assert.equal(await page.locator("#tree-info").getAttribute("data-total"), String(want.length));
+    await showAll(page);
+    const rows = await collectRows(page);
+    assert.equal(rows.length, want.length, "node count");
+    assert.deepEqual(rows.map((r) => r.id), want.map((r) => r.id), "order");
+    assert.deepEqual(rows.map((r) => r.label), want.map((r) => r.label), "labels");
+    assert.deepEqual(rows.map((r) => /\bactive\b/.test(r.cls)), want.map((r) => r.active), "active path");
+    assert.deepEqual(rows.map((r) => /\bleaf\b/.test(r.cls)), want.map((r) => r.leaf), "leaf");
+    assert.deepEqual(rows.map((r) => r.text), want.map((r) => visibleText(r.text)), "row text");
+    const stats = cliJson("stats", file, "--json");
+    assert.equal(await page.locator('[data-stat="entries"] b').textContent(), stats.entries.toLocaleString("en-US"));
+    assert.deepEqual(seen.errors, []);
+    assert.deepEqual(seen.offHost, []);
+    await page.close();
+  });
+}
+
+test("tree: abandoned branches start folded; default filter hides bookkeeping; keyboard moves and folds", async () => {
+  const file = fx("example.jsonl");
+  const want = cliJson("tree", file, "--json");
+  const { page } = await open(file);
+  const shown = await collectRows(page);
+  const abandoned = want.filter((r) => !r.active).map((r) => r.id);
+  // Only the branch's first row (or its stand-in) is shown, folded.
+  assert.ok(shown.filter((r) => abandoned.includes(r.id)).length <= 1, "abandoned branch folded");
+  assert.ok(!shown.some((r) => r.id === "000000a1"), "model_change hidden by the default filter");
+  assert.ok(shown.some((r) => /\bleaf\b/.test(r.cls)), "leaf shown (selected) even though it is a label entry");
+  // Keyboard: from the leaf, Home goes to the first row, ArrowDown to the next.
+  await page.focus("#tree");
+  await page.keyboard.press("Home");
+  await page.waitForFunction((id) => document.querySelector(".row.selected")?.dataset.id === id, shown[0].id);
+  await page.keyboard.press("ArrowDown");
+  await page.waitForFunction((id) => document.querySelector(".row.selected")?.dataset.id === id, shown[1].id);
+  await page.waitForFunction((id) => document.getElementById("context").dataset.leaf === id, shown[1].id);
+  // Unfold with → on the folded row; fold back with ←.
+  const folded = shown.find((r) => /type-/.test(r.cls) && abandoned.includes(r.id));
+  await selectEntry(page, folded.id);
+  const before = Number(await page.locator("#tree-info").getAttribute("data-shown"));
+  await page.focus("#tree");
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction((n) => Number(document.getElementById("tree-info").dataset.shown) > n, before);
+  await page.keyboard.press("ArrowLeft");
+  await page.waitForFunction((n) => Number(document.getElementById("tree-info").dataset.shown) === n, before);
+  await page.close();
+});
+
+// ---- what the model saw ------------------------------------------------------------------------------
+
+for (const name of ["example.jsonl", "branches.jsonl", "compaction.jsonl", "custom-messages.jsonl", "images.jsonl", "unicode.jsonl", "rewind-chain.jsonl"]) {
+  test(`context: ${name}: selecting a node shows the messages of \`context --leaf <id> --json\``, async () => {
+    const file = fx(name);
+    const rows = cliJson("tree", file, "--json");
+    const { page } = await open(file);
+    await showAll(page);
+    // The leaf, an abandoned entry, every branch summary / compaction, and a few spread over the file.
+    const ids = new Set([rows.find((r) => r.leaf)?.id, rows.find((r) => !r.active)?.id,
+      ...rows.filter((r) => r.type === "branch_summary" || r.type === "compaction").map((r) => r.id),
+      ...[0.25, 0.5, 0.75].map((f) => rows[Math.floor(rows.length * f)].id)].filter(Boolean));
+    for (const id of ids) {
+      await selectEntry(page, id);
+      assertSameContext(await readContext(page), file, id);
+    }
+    await page.close();
+  });
+}
+
+test("context: a deep link (#id) opens with that entry selected", async () => {
+  const file = fx("example.jsonl");
+  const { page } = await open(file, { hash: "#000000ae" });
+  assertSameContext(await readContext(page), file, "000000ae");
+  await page.close();
+});
+
+// ---- the timeline ------------------------------------------------------------------------------------
+
+for (const name of ["example.jsonl", "rewind-chain.jsonl", "compaction.jsonl", "labels.jsonl"]) {
+  test(`timeline: ${name}: one marker per anchor, per rewind and per compaction on the active path`, async () => {
+    const file = fx(name);
+    const rows = cliJson("tree", file, "--json");
+    const anchors = cliJson("list", file, "--json");
+    const onPath = (type) => rows.filter((r) => r.active && r.type === type).map((r) => r.id);
+    const { page } = await open(file);
+    const markers = await page.$$eval("#timeline .marker", (els) => els.map((e) => ({ kind: e.dataset.kind, id: e.dataset.id })));
+    const of = (kind) => markers.filter((m) => m.kind === kind).map((m) => m.id);
+    assert.deepEqual(of("anchor"), anchors.map((a) => a.entryId), "anchors");
+    assert.deepEqual(of("rewind"), onPath("branch_summary"), "rewinds");
+    assert.deepEqual(of("compaction"), onPath("compaction"), "compactions");
+    const path = rows.filter((r) => r.active);
+    assert.ok(await page.locator("#timeline svg path.line").getAttribute("d"), "plot drawn");
+    assert.match(await page.locator("#timeline .readout").textContent(), new RegExp(`${path.length} entries on the active path`));
+    // Clicking a marker selects its entry.
+    if (markers.length) {
+      const m = markers[markers.length > 1 ? 1 : 0];
+      await page.locator(`#timeline .marker[data-pos]`).nth(markers.length > 1 ? 1 : 0).click({ force: true });
+      await page.waitForFunction((id) => document.getElementById("context").dataset.leaf === id, m.id);
+    }
+    // Clicking the plot's left edge selects the root of the path.
+    const box = await page.locator("#timeline svg").boundingBox();
+    await page.mouse.click(box.x + 53, box.y + 120);
+    await page.waitForFunction((id) => document.getElementById("context").dataset.leaf === id, path[0].id);
+    await page.close();
+  });
+}
+
+// ---- search ------------------------------------------------------------------------------------------
+
+test("search: finds a known string, highlights the hits in the tree and jumps to them", async () => {
+  const file = fx("example.jsonl");
+  const { page } = await open(file);
+  await page.fill("#search", "JSON array");
+  await page.press("#search", "Enter");
+  await page.waitForFunction(() => Number(document.getElementById("hits").dataset.count) > 0);
+  const { SessionIndex } = await import("../../pkg/index-node.js");
+  const index = SessionIndex.full();
+  index.loadFile((await import("node:fs")).readFileSync(file, "utf8"));
+  const want = index.search("JSON array", 10000);
+  index.free();
+  assert.ok(want.includes("00000a15"), "the core finds “Emitting a JSON array now.”");
+  assert.equal(Number(await page.locator("#hits").getAttribute("data-count")), want.length);
+  // Enter jumped to the first hit after the selection (wrapping): selected row is a hit, with the text marked.
+  await page.waitForFunction(() => document.querySelector(".row.selected.hit"));
+  await showAll(page);
+  const rows = await collectRows(page);
+  assert.deepEqual(rows.filter((r) => /\bhit\b/.test(r.cls)).map((r) => r.id).sort(), [...want].sort());
+  await selectEntry(page, "00000a15");
+  assert.match(await page.locator(".row.selected mark").first().textContent(), /^json array$/i);
+  assert.ok((await page.locator("#context mark").count()) > 0, "hits marked in the context too");
+  // n / N move between hits.
+  await page.focus("#tree");
+  await page.keyboard.press("n");
+  await page.waitForFunction(() => document.querySelector(".row.selected")?.dataset.id !== "00000a15");
+  assert.ok(want.includes(await page.locator(".row.selected").getAttribute("data-id")));
+  await page.close();
+});
+
+// ---- hostile content ---------------------------------------------------------------------------------
+
+test("hostile.jsonl: nothing executes, nothing leaves 127.0.0.1, the payload text is visible", async () => {
+  const file = fx("hostile.jsonl");
+  const rows = cliJson("tree", file, "--json");
+  const { page, seen } = await open(file);
+  await showAll(page);
+  const shownRows = await collectRows(page);
+  assert.equal(shownRows.length, rows.length);
+  // Visit every entry and open everything, so every text is rendered at least once.
+  let text = shownRows.map((r) => r.text + (r.label ?? "")).join("\n");
+  for (const r of rows) {
+    await selectEntry(page, r.id);
+    const ctx = await readContext(page);
+    text += ctx.messages.map((m) => m.text).join("\n");
+  }
+  text += await page.locator("#timeline").evaluate((e) => [...e.querySelectorAll("title")].map((t) => t.textContent).join("\n"));
+  await page.locator("#timeline").hover();
+  await page.mouse.move(10, 10);
+  await page.waitForTimeout(300); // give any onerror/onload/animation a chance to fire
+
+  assert.deepEqual(seen.dialogs, [], "no dialog opened");
+  assert.deepEqual(seen.offHost, [], "no request left 127.0.0.1");
+  assert.deepEqual(seen.errors, [], "no page errors");
+  assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], "nothing even tried to load or run (no CSP violation)");
+  const dom = await page.evaluate(() => ({
+    scripts: [...document.scripts].map((s) => s.getAttribute("src")),
+    risky: document.querySelectorAll("img, iframe, object, embed, a, link:not([rel=icon]):not([rel=stylesheet]), style, form, base, meta[http-equiv=refresh], svg image, svg script, svg animate, marquee").length,
+    handlers: [...document.querySelectorAll("*")].flatMap((e) => [...e.attributes].filter((a) => /^on/i.test(a.name) || /javascript:/i.test(a.value)).map((a) => `${e.tagName}.${a.name}`)),
+    bodyText: document.body.innerText,
+  }));
+  assert.deepEqual(dom.scripts, ["main.js"], "only the viewer's own script");
+  assert.equal(dom.risky, 0, "no element from session data");
+  assert.deepEqual(dom.handlers, [], "no handler or javascript: attribute");
+  for (const payload of [
+    "<script>alert('user-script')</script>",
+    `<img src=x onerror="alert('user-img')">`,
+    "[click me](javascript:alert('md-link'))",
+    `<a href="javascript:alert('a-href')">open</a>`,
+    "<svg onload=alert('thinking')>",
+    "</pre></div></details><script>alert('result')</script>",
+    "<b onmouseover=alert('summary')>bold</b>",
+    "<iframe srcdoc=\"<script>alert('compaction')</script>\"></iframe>",
+    "x\"><img src=x onerror=alert('id')>",
+    "anchor:<img src=x onerror=alert('label')>",
+    "bash<script>alert('tool-name')</script>",
+    "javascript:alert(document.cookie)",
+    "![pixel](http://198.51.100.7/md-pixel.png)",
+  ]) {
+    assert.ok(text.includes(payload) || dom.bodyText.includes(payload), `payload shown as text: ${payload}`);
+  }
+  // Bidi and zero-width characters are shown as markers, never applied.
+  for (const marker of ["⟨U+202E⟩", "⟨U+200B⟩", "⟨U+2066⟩", "⟨U+061C⟩", "⟨U+E0049⟩", "⟨U+200D⟩"]) assert.ok(text.includes(marker), marker);
+  assert.doesNotMatch(dom.bodyText, /[\u202A-\u202E\u2066-\u2069\u200B\u061C]/, "no raw bidi/zero-width character rendered");
+  await page.close();
+});
+
+// ---- loading problems and other ways in --------------------------------------------------------------
+
+test("malformed lines are listed with their line numbers; the valid entries still load", async () => {
+  const file = fx("malformed.jsonl");
+  const want = cliJson("tree", file, "--json");
+  const { page } = await open(file);
+  assert.equal(await settled(page), "ready");
+  const errors = await page.locator("#errors").textContent();
+  for (const line of [3, 7, 8, 10]) assert.match(errors, new RegExp(`line ${line}:`));
+  assert.match(errors, /4 malformed lines skipped/);
+  assert.equal(await page.locator("#tree-info").getAttribute("data-total"), String(want.length));
+  await page.close();
+});
+
+test("not a session: the page says so (with the line) and loads nothing", async () => {
+  for (const name of ["all-malformed.jsonl", "no-header.jsonl"]) {
+    const { page } = await open(fx(name));
+    assert.equal(await settled(page), "empty", name);
+    assert.ok(await page.locator("#errors").isVisible(), name);
+    assert.match(await page.locator("#errors").textContent(), name === "all-malformed.jsonl" ? /line 1:/ : /warning: /);
+    await page.close();
+  }
+});
+
+test("file picker and drag-and-drop load a session without the server's file", async () => {
+  const s = await serve(fx("empty.jsonl"));
+  servers.push(s);
+  const base = new URL(s.url);
+  const { page } = await openViewer(browser.context, `${base.origin}/viewer/`);
+  assert.equal(await settled(page), "idle");
+  await page.setInputFiles("#file-input", fx("branches.jsonl"));
+  await page.waitForFunction(() => document.getElementById("file-name").textContent === "branches.jsonl" && document.documentElement.dataset.state === "ready");
+  assert.equal(await page.locator("#tree-info").getAttribute("data-total"), String(cliJson("tree", fx("branches.jsonl"), "--json").length));
+  const text = (await import("node:fs")).readFileSync(fx("example.jsonl"), "utf8");
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], "dropped.jsonl"));
+    for (const type of ["dragenter", "dragover", "drop"]) document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, text);
+  await page.waitForFunction(() => document.getElementById("file-name").textContent === "dropped.jsonl" && document.documentElement.dataset.state === "ready");
+  assert.equal(await page.locator("#tree-info").getAttribute("data-total"), "24");
+  await page.close();
+});
+
+test("?file= may only name this server's files", async () => {
+  const s = await serve(fx("example.jsonl"));
+  servers.push(s);
+  const base = new URL(s.url);
+  const { page, seen } = await openViewer(browser.context, `${base.origin}/viewer/?file=${encodeURIComponent("http://198.51.100.7/x.jsonl")}`);
+  assert.equal(await settled(page), "error");
+  assert.deepEqual(seen.offHost, []);
+  await page.close();
+});
+
+test("virtualized: a 20,000-entry session keeps ~a screenful of rows in the DOM and scrolls to the end", async () => {
+  const lines = [JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" })];
+  let parent = null;
+  for (let i = 0; i < 20000; i++) {
+    const id = `e${i}`;
+    const role = i % 2 ? "assistant" : "user";
+    const message = role === "user" ? { role, content: `question ${i}`, timestamp: i }
+      : { role, content: [{ type: "text", text: `answer ${i}` }], api: "x", provider: "p", model: "m", usage: { input: i, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: i + 1 }, stopReason: "stop", timestamp: i };
+    lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(1735689600000 + i * 1000).toISOString(), message }));
+    parent = id;
+  }
+  const file = join(work, "big.jsonl");
+  writeFileSync(file, lines.join("\n") + "\n");
+  const { page } = await open(file);
+  assert.equal(await page.locator("#tree-info").getAttribute("data-total"), "20000");
+  const inDom = await page.locator("#tree .row").count();
+  assert.ok(inDom > 10 && inDom < 200, `rows in the DOM: ${inDom}`);
+  // The leaf is selected and scrolled into view at the end of the list.
+  assert.equal(await page.locator(".row.selected").getAttribute("data-id"), "e19999");
+  await page.focus("#tree");
+  await page.keyboard.press("Home");
+  await page.waitForFunction(() => document.querySelector(".row.selected")?.dataset.id === "e0");
+  assert.ok((await page.locator("#tree .row").count()) < 200);
+  await page.close();
+});
