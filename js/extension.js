@@ -111,6 +111,13 @@ function retire(state) {
   state.indexes.clear();
 }
 
+/** `core`, or the process's replacement for it if an earlier trap retired it. */
+function liveCore(core) {
+  const reg = registry();
+  if (!reg.retiredCores.has(core)) return core;
+  return reg.liveCore && !reg.retiredCores.has(reg.liveCore) ? reg.liveCore : core;
+}
+
 /**
  * Registers the tool on `pi` using the wasm API object `core` (injected, so tests can use any build).
  * `instantiate` returns a fresh API object after a trap (default: a new instance of the wasm next to this
@@ -121,8 +128,12 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   const host = createHost(pi, hostOptions);
   const reg = registry();
   const summarize = makeSummarizer(opts?.summarize ?? hostGenerateBranchSummary(hostOptions?.pkg));
-  /** The live instance; replaced after a trap, `null` once restarts are exhausted. */
-  let current = coreState(core);
+  /**
+   * The live instance; replaced after a trap, `null` once restarts are exhausted. Every load of the
+   * extension in a process shares one instance (pi imports the package natively, so the glue module is
+   * evaluated once): after one load retired it, the others move to the replacement on their next call.
+   */
+  let current = coreState(liveCore(core));
   let restarts = 0;
   /** SessionManager → { index, fed, owner } (owner: the coreState the index lives in) */
   const indexes = new WeakMap();
@@ -184,9 +195,11 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   async function replaceCore() {
     if (current) {
       reg.stats.traps++;
+      reg.retiredCores.add(current.api);
       retire(current);
       current = null;
     }
+    if (adoptLiveCore()) return "";
     if (typeof instantiate !== "function") return "The core cannot be restarted in this process; restart pi.";
     if (restarts >= MAX_CORE_RESTARTS) {
       return `It has crashed ${restarts + 1} times, so navigate_tree stays off until pi restarts (or /reload).`;
@@ -194,11 +207,26 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     restarts++;
     reg.stats.coreRestarts++;
     try {
-      current = coreState(await instantiate());
+      const api = await instantiate();
+      reg.liveCore = api;
+      current = coreState(api);
     } catch (e) {
       return `Restarting the core failed (${describe(e)}); the next call will try again.`;
     }
     return "";
+  }
+
+  /**
+   * Moves to the instance another load made after a trap, if this one's was retired. Returns whether
+   * `current` is now a live instance.
+   */
+  function adoptLiveCore() {
+    if (current && !reg.retiredCores.has(current.api)) return true;
+    const live = reg.liveCore;
+    if (!live || reg.retiredCores.has(live)) return false;
+    if (current) retire(current); // frees this load's indexes in the retired instance
+    current = coreState(live);
+    return true;
   }
 
   /** After a trap: a fresh instance and `sm`'s index rebuilt from the host. Returns the sentence for the model. */
@@ -355,6 +383,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
 
   async function execute(toolCallId, params, signal, _onUpdate, ctx) {
     const sm = ctx.sessionManager;
+    adoptLiveCore();
     if (!current) {
       // An earlier restart failed or was refused: try again, or say why not.
       const text = await replaceCore();

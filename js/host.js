@@ -23,6 +23,8 @@ const PNT = Symbol.for("pi-tree-navigator.prepare-next-turn");
  * - pending:  SessionManager → { stateRefreshed } while the rewound context must be handed to requests
  * - contextSeen: SessionManager instances whose requests passed through our `context` handler
  * - coreCopies: wasm instances made after traps (each imports its own copy of the glue)
+ * - retiredCores: wasm API objects whose instance trapped; liveCore: the newest replacement, which every
+ *   load of the extension in this process moves to
  * - stats: counters for tests and diagnostics (indexes created/freed, traps, core restarts, context
  *   handlers installed)
  */
@@ -34,6 +36,8 @@ export function registry() {
   const reg = g[REGISTRY];
   // Fields added later: a registry made by an older load in this process lacks them.
   reg.coreCopies ??= 0;
+  reg.retiredCores ??= new WeakSet();
+  reg.liveCore ??= null;
   reg.stats ??= { indexesCreated: 0, indexesFreed: 0, traps: 0, coreRestarts: 0, contextHandlers: 0 };
   return reg;
 }

@@ -406,6 +406,25 @@ pub fn check_auth(result: &Value) -> Option<Refusal> {
     Some(Refusal { code: RefusalCode::AuthFailed, text: texts::auth_failed(error) })
 }
 
+/// The preamble pi's `generateBranchSummary` puts before the model's text (0.74–0.87).
+const PI_SUMMARY_PREAMBLE: &str =
+    "The user explored a different conversation branch before returning here.\nSummary of that exploration:";
+
+/// Whether a summary says nothing: blank, or only pi's preamble and its file lists (the model answered with
+/// nothing, which pi still wraps).
+fn summary_is_empty(summary: &str) -> bool {
+    let mut rest = summary.trim_start().strip_prefix(PI_SUMMARY_PREAMBLE).unwrap_or(summary);
+    for tag in ["read-files", "modified-files"] {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        if let (Some(a), Some(b)) = (rest.find(&open), rest.find(&close)) {
+            if a < b && rest[..a].trim().is_empty() {
+                rest = &rest[b + close.len()..];
+            }
+        }
+    }
+    rest.trim().is_empty()
+}
+
 /// The refusal for a summarizer result `{summary?, aborted?, error?}` that cannot be used, or `None`.
 pub fn check_summary(result: &Value) -> Option<Refusal> {
     if result.get("aborted").and_then(Value::as_bool) == Some(true) {
@@ -413,7 +432,7 @@ pub fn check_summary(result: &Value) -> Option<Refusal> {
     }
     let summary = result.get("summary").and_then(Value::as_str).unwrap_or("");
     let error = result.get("error").and_then(Value::as_str);
-    match (error, summary.trim().is_empty()) {
+    match (error, summary_is_empty(summary)) {
         (None, false) => None,
         (Some(e), _) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(e) }),
         (None, true) => {

@@ -314,6 +314,13 @@ fn summarizer_and_auth_outcomes() {
     assert_eq!(check_summary(&json!({"aborted": true})).unwrap().text, "Summarization aborted.");
     assert_eq!(check_summary(&json!({"error": "boom"})).unwrap().code, RefusalCode::SummaryFailed);
     assert_eq!(check_summary(&json!({"summary": "  "})).unwrap().code, RefusalCode::SummaryFailed);
+    // pi wraps even an empty model answer in its preamble (and file lists): still empty.
+    let pre =
+        "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n";
+    assert_eq!(check_summary(&json!({ "summary": pre })).unwrap().code, RefusalCode::SummaryFailed);
+    let files = format!("{pre}\n\n<read-files>\na.ts\n</read-files>\n\n<modified-files>\nb.ts\n</modified-files>");
+    assert!(check_summary(&json!({ "summary": files })).unwrap().text.contains("the summary is empty"));
+    assert!(check_summary(&json!({ "summary": format!("{pre}## Goal\nx") })).is_none());
 }
 
 /// Adversarial arguments: every one is a refusal (so nothing is written), and no refusal repeats a huge or
@@ -417,6 +424,6 @@ fn salvage_texts_name_the_failed_step() {
     assert!(salvage_text("undone", "EROFS").contains("was undone"));
     assert!(salvage_text("unchanged", "unknown id").ends_with("The session was not changed."));
     assert!(salvage_text("branch-undone", "EROFS").contains("no earlier work was lost"));
-    assert!(salvage_text("anchor", "EACCES").starts_with("The anchor was not set"));
+    assert!(salvage_text("anchor", "EACCES").starts_with("The anchor may not have been saved"));
     assert!(salvage_text("anchor-move", "EACCES").contains("clearing it from its earlier position failed"));
 }

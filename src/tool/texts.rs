@@ -218,7 +218,10 @@ pub(crate) fn rewind_undone(error: &str) -> String {
 }
 
 pub(crate) fn anchor_failed(error: &str) -> String {
-    format!("The anchor was not set: writing its label failed ({error}). Nothing else was changed.")
+    format!(
+        "The anchor may not have been saved: writing its label failed ({error}). Nothing else was changed; check \
+         with action='list' and set it again if it is missing."
+    )
 }
 
 pub(crate) fn anchor_move_failed(error: &str) -> String {

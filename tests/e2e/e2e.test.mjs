@@ -1,4 +1,4 @@
-// Driver: runs the e2e scenarios and the CLI test inside each real pi host, with the Node that host
+// Driver: runs the e2e scenarios, the CLI test and the fault matrix inside each real pi host, with the Node that host
 // needs (0.74.2 on Node 20, 0.75.5 and 0.87.1 on Node 22), one child `node --test` per host.
 // Needs scripts/setup-hosts.sh and `npm run build` first; PTN_E2E_HOSTS="0.75.5 …" narrows the matrix.
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import test from "node:test";
 import { HOST_VERSIONS, missingPrerequisites, nodeFor } from "./lib/hosts.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const FILES = ["scenarios.e2e.mjs", "cli.e2e.mjs"].map((f) => join(here, f));
+const FILES = ["scenarios.e2e.mjs", "cli.e2e.mjs", "faults.e2e.mjs"].map((f) => join(here, f));
 const hosts = process.env.PTN_E2E_HOSTS ? process.env.PTN_E2E_HOSTS.split(/[\s,]+/).filter(Boolean) : HOST_VERSIONS;
 
 test("e2e prerequisites are installed", () => {

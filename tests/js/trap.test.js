@@ -38,6 +38,10 @@ const extension = await load("extension.js");
 const core = await load("index-node.js");
 const REGISTRY = Symbol.for("pi-tree-navigator.registry");
 const stats = () => globalThis[REGISTRY].stats;
+/** Forget the process-wide replacement core an earlier test made, so a test's own `instantiate` is used. */
+const isolate = () => {
+  if (globalThis[REGISTRY]) globalThis[REGISTRY].liveCore = null;
+};
 const FOCUS = "User asked: 'build the parser'. Done: read data. Left: tests.";
 
 // ---------------------------------------------------------------------------------------------------
@@ -200,7 +204,7 @@ test("a real trap (10,000-deep argument overflows the wasm stack): error for tha
   await collectGarbage();
 });
 
-test("after a trap, indexes left in the broken instance are safe to garbage-collect; a second navigator on it keeps working", async () => {
+test("after a trap, indexes left in the broken instance are safe to garbage-collect; another load moves to the replacement", async () => {
   // Two extension loads sharing one wasm instance (the native import), each with its own session.
   const a = setup();
   const b = setup();
@@ -220,6 +224,8 @@ test("after a trap, indexes left in the broken instance are safe to garbage-coll
 
   const list = await b.call("b2", { action: "list" });
   assert.equal(list.isError, false, list.text);
+  assert.equal(b.nav.core, a.nav.core, "the other load moved to the replacement instance");
+  assert.notEqual(b.nav.core, core);
   assert.match(list.text, /\[list\] · 1 anchor/);
   const again = await a.call("a3", { action: "list" });
   assert.match(again.text, /\[list\] · 1 anchor/);
@@ -288,6 +294,7 @@ test("a real trap after the tree moved (stack pointer broken before rewindFinish
 });
 
 test("an injected trap: restarts are capped, the tool keeps answering, and pi is never thrown at", async () => {
+  isolate();
   const trapping = (label) => ({
     ...core,
     SessionIndex: {
@@ -322,6 +329,7 @@ test("an injected trap: restarts are capped, the tool keeps answering, and pi is
 });
 
 test("a restart whose rebuild traps too says so, and the next call tries again", async () => {
+  isolate();
   let rebuildTraps = true;
   const flaky = {
     ...core,
@@ -355,6 +363,7 @@ test("a restart whose rebuild traps too says so, and the next call tries again",
 });
 
 test("without a restart path (instantiate: null) the tool says so instead of failing silently", async () => {
+  isolate();
   const broken = { ...core, SessionIndex: { plugin: () => { throw new WebAssembly.RuntimeError("unreachable"); } } };
   const env = setup({ navigatorCore: broken, instantiate: null });
   userTurn(env.sm);
