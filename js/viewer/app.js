@@ -59,20 +59,24 @@ export function startViewer(doc, api) {
   });
 
   // ---- loading --------------------------------------------------------------------------------------
-  async function loadText(text, name, size) {
+  /** Loads file bytes (or text) into a fresh core index and shows it. */
+  async function loadData(data, name, size) {
     setState("loading", `Parsing ${name} (${bytes(size)})…`);
     await nextFrame();
     performance.mark("ptn:parse-start");
     const index = api.SessionIndex.full();
     let report;
     try {
-      report = index.loadFile(text);
+      if (typeof data !== "string" && typeof index.loadFileBytes === "function") report = index.loadFileBytes(data);
+      // TODO(core): loadFileBytes (docs/viewer-core-needs.md §5); decode here meanwhile.
+      else report = index.loadFile(typeof data === "string" ? data : new TextDecoder().decode(data));
     } catch (err) {
       index.free();
       showErrors([`${name}: ${err.message}`]);
       setState("error", `Could not load ${name}.`);
       return;
     }
+    performance.mark("ptn:indexed");
     model?.dispose();
     model = new SessionModel(index, size);
     performance.mark("ptn:parsed");
@@ -91,9 +95,11 @@ export function startViewer(doc, api) {
     const leafRow = model.leafId === null ? -1 : model.rowOf.get(model.leafId) ?? -1;
     const fromHash = decodeHash();
     const first = fromHash !== undefined ? fromHash : leafRow;
-    if (first >= 0) select(first, { scroll: true, now: true });
+    // The tree goes on screen first; the context of the selection follows in the next task.
+    if (first >= 0) select(first, { scroll: true, from: "load" });
     await nextFrame();
     performance.mark("ptn:tree");
+    renderSelection();
     renderStats();
     timeline.set({ pathIds: model.pathIds, series: model.series, markers: model.markers() }, windowTokens());
     if (el.search.value.trim()) runSearch();
@@ -117,26 +123,25 @@ export function startViewer(doc, api) {
     const name = decodeURIComponent(url.pathname.split("/").pop() || "session.jsonl");
     setState("loading", `Fetching ${name}…`);
     performance.mark("ptn:fetch-start");
-    let blob;
+    let data;
     try {
       const res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
       if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
-      blob = await res.blob();
+      data = new Uint8Array(await res.arrayBuffer());
     } catch (err) {
       showErrors([`${name}: cannot fetch: ${err.message}`]);
       setState("error", "Nothing loaded.");
       return;
     }
-    const text = await blob.text();
     performance.mark("ptn:fetched");
-    await loadText(text, name, blob.size);
+    await loadData(data, name, data.byteLength);
   }
 
   async function loadFile(file) {
     performance.mark("ptn:fetch-start");
-    const text = await file.text();
+    const data = new Uint8Array(await file.arrayBuffer());
     performance.mark("ptn:fetched");
-    await loadText(text, file.name, file.size);
+    await loadData(data, file.name, file.size);
   }
 
   function showErrors(lines, headline) {
@@ -183,24 +188,28 @@ export function startViewer(doc, api) {
     refreshTree();
   }
 
-  function select(row, { scroll = false, now = false, from } = {}) {
+  function select(row, { scroll = false, from } = {}) {
     if (!model || row < 0 || row >= model.rows.length) return;
     reveal(row);
     selected = row;
     const id = model.rows[row].id;
+    const pathIds = model.index.path(id);
     const pathRows = new Set();
-    for (const pid of model.index.path(id)) {
+    for (const pid of pathIds) {
       const r = model.rowOf.get(pid);
       if (r !== undefined) pathRows.add(r);
     }
     tree.setSelected(row, pathRows);
     const pos = tree.position(row);
     if (scroll && pos >= 0) tree.scrollToPosition(pos);
-    timeline.select(model.pathPos.get(id) ?? -1);
+    const onActive = model.pathPos.get(id);
+    timeline.select(onActive ?? -1, onActive === undefined ? { pathIds, series: model.index.pathEstimates(id) } : null);
     history.replaceState(null, "", `#${encodeURIComponent(id)}`);
     clearTimeout(contextTimer);
     // Keyboard moves render the context once the key rests, so holding an arrow key stays fluid.
-    if (now || from !== "key") renderSelection();
+    // On load the caller draws it after the tree's first frame.
+    if (from === "load") return;
+    if (from !== "key") renderSelection();
     else contextTimer = setTimeout(renderSelection, 90);
   }
 
@@ -419,7 +428,7 @@ export function startViewer(doc, api) {
   const fileParam = params.get("file");
   if (fileParam) loadUrl(fileParam);
   else setState("idle", "Open a pi session file (.jsonl) or drop it here.");
-  return { loadText };
+  return { loadData };
 }
 
 const nextFrame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));

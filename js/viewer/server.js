@@ -85,7 +85,7 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1" }) {
       "Content-Length": st.size,
     });
     if (req.method === "HEAD") return res.end();
-    createReadStream(target).on("error", () => res.destroy()).pipe(res);
+    createReadStream(target, { highWaterMark: 1 << 20 }).on("error", () => res.destroy()).pipe(res);
   });
 
   return new Promise((resolve, reject) => {
