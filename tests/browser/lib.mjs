@@ -68,9 +68,10 @@ export async function launch({ width = 1400, height = 900 } = {}) {
 
 /**
  * Opens `url` in a new page and waits until the viewer settled. Records dialogs, page errors, console errors,
- * CSP violations and every request (requests leaving 127.0.0.1 are recorded, then aborted).
+ * CSP violations and every request (requests leaving 127.0.0.1 are recorded, then aborted). `intercept: false`
+ * leaves requests alone (interception slows large responses; for the benchmark).
  */
-export async function openViewer(context, url, { wait = true } = {}) {
+export async function openViewer(context, url, { wait = true, intercept = true } = {}) {
   const page = await context.newPage();
   const seen = { dialogs: [], errors: [], console: [], requests: [], offHost: [] };
   page.on("dialog", (d) => {
@@ -81,7 +82,7 @@ export async function openViewer(context, url, { wait = true } = {}) {
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning") seen.console.push(`${m.type()}: ${m.text()}`);
   });
-  await page.route("**/*", (route) => {
+  if (intercept) await page.route("**/*", (route) => {
     const u = route.request().url();
     seen.requests.push(u);
     if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(u)) {

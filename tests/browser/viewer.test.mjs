@@ -185,6 +185,8 @@ test("tree: abandoned branches start folded; default filter hides bookkeeping; k
   // Unfold with → on the folded row; fold back with ←.
   const folded = shown.find((r) => /type-/.test(r.cls) && abandoned.includes(r.id));
   await selectEntry(page, folded.id);
+  // Off the active path, the timeline draws the selected entry's own path too.
+  assert.equal(await page.locator("#timeline .alt-line").count(), 1, "selected branch drawn");
   const before = Number(await page.locator("#tree-info").getAttribute("data-shown"));
   await page.focus("#tree");
   await page.keyboard.press("ArrowRight");
