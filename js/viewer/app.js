@@ -95,7 +95,7 @@ export function startViewer(doc, api) {
     const leafRow = model.leafId === null ? -1 : model.rowOf.get(model.leafId) ?? -1;
     const fromHash = decodeHash();
     const first = fromHash !== undefined ? fromHash : leafRow;
-    // The tree goes on screen first; the context of the selection follows in the next task.
+    // The tree goes on screen first; the context of the selection is drawn after that frame.
     if (first >= 0) select(first, { scroll: true, from: "load" });
     await nextFrame();
     performance.mark("ptn:tree");
