@@ -217,14 +217,23 @@ export function startViewer(doc, api) {
     if (!model || selected < 0) return;
     const r = model.rows[selected];
     performance.mark("ptn:context-start");
-    const est = model.index.estimate(r.id);
+    let est;
+    try {
+      est = model.index.estimate(r.id);
+      contextView = renderContext(el.context, {
+        index: model.index,
+        leafId: r.id,
+        query: hits.query,
+        oneLine: (t) => api.toOneLine(t, 160) ?? "",
+      });
+    } catch (err) {
+      contextView = null;
+      el.contextHead.replaceChildren(h("span", { class: "ctx-title" }, "No context for ", textEl("code", null, r.id)));
+      el.context.replaceChildren(textEl("p", { class: "errors" }, `${err.code ? `[${err.code}] ` : ""}${err.message}`));
+      el.context.dataset.leaf = r.id;
+      return;
+    }
     const win = windowTokens();
-    contextView = renderContext(el.context, {
-      index: model.index,
-      leafId: r.id,
-      query: hits.query,
-      oneLine: (t) => api.toOneLine(t, 160) ?? "",
-    });
     el.contextHead.replaceChildren(
       h("span", { class: "ctx-title" }, "What the model saw with ", textEl("code", null, r.id), " as leaf"),
       h("span", { class: "pill", dataset: { messages: contextView.total } }, `${int(contextView.total)} messages`),
