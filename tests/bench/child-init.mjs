@@ -1,0 +1,21 @@
+// Cold init in a fresh process (Node or Bun): time to import the package entry (read, compile and
+// instantiate the wasm, load the glue), then the first index calls. Prints {importMs, firstMs} as JSON.
+//
+//   node|bun tests/bench/child-init.mjs <pkg dir>
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const url = pathToFileURL(join(process.argv[2], "index-node.js")).href;
+const t0 = performance.now();
+const core = await import(url);
+const t1 = performance.now();
+const index = core.SessionIndex.plugin();
+index.appendJsonl(
+  '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n' +
+    '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n' +
+    '{"type":"label","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","targetId":"a1","label":"anchor:start"}\n',
+);
+index.anchors();
+index.free();
+const t2 = performance.now();
+console.log(JSON.stringify({ importMs: t1 - t0, firstMs: t2 - t1 }));

@@ -1,0 +1,455 @@
+// The benchmark run itself (Node 22, `--expose-gc`); started by tests/bench/run.mjs, which builds and
+// snapshots pkg/ first. Prints the markdown tables and, with --write, puts them into docs/benchmarks.md
+// between the `bench:begin` / `bench:end` markers (the Findings around them are kept).
+//
+//   <node22> --expose-gc tests/bench/main.mjs --pkg <pkg snapshot> [--quick] [--write] [--rows 1,2,3,4,5,6]
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, release, tmpdir, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync, brotliCompressSync, constants as zlibConstants } from "node:zlib";
+import { bunPath, hostDir, systemNodePath } from "../../scripts/hosts.mjs";
+import { assertSameList, loadReference, piLoad, seedActiveTokens, seedList } from "./seed.mjs";
+import { compare, fmtBytes, fmtMs, fmtRatio, fmtStat, roundsFor } from "./timing.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, "../..");
+const argv = process.argv.slice(2);
+const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const PKG = resolve(opt("--pkg", join(REPO, "pkg")));
+const QUICK = argv.includes("--quick");
+const WRITE = argv.includes("--write");
+const ROWS = new Set(opt("--rows", "1,2,3,4,5,6").split(",").map(Number));
+const HOST = "0.75.5";
+const SIZES = QUICK ? [1000, 10000] : [1000, 10000, 100000];
+const ANCHORS = [10, 100];
+const BIG = SIZES[SIZES.length - 1];
+const T0 = performance.now();
+const log = (m) => console.error(`[bench ${((performance.now() - T0) / 1000).toFixed(0).padStart(3)}s] ${m}`);
+const budget = (ms) => roundsFor(ms, QUICK ? { budgetMs: 1500, min: 3, max: 7 } : { budgetMs: 4000, min: 5, max: 15 });
+
+const core = await import(pathToFileURL(join(PKG, "index-node.js")).href);
+const ref = await loadReference(hostDir(HOST));
+const work = mkdtempSync(join(tmpdir(), "ptn-bench-"));
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+
+const R = { list: [], ingest: [], append: null, inhost: null, memory: [], artifact: null };
+const files = {}; // size → JSONL file with 100 anchors (children read these)
+let text1k = null;
+
+// ---------------------------------------------------------------------------------------------------------
+function oursList(index) {
+  const anchors = index.anchors();
+  return { total: index.estimate().tokens, anchors };
+}
+
+function rowList(size, k, text) {
+  const index = core.SessionIndex.plugin();
+  index.appendJsonl(text);
+  const sm = piLoad(ref, text);
+  assertSameList(oursList(index), seedList(ref, sm), `list ${size}/${k}`);
+  let t = performance.now();
+  seedList(ref, sm);
+  const refMs = performance.now() - t;
+  const r = compare({ ours: () => oursList(index), seed: () => seedList(ref, sm) }, { rounds: budget(refMs) });
+  index.free();
+  R.list.push({ size, anchors: k, ...r });
+  log(`list ${size}/${k}: ours ${fmtStat(r.ours)} · seed ${fmtStat(r.seed)} · ${fmtRatio(r.seed.median / r.ours.median)}`);
+}
+
+function rowIngest(size, text) {
+  // same numbers first: entry count, leaf, current estimate
+  const sm = piLoad(ref, text);
+  for (const mode of ["plugin", "full"]) {
+    const index = core.SessionIndex[mode]();
+    index.appendJsonl(text);
+    const want = { entries: sm.getEntries().length, leaf: sm.getLeafId(), tokens: seedActiveTokens(ref, sm) };
+    const got = { entries: index.entryCount, leaf: index.leafId(), tokens: index.estimate().tokens };
+    if (JSON.stringify(want) !== JSON.stringify(got)) throw new Error(`ingest ${size} ${mode}: ${JSON.stringify(got)} vs pi ${JSON.stringify(want)}`);
+    index.free();
+  }
+  const objects = sm.getEntries();
+  const t = performance.now();
+  piLoad(ref, text);
+  const refMs = performance.now() - t;
+  const r = compare(
+    {
+      plugin: () => {
+        const i = core.SessionIndex.plugin();
+        i.appendJsonl(text);
+        i.free();
+      },
+      full: () => {
+        const i = core.SessionIndex.full();
+        i.appendJsonl(text);
+        i.free();
+      },
+      objects: () => {
+        const i = core.SessionIndex.plugin();
+        i.appendEntries(objects);
+        i.free();
+      },
+      pi: () => piLoad(ref, text),
+    },
+    { rounds: budget(refMs * 3) },
+  );
+  R.ingest.push({ size, bytes: Buffer.byteLength(text), ...r });
+  log(`ingest ${size}: plugin ${fmtStat(r.plugin)} · full ${fmtStat(r.full)} · objects ${fmtStat(r.objects)} · pi ${fmtStat(r.pi)}`);
+}
+
+// Row 3: one entry appended to a resident plugin index of ~1k vs ~100k entries (a fresh 1k index per sample,
+// so it stays ~1k; the big one stays resident and grows by <1%).
+let appendSeq = 0;
+function chain(parentId, n) {
+  const objs = [];
+  const lines = [];
+  let parent = parentId;
+  const body = "cargo test output line ok\n".repeat(80);
+  for (let i = 0; i < n; i++) {
+    const id = `f${(++appendSeq).toString(16).padStart(7, "0")}`;
+    const ts = new Date(Date.UTC(2026, 5, 1) + appendSeq * 1000).toISOString();
+    const message =
+      i % 2 === 0
+        ? { role: "assistant", content: [{ type: "toolCall", id: `tc${appendSeq}`, name: "bash", arguments: { command: "cargo test" } }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: { input: 900, output: 40, cacheRead: 30000, cacheWrite: 0, totalTokens: 30940, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "toolUse", timestamp: appendSeq }
+        : { role: "toolResult", toolCallId: `tc${appendSeq - 1}`, toolName: "bash", content: [{ type: "text", text: body }], isError: false, timestamp: appendSeq };
+    const obj = { type: "message", id, parentId: parent, timestamp: ts, message };
+    objs.push(obj);
+    lines.push(JSON.stringify(obj) + "\n");
+    parent = id;
+  }
+  return { objs, lines };
+}
+
+function rowAppend(textSmall, textBig, sizeSmall, sizeBig) {
+  const N = 200;
+  const big = core.SessionIndex.plugin();
+  big.appendJsonl(textBig);
+  const big0 = big.entryCount;
+  let small = null;
+  let small0 = 0;
+  const fresh = () => {
+    small?.free();
+    small = core.SessionIndex.plugin();
+    small.appendJsonl(textSmall);
+    small0 = small.entryCount;
+    return small;
+  };
+  // 200 untimed appends first: right after a fresh index (and a forced GC) the first few dozen appends pay
+  // one-off costs (allocator segments, wasm memory growth) that are not the steady state being measured.
+  const WARM = 200;
+  const prep = (index) => {
+    for (const e of chain(index.leafId(), WARM).objs) index.appendEntries([e]);
+    return { index, ...chain(index.leafId(), N) };
+  };
+  const r = compare(
+    {
+      smallObjects: ({ index, objs }, i) => index.appendEntries([objs[i]]),
+      bigObjects: ({ index, objs }, i) => index.appendEntries([objs[i]]),
+      smallJsonl: ({ index, lines }, i) => index.appendJsonl(lines[i]),
+      bigJsonl: ({ index, lines }, i) => index.appendJsonl(lines[i]),
+    },
+    {
+      rounds: QUICK ? 5 : 15,
+      n: { smallObjects: N, bigObjects: N, smallJsonl: N, bigJsonl: N },
+      setup: { smallObjects: () => prep(fresh()), bigObjects: () => prep(big), smallJsonl: () => prep(fresh()), bigJsonl: () => prep(big) },
+    },
+  );
+  // every append landed: the last fresh small index holds its N, the big one every sample's N
+  const rounds = r.bigObjects.runs;
+  if (small.entryCount !== small0 + WARM + N || big.entryCount !== big0 + 2 * rounds * (WARM + N)) {
+    throw new Error(`append: entry counts ${small.entryCount} / ${big.entryCount}, expected ${small0 + WARM + N} / ${big0 + 2 * rounds * (WARM + N)}`);
+  }
+  small.free();
+  big.free();
+  R.append = { sizeSmall, sizeBig, ...r };
+  log(`append ${sizeSmall} vs ${sizeBig}: objects ${fmtStat(r.smallObjects)} vs ${fmtStat(r.bigObjects)} · jsonl ${fmtStat(r.smallJsonl)} vs ${fmtStat(r.bigJsonl)}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+function runChild(cmd, args, what, env = {}) {
+  const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 64 << 20, env: { ...process.env, ...env } });
+  if (r.status !== 0) throw new Error(`${what} failed (${r.status}): ${r.stderr || r.stdout}`);
+  const last = r.stdout.trim().split("\n").pop();
+  return JSON.parse(last);
+}
+
+function rowMemory() {
+  for (const size of SIZES) {
+    for (const mode of ["plugin", "plugin-chunks", "plugin-objects", "full"]) {
+      const m = runChild(process.execPath, [join(HERE, "child-memory.mjs"), PKG, files[size], mode], `memory ${size} ${mode}`);
+      R.memory.push({ size, mode, ...m });
+      log(`memory ${size} ${mode}: +${fmtBytes(m.growth)} (${((100 * m.growth) / m.fileBytes).toFixed(1)}% of ${fmtBytes(m.fileBytes)})`);
+    }
+  }
+}
+
+function rowArtifact() {
+  const wasmFile = join(PKG, "pi_tree_navigator_bg.wasm");
+  const bytes = readFileSync(wasmFile);
+  const glue = readFileSync(join(PKG, "pi_tree_navigator.js"));
+  const gzip = gzipSync(bytes, { level: 9 }).length;
+  const brotli = brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+  const runtimes = [
+    ["Node " + process.versions.node, process.execPath, []],
+    ["Node " + spawnSync(systemNodePath(), ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim(), systemNodePath(), []],
+  ];
+  const bun = bunPath();
+  const bunVersion = spawnSync(bun, ["--version"], { encoding: "utf8" });
+  if (bunVersion.status === 0) runtimes.push(["Bun " + bunVersion.stdout.trim(), bun, []]);
+  const init = Object.fromEntries(runtimes.map(([name]) => [name, []]));
+  const runs = QUICK ? 5 : 11;
+  for (let i = 0; i < runs; i++) {
+    for (const [name, bin] of i % 2 ? [...runtimes].reverse() : runtimes) {
+      init[name].push(runChild(bin, [join(HERE, "child-init.mjs"), PKG], `init ${name}`));
+    }
+  }
+  const summarize = (xs, key) => {
+    const s = xs.map((x) => x[key]).sort((a, b) => a - b);
+    return { median: s[s.length >> 1], min: s[0], max: s[s.length - 1], runs: s.length };
+  };
+  R.artifact = {
+    raw: bytes.length, gzip, brotli, glue: glue.length, glueGzip: gzipSync(glue, { level: 9 }).length,
+    init: Object.fromEntries(Object.entries(init).map(([k, xs]) => [k, { import: summarize(xs, "importMs"), first: summarize(xs, "firstMs") }])),
+  };
+  log(`artifact: ${fmtBytes(bytes.length)} raw, ${fmtBytes(gzip)} gzip; init ${Object.entries(R.artifact.init).map(([k, v]) => `${k} ${fmtStat(v.import)}`).join(" · ")}`);
+}
+
+function rowInHost() {
+  const file = files[10000];
+  if (!file) return;
+  R.inhost = runChild(process.execPath, ["--expose-gc", join(HERE, "inhost.mjs"), PKG, file, QUICK ? "4" : "10"], "in-host", { PTN_HOST_VERSION: HOST });
+  log(`in-host: ${JSON.stringify(Object.fromEntries(Object.entries(R.inhost.ops).map(([k, v]) => [k, fmtMs(v.ours.median)])))}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+log(`pkg ${PKG}; pi ${ref.meta.piVersion} on Node ${process.versions.node}; sizes ${SIZES.join(", ")}${QUICK ? " (quick)" : ""}`);
+for (const size of SIZES) {
+  const t = performance.now();
+  // generated in a child process: the generator's objects never sit in this heap (V8 would keep marking and
+  // sweeping them on one of the two cores while we time)
+  const made = runChild(process.execPath, ["--max-old-space-size=6144", join(HERE, "gen.mjs"), String(size), ANCHORS.join(","), work], `generate ${size}`);
+  files[size] = made[100].file;
+  log(`generated ${size} entries: ${fmtBytes(made[100].bytes)} in ${fmtMs(performance.now() - t)}`);
+  const read = (k) => readFileSync(made[k].file, "utf8");
+  if (ROWS.has(1)) for (const k of ANCHORS) rowList(size, k, read(k));
+  globalThis.gc?.();
+  const text = read(100);
+  if (ROWS.has(2)) rowIngest(size, text);
+  if (size === SIZES[0]) text1k = text;
+  if (ROWS.has(3) && size === BIG) rowAppend(text1k, text, SIZES[0], BIG);
+  globalThis.gc?.();
+}
+if (ROWS.has(4)) rowInHost();
+if (ROWS.has(5)) rowMemory();
+if (ROWS.has(6)) rowArtifact();
+const wallS = (performance.now() - T0) / 1000;
+
+// ---------------------------------------------------------------------------------------------------------
+const git = (args) => spawnSync("git", args, { cwd: REPO, encoding: "utf8" }).stdout.trim();
+const machine = {
+  cpu: `${cpus()[0]?.model ?? "?"} × ${cpus().length}`,
+  mem: fmtBytes(totalmem()),
+  os: `Linux ${release()}`,
+  node: process.versions.node,
+  core: coreSource(),
+  date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
+};
+const md = render();
+console.log(md);
+if (WRITE) {
+  writeDoc(md);
+  if ([1, 2, 3, 4, 5, 6].every((r) => ROWS.has(r)) && !QUICK) writeReadme();
+}
+log(`done in ${wallS.toFixed(0)} s`);
+
+/** Which sources the measured package was built from: run.mjs records it in <pkg>/.bench-source. */
+function coreSource() {
+  const f = join(PKG, ".bench-source");
+  if (existsSync(f)) return readFileSync(f, "utf8").trim();
+  return `unknown build (repo HEAD ${git(["rev-parse", "--short", "HEAD"])})`;
+}
+
+function ratio(a, b) {
+  return fmtRatio(a.median / b.median);
+}
+function k(n) {
+  return n >= 1000 ? `${n / 1000}k` : String(n);
+}
+function goal(ok) {
+  return ok ? "✅" : "❌";
+}
+
+function render() {
+  const out = [];
+  const p = (s = "") => out.push(s);
+  p(`Run ${machine.date} · ${machine.cpu} · ${machine.mem} RAM · ${machine.os} · Node ${machine.node} (pi ${ref.meta.piVersion}) · ` +
+    `core: ${machine.core} · \`npm run bench\` took ${wallS.toFixed(0)} s${QUICK ? " · **quick mode**" : ""}`);
+  p();
+  p("Times are medians per call with the min–max spread over the runs; each comparison alternates both sides in one process.");
+  p();
+  if (R.list.length) {
+    p("### 1. `list`: anchors with cumulative estimates");
+    p();
+    p("Ours: `index.anchors()` + `index.estimate()` on the resident plugin index. Seed: the seed extension's `list` numbers with pi 0.75.5's");
+    p("`buildSessionContext` + `estimateContextTokens` per anchor on a loaded `SessionManager`. Same names, ids, tokens and total asserted before timing.");
+    p();
+    p("| entries | anchors | file | ours | seed (pi 0.75.5) | speed-up | runs |");
+    p("|---:|---:|---:|---:|---:|---:|---:|");
+    for (const r of R.list) {
+      const bytes = R.ingest.find((x) => x.size === r.size)?.bytes;
+      p(`| ${k(r.size)} | ${r.anchors} | ${bytes ? fmtBytes(bytes) : ""} | ${fmtStat(r.ours)} | ${fmtStat(r.seed)} | **${ratio(r.seed, r.ours)}** | ${r.ours.runs} |`);
+    }
+    const g1 = R.list.find((r) => r.size === 10000 && r.anchors === 100);
+    const g2 = R.list.filter((r) => r.size === 100000);
+    p();
+    if (g1) p(`Goal ≥100× at 10k entries / 100 anchors: ${goal(g1.seed.median / g1.ours.median >= 100)} ${ratio(g1.seed, g1.ours)}.` +
+      (g2.length ? ` Goal <10 ms at 100k entries: ${goal(g2.every((r) => r.ours.median < 10))} ${g2.map((r) => `${fmtMs(r.ours.median)} (${r.anchors} anchors)`).join(", ")}.` : ""));
+    p();
+  }
+  if (R.ingest.length) {
+    p("### 2. Ingest of a whole session file (text already in memory)");
+    p();
+    p("Ours: `SessionIndex.plugin().appendJsonl(text)` / `SessionIndex.full().appendJsonl(text)`; `appendEntries(objects)` is the plugin's first sync");
+    p("from `sm.getEntries()` (objects pi already parsed). pi: `parseSessionEntries(text)` (JSON.parse per line) + the `SessionManager` index");
+    p("(`SessionManager.open` does this after parsing the file twice, so the host's real load is slower). Entry count, leaf and estimate asserted equal.");
+    p();
+    p("| entries | file | plugin `appendJsonl` | full `appendJsonl` | plugin `appendEntries` | pi load | ratio pi/plugin | ratio pi/full | runs |");
+    p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (const r of R.ingest) {
+      p(`| ${k(r.size)} | ${fmtBytes(r.bytes)} | ${fmtStat(r.plugin)} | ${fmtStat(r.full)} | ${fmtStat(r.objects)} | ${fmtStat(r.pi)} | **${ratio(r.pi, r.plugin)}** | ${ratio(r.pi, r.full)} | ${r.pi.runs} |`);
+    }
+    p();
+    p(`Goal ratio ≥1.0 (plugin mode): ${goal(R.ingest.every((r) => r.pi.median >= r.plugin.median))} ${R.ingest.map((r) => `${k(r.size)}: ${ratio(r.pi, r.plugin)}`).join(", ")}.`);
+    p();
+  }
+  if (R.append) {
+    const a = R.append;
+    p("### 3. Appending one entry to a resident index");
+    p();
+    p(`Plugin index of ${k(a.sizeSmall)} vs ${k(a.sizeBig)} entries (a fresh ${k(a.sizeSmall)} index per sample, the ${k(a.sizeBig)} one resident); ${a.smallObjects.n} timed appends per`);
+    p("sample after 200 untimed ones (assistant tool call / 2 KB tool result, alternating).");
+    p();
+    p(`| call | at ${k(a.sizeSmall)} | at ${k(a.sizeBig)} | ${k(a.sizeBig)} / ${k(a.sizeSmall)} |`);
+    p("|---|---:|---:|---:|");
+    p(`| \`appendEntries([entry])\` (the plugin's sync) | ${fmtStat(a.smallObjects)} | ${fmtStat(a.bigObjects)} | **${ratio(a.bigObjects, a.smallObjects)}** |`);
+    p(`| \`appendJsonl(line)\` | ${fmtStat(a.smallJsonl)} | ${fmtStat(a.bigJsonl)} | **${ratio(a.bigJsonl, a.smallJsonl)}** |`);
+    p();
+    const flat = a.bigObjects.median / a.smallObjects.median < 1.5 && a.bigJsonl.median / a.smallJsonl.median < 1.5;
+    p(`Goal flat (O(1), ratio < 1.5×): ${goal(flat)}.`);
+    p();
+  }
+  if (R.inhost) {
+    const h = R.inhost;
+    p(`### 4. Per-call cost inside real pi ${h.piVersion} (Node ${h.node}), ${k(h.entries)}-entry session, ${h.anchors} anchors`);
+    p();
+    p("A real `AgentSession` (faux model, offline) with the extension from the built package, loaded by pi's loader; the tool's `execute` and");
+    p("the hooks are timed by a wrapper extension. Seed: the same computation the seed extension does for that call, on the same live session.");
+    p();
+    p("| per call | ours | seed computation | speed-up | calls |");
+    p("|---|---:|---:|---:|---:|");
+    const label = {
+      firstCall: "first call on the session (`anchor`, builds the index from `sm.getEntries()`)",
+      anchor: "`anchor` (warm)",
+      list: "`list`",
+      rewind: "`rewind` bookkeeping (execute − summarizer call)",
+      contextIdle: "`context` hook per request, no rewind pending",
+      contextAfterRewind: "`context` hook per request after a rewind (rebuilds the messages)",
+      prepareNextTurn: "`prepareNextTurn` per turn after a rewind",
+    };
+    for (const [key, name] of Object.entries(label)) {
+      const v = h.ops[key];
+      if (!v) continue;
+      p(`| ${name} | ${fmtStat(v.ours)} | ${v.seed ? fmtStat(v.seed) : "—"} | ${v.seed ? `**${ratio(v.seed, v.ours)}**` : ""} | ${v.ours.runs} |`);
+    }
+    p();
+    p(h.notes.map((n) => `- ${n}`).join("\n"));
+    p();
+  }
+  if (R.memory.length) {
+    p("### 5. Memory: wasm linear memory after ingest");
+    p();
+    p("Growth of `memory.buffer.byteLength` (the instance's exports, from `initSync()`) in a fresh process, before → after ingest. Linear memory");
+    p("never shrinks, so this is the high-water mark, including transient buffers (the input text copied into wasm for `appendJsonl`).");
+    p();
+    p("| entries | JSONL | plugin `appendJsonl(text)` | plugin, 1 MB chunks | plugin `appendEntries(objects)` | full `appendJsonl(text)` |");
+    p("|---:|---:|---:|---:|---:|---:|");
+    for (const size of SIZES) {
+      const row = (mode) => {
+        const m = R.memory.find((x) => x.size === size && x.mode === mode);
+        return m ? `${fmtBytes(m.growth)} (${((100 * m.growth) / m.fileBytes).toFixed(1)}%)` : "";
+      };
+      const fb = R.memory.find((x) => x.size === size)?.fileBytes ?? 0;
+      p(`| ${k(size)} | ${fmtBytes(fb)} | ${row("plugin")} | ${row("plugin-chunks")} | ${row("plugin-objects")} | ${row("full")} |`);
+    }
+    p();
+    const pm = R.memory.filter((x) => x.mode === "plugin");
+    p(`Goal plugin mode ≤25% of the JSONL: ${goal(pm.every((m) => m.growth <= 0.25 * m.fileBytes))} (whole-text \`appendJsonl\`); ` +
+      `${goal(R.memory.filter((x) => x.mode === "plugin-objects").every((m) => m.growth <= 0.25 * m.fileBytes))} (the plugin's \`appendEntries\`).`);
+    p();
+  }
+  if (R.artifact) {
+    const a = R.artifact;
+    p("### 6. Artifact size and cold init");
+    p();
+    p(`| pi_tree_navigator_bg.wasm | raw | gzip -9 | brotli 11 |`);
+    p("|---|---:|---:|---:|");
+    p(`| wasm | ${fmtBytes(a.raw)} | **${fmtBytes(a.gzip)}** | ${fmtBytes(a.brotli)} |`);
+    p(`| JS glue (pi_tree_navigator.js) | ${fmtBytes(a.glue)} | ${fmtBytes(a.glueGzip)} | |`);
+    p();
+    p(`Goal ≤40 KB gzip: ${goal(a.gzip <= 40 * 1024)} ${fmtBytes(a.gzip)}.`);
+    p();
+    p("Cold init in a fresh process: `import(\"pkg/index-node.js\")` (read + compile + instantiate the wasm, glue), then the first");
+    p("`SessionIndex.plugin()` + `appendJsonl` of a 3-line session.");
+    p();
+    p("| runtime | import | first index call | runs |");
+    p("|---|---:|---:|---:|");
+    for (const [name, v] of Object.entries(a.init)) p(`| ${name} | ${fmtStat(v.import)} | ${fmtStat(v.first)} | ${v.import.runs} |`);
+    p();
+  }
+  return out.join("\n");
+}
+
+/** One line of headline ratios for the README (between its bench:headline markers). */
+function headline() {
+  const parts = [];
+  const l10 = R.list.find((r) => r.size === 10000 && r.anchors === 100);
+  const l100 = R.list.find((r) => r.size === 100000 && r.anchors === 100);
+  if (l10) parts.push(`\`list\` at 10k entries / 100 anchors **${ratio(l10.seed, l10.ours)}** faster than the seed's per-anchor \`buildSessionContext\` + \`estimateContextTokens\` (${fmtMs(l10.ours.median)} vs ${fmtMs(l10.seed.median)})`);
+  if (l100) parts.push(`${fmtMs(l100.ours.median)} at 100k entries (seed ${fmtMs(l100.seed.median)})`);
+  const i10 = R.ingest.find((r) => r.size === 10000);
+  if (i10) parts.push(`ingest of a 10k-entry file **${ratio(i10.pi, i10.plugin)}** pi's own load`);
+  if (R.append) parts.push(`appending one entry ${fmtMs(R.append.smallObjects.median)} at ${k(R.append.sizeSmall)} vs ${fmtMs(R.append.bigObjects.median)} at ${k(R.append.sizeBig)} entries`);
+  if (R.inhost?.ops.list?.seed) parts.push(`inside pi, \`list\` on a 10k-entry session ${fmtMs(R.inhost.ops.list.ours.median)} (seed ${fmtMs(R.inhost.ops.list.seed.median)})`);
+  const m10 = R.memory.find((m) => m.size === 10000 && m.mode === "plugin-objects");
+  if (m10) parts.push(`plugin index memory ${((100 * m10.growth) / m10.fileBytes).toFixed(0)}% of the JSONL at 10k entries`);
+  if (R.artifact) parts.push(`wasm ${fmtBytes(R.artifact.gzip)} gzip`);
+  return parts.join("; ") + ".";
+}
+
+function writeReadme() {
+  const readme = join(REPO, "README.md");
+  const A = "<!-- bench:headline -->";
+  const B = "<!-- /bench:headline -->";
+  const text = readFileSync(readme, "utf8");
+  const a = text.indexOf(A);
+  const b = text.indexOf(B);
+  if (a < 0 || b < a) return log("README.md has no bench:headline markers: headline not updated");
+  writeFileSync(readme, text.slice(0, a + A.length) + headline() + text.slice(b));
+  log("updated the headline in README.md");
+}
+
+function writeDoc(md) {
+  const doc = join(REPO, "docs", "benchmarks.md");
+  const BEGIN = "<!-- bench:begin (generated by `npm run bench`; edit outside the markers) -->";
+  const END = "<!-- bench:end -->";
+  let body = existsSync(doc) ? readFileSync(doc, "utf8") : `# Benchmarks\n\n${BEGIN}\n${END}\n`;
+  const a = body.indexOf("<!-- bench:begin");
+  const b = body.indexOf(END);
+  if (a < 0 || b < 0) body += `\n${BEGIN}\n${END}\n`;
+  const start = body.indexOf("<!-- bench:begin");
+  const end = body.indexOf(END);
+  body = body.slice(0, start) + `${BEGIN}\n${md}\n` + body.slice(end);
+  writeFileSync(doc, body);
+  log(`wrote ${doc}`);
+}

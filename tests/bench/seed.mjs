@@ -1,0 +1,84 @@
+// The reference side of the benchmarks: what the seed extension (@cad0p/pi-tree-navigator 0.1.0) and pi
+// itself compute, with pi's own functions loaded from an installed host (pi 0.75.5 on Node 22).
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { loadPi } from "../diff/reference.mjs";
+
+const LABEL_PREFIX = "anchor:";
+
+/** pi's buildSessionContext / estimateContextTokens plus the SessionManager module of one host. */
+export async function loadReference(hostDir) {
+  const pi = await loadPi(hostDir);
+  const smModule = await import(
+    pathToFileURL(join(hostDir, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "core", "session-manager.js")).href
+  );
+  return { ...pi, SessionManager: smModule.SessionManager, parseSessionEntries: smModule.parseSessionEntries };
+}
+
+/**
+ * pi's load of a session file's text: JSON.parse per line (parseSessionEntries, the loop of
+ * loadEntriesFromFile) and the SessionManager's index (_buildIndex: byId, labels, leaf).
+ * SessionManager.open(file) does the same after reading the file, but parses it twice (once in open() for
+ * the header's cwd, once in setSessionFile), so this is the cheaper half of what the host really does.
+ */
+export function piLoad(ref, text) {
+  const sm = ref.SessionManager.inMemory("/tmp");
+  sm.fileEntries = ref.parseSessionEntries(text);
+  sm._buildIndex();
+  return sm;
+}
+
+/** The seed's estimateActiveBranchTokens(sm). */
+export function seedActiveTokens(ref, sm) {
+  return ref.estimateContextTokens(sm.buildSessionContext().messages).tokens;
+}
+
+/**
+ * The numbers of the seed's `list` (index.ts, action "list"): the active branch, a byId map over
+ * getEntries(), the current estimate, and per anchor on the path estimateContextTokens(buildSessionContext(
+ * entries, anchorId, byId).messages). The seed also walks to a text hint per anchor and formats lines; that
+ * part is left out here (the core's anchors() computes hints too), which only favours the reference.
+ */
+export function seedList(ref, sm) {
+  const path = sm.getBranch();
+  const allEntries = sm.getEntries();
+  const byId = new Map();
+  for (const e of allEntries) byId.set(e.id, e);
+  const total = seedActiveTokens(ref, sm);
+  const anchors = [];
+  for (const e of path) {
+    const lbl = sm.getLabel(e.id);
+    if (lbl?.startsWith(LABEL_PREFIX)) {
+      const tokens = ref.estimateContextTokens(ref.buildSessionContext(allEntries, e.id, byId).messages).tokens;
+      anchors.push({ name: lbl.slice(LABEL_PREFIX.length), entryId: e.id, tokens });
+    }
+  }
+  return { total, anchors };
+}
+
+/** The seed's anchor bookkeeping without the writes: the name lookup on the path and the estimate at the leaf. */
+export function seedAnchorCompute(ref, sm, name) {
+  const path = sm.getBranch();
+  let prior = null;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (sm.getLabel(path[i].id) === LABEL_PREFIX + name) {
+      prior = path[i].id;
+      break;
+    }
+  }
+  return { prior, tokens: seedActiveTokens(ref, sm) };
+}
+
+/** Throws unless the core's list numbers equal the seed's (names, entry ids, tokens, order, current total). */
+export function assertSameList(ours, theirs, where) {
+  const a = ours.anchors.map((x) => [x.name, x.entryId, x.tokens]);
+  const b = theirs.anchors.map((x) => [x.name, x.entryId, x.tokens]);
+  if (JSON.stringify(a) !== JSON.stringify(b) || ours.total !== theirs.total) {
+    const at = a.findIndex((x, i) => JSON.stringify(x) !== JSON.stringify(b[i]));
+    throw new Error(
+      `${where}: the core's list differs from the seed's (pi) — ` +
+        `total ${ours.total} vs ${theirs.total}, ${a.length} vs ${b.length} anchors, first difference at #${at}: ` +
+        `${JSON.stringify(a[at])} vs ${JSON.stringify(b[at])}`,
+    );
+  }
+}

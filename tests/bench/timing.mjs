@@ -1,0 +1,78 @@
+// Timing helpers: calibrated samples, alternating comparisons, medians with min–max spread.
+//
+// A sample times `n` back-to-back calls and reports the time per call; `n` is calibrated once so a sample
+// lasts about `targetMs` (fast operations) or is 1 (slow ones). Compared functions run in the same process,
+// alternating A,B / B,A every round, each sample after a forced GC when `--expose-gc` is on, so neither side
+// pays the other's garbage.
+const gc = globalThis.gc ?? (() => {});
+
+export function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  const median = s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  return { median, min: s[0], max: s[s.length - 1], runs: s.length };
+}
+
+function calibrate(fn, targetMs, maxN) {
+  fn(); // warm-up (JIT, wasm tier-up, first-touch allocations)
+  const t0 = performance.now();
+  fn();
+  const one = Math.max(performance.now() - t0, 1e-4);
+  return Math.max(1, Math.min(maxN, Math.ceil(targetMs / one)));
+}
+
+function sample(fn, n, setup) {
+  const arg = setup?.();
+  gc();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) fn(arg, i);
+  return (performance.now() - t0) / n;
+}
+
+/**
+ * Times each function of `fns` ({label: fn}) over `rounds` rounds, rotating the order every round.
+ * `setup` (optional, per label) runs untimed before each sample and its result is passed to fn;
+ * `n` (optional, per label) fixes the calls per sample instead of calibrating.
+ * Returns {label: {median, min, max, runs, n}} in milliseconds per call.
+ */
+export function compare(fns, { rounds = 9, targetMs = 20, maxN = 10000, setup = {}, n: fixedN = {} } = {}) {
+  const labels = Object.keys(fns);
+  const n = {};
+  for (const l of labels) n[l] = fixedN[l] ?? calibrate(() => fns[l](setup[l]?.(), 0), targetMs, maxN);
+  const times = Object.fromEntries(labels.map((l) => [l, []]));
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 ? [...labels].reverse() : labels;
+    for (const l of order) times[l].push(sample(fns[l], n[l], setup[l]));
+  }
+  return Object.fromEntries(labels.map((l) => [l, { ...stats(times[l]), n: n[l] }]));
+}
+
+/** Rounds for an operation that takes about `ms` per call, bounded by a time budget per side. */
+export function roundsFor(ms, { budgetMs = 4000, min = 3, max = 15 } = {}) {
+  return Math.max(min, Math.min(max, Math.floor(budgetMs / Math.max(ms, 1e-3))));
+}
+
+/** Formats milliseconds with 3 significant digits and a unit (µs / ms / s). */
+export function fmtMs(ms) {
+  if (ms < 1) return `${sig(ms * 1000)} µs`;
+  if (ms < 1000) return `${sig(ms)} ms`;
+  return `${sig(ms / 1000)} s`;
+}
+function sig(x) {
+  return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+}
+
+/** "median (min–max)" */
+export function fmtStat(s) {
+  return `${fmtMs(s.median)} (${fmtMs(s.min)}–${fmtMs(s.max)})`;
+}
+
+export function fmtBytes(b) {
+  if (b < 1024) return `${b} B`;
+  if (b < 1024 * 1024) return `${(b / 1024).toFixed(1)} KB`;
+  return `${(b / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function fmtRatio(x) {
+  return x >= 100 ? `${Math.round(x)}×` : x >= 10 ? `${x.toFixed(1)}×` : `${x.toFixed(2)}×`;
+}
