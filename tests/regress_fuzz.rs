@@ -97,7 +97,7 @@ fn many_siblings_in_reverse_time_order_ingest_in_linear_time() {
         SessionIndex::new(Mode::Plugin).append_jsonl(&large);
     });
     let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
-    assert!(ratio < 8.0, "4× the siblings took {ratio:.1}× the time ({t_small:?} → {t_large:?}); linear is ~4×");
+    assert!(ratio < 10.0, "4× the siblings took {ratio:.1}× the time ({t_small:?} → {t_large:?}); linear is ~4×");
 }
 
 /// Bug 4 — quadratic incremental feeding with duplicate ids: every duplicate id sets `relink_needed`, and
@@ -122,5 +122,5 @@ fn repeated_duplicate_ids_fed_incrementally_stay_linear() {
     };
     let (t_small, t_large) = (run(2_000), run(8_000));
     let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
-    assert!(ratio < 8.0, "4× the appends took {ratio:.1}× the time ({t_small:?} → {t_large:?}); linear is ~4×");
+    assert!(ratio < 10.0, "4× the appends took {ratio:.1}× the time ({t_small:?} → {t_large:?}); linear is ~4×");
 }
