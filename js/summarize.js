@@ -20,6 +20,17 @@ export function makeSummarizer(generate) {
     // Hosts that take it (pi ≥0.80) route the request through the live agent, so providers registered
     // only in the session's model runtime work; older hosts ignore the option.
     if (typeof streamFn === "function") options.streamFn = streamFn;
-    return (await generate(entries, options)) ?? {};
+    // An abort ends the wait even if the summarizer ignores the signal (a replacement, a stuck provider):
+    // the call then answers "aborted" and pi's loop moves on; a late result is dropped.
+    const result = await Promise.race([generate(entries, options), aborted(options.signal)]);
+    return result ?? {};
   };
+}
+
+/** Resolves `{aborted: true}` when `signal` aborts (at once if it already has); never rejects. */
+function aborted(signal) {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve({ aborted: true });
+    else signal.addEventListener("abort", () => resolve({ aborted: true }), { once: true });
+  });
 }

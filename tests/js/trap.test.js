@@ -409,3 +409,33 @@ test("isTrap: RuntimeError and wasm-bindgen's borrow guard count, ordinary error
   assert.equal(extension.isTrap(new Error("unknown entry id x")), false);
   assert.equal(extension.isTrap("unreachable"), false);
 });
+
+test("a summarizer that ignores the abort signal: the abort still ends the call as 'aborted', nothing written", async () => {
+  let release;
+  const hanging = () => new Promise((resolve) => (release = resolve)); // never looks at the signal
+  const tools = new Map();
+  const sm = new FakeSessionManager();
+  const pi = { registerTool: (d) => tools.set(d.name, d), on: () => {}, setLabel: (id, l) => sm.appendLabelChange(id, l) };
+  extension.createNavigator({ core, pi, opts: { summarize: hanging }, hostOptions: { pkg: fakePi } });
+  const ctx = { sessionManager: sm, model: MODEL, modelRegistry: { getApiKeyAndHeaders: async () => ({ ok: true }) } };
+  const run = async (id, params) => {
+    sm.appendMessage(assistant([[id, "navigate_tree", params]]));
+    return tools.get("navigate_tree").execute(id, params, controller.signal, undefined, ctx);
+  };
+  let controller = new AbortController();
+  userTurn(sm);
+  await run("c1", { action: "anchor", name: "start" });
+  sm.appendMessage(toolResultMessage("c1", "ok"));
+  sm.appendMessage(assistant([["w1", "read"]]));
+  sm.appendMessage(toolResultMessage("w1", "x".repeat(40_000)));
+  controller = new AbortController();
+  const pending = run("c2", { action: "rewind", labelStart: "start", labelEnd: "done", summaryFocus: FOCUS });
+  setTimeout(() => controller.abort(), 20);
+  const r = await pending;
+  assert.equal(r.isError, true);
+  assert.equal(r.content[0].text, "Summarization aborted.");
+  assert.equal(sm.entries.filter((e) => e.type === "branch_summary").length, 0);
+  release({ summary: "## Goal\nlate" }); // a late result changes nothing
+  await new Promise((res) => setTimeout(res, 10));
+  assert.equal(sm.entries.filter((e) => e.type === "branch_summary").length, 0);
+});
