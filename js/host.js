@@ -73,18 +73,23 @@ function wirePrepareNextTurn(session) {
   const reg = registry();
   const next = async (...args) => {
     const priorResult = typeof prior === "function" ? await prior(...args) : undefined;
-    const sm = session.sessionManager;
-    if (!reg.pending.has(sm)) return priorResult;
-    const ctx = priorResult?.context;
-    return {
-      ...priorResult,
-      context: {
-        ...ctx,
-        systemPrompt: ctx?.systemPrompt ?? agent.state.systemPrompt,
-        tools: ctx?.tools ?? agent.state.tools,
-        messages: sm.buildSessionContext().messages,
-      },
-    };
+    try {
+      const sm = session.sessionManager;
+      if (!reg.pending.has(sm)) return priorResult;
+      const ctx = priorResult?.context;
+      return {
+        ...priorResult,
+        context: {
+          ...ctx,
+          systemPrompt: ctx?.systemPrompt ?? agent.state.systemPrompt,
+          tools: ctx?.tools ?? agent.state.tools,
+          messages: sm.buildSessionContext().messages,
+        },
+      };
+    } catch {
+      // Never break pi's loop: without the refresh the `context` event still hands over the session.
+      return priorResult;
+    }
   };
   next[PNT] = true;
   agent.prepareNextTurn = next;
@@ -152,7 +157,11 @@ export function createHost(pi, { pkg = piPackage } = {}) {
         reg.contextCalls++;
         if (!reg.pending.has(sm)) return undefined;
         if (rebuildsFromSession(reg.sessions.get(sm)?.agent)) return undefined;
-        return { messages: sessionMessages(sm) };
+        try {
+          return { messages: sessionMessages(sm) };
+        } catch {
+          return undefined; // never fail a request over the hand-over; pi sends what it has
+        }
       });
       pi.on("tool_result", (event) => {
         if (refused.delete(event.toolCallId)) return { isError: true };

@@ -439,3 +439,23 @@ test("a summarizer that ignores the abort signal: the abort still ends the call 
   await new Promise((res) => setTimeout(res, 10));
   assert.equal(sm.entries.filter((e) => e.type === "branch_summary").length, 0);
 });
+
+test("the hooks never throw into pi's loop: a session that cannot build its context gets no hand-over instead of an error", async () => {
+  isolate();
+  const env = setup({ instantiate: null });
+  const agent = { state: { messages: [], systemPrompt: "S", tools: [] }, prepareNextTurn: async () => ({ thinkingLevel: "low" }) };
+  const session = new fakePi.AgentSession();
+  session.sessionManager = env.sm;
+  session.agent = agent;
+  await session.prompt("go"); // the prototype patch captures the session and wires prepareNextTurn
+  userTurn(env.sm);
+  await env.call("c1", { action: "anchor", name: "start" });
+  env.work("w1", 40_000);
+  const r = await env.call("c9", { action: "rewind", labelStart: "start", labelEnd: "done", summaryFocus: FOCUS });
+  assert.equal(r.isError, false, r.text);
+  env.sm.buildSessionContext = () => {
+    throw new Error("corrupt session");
+  };
+  assert.equal(await env.emit("context", { messages: [] }), undefined);
+  assert.deepEqual(await agent.prepareNextTurn(), { thinkingLevel: "low" }, "the earlier hook's result passes through");
+});
