@@ -328,3 +328,14 @@ fn context_view_lists_what_the_model_reads() {
     let (total, page) = idx.context_view(Leaf::Current, 1, 2).unwrap();
     assert_eq!((total, page.len(), page[0].role), (3, 1, "assistant"));
 }
+
+#[test]
+fn children_stay_in_time_order_when_appends_interleave_with_queries() {
+    let mut idx = index(&[user("r", None, 1, "root"), user("c5", Some("r"), 5, "5"), user("c3", Some("r"), 3, "3")]);
+    let r = idx.slot_of("r").unwrap();
+    let kids = idx.children_of(r).to_vec();
+    assert_eq!(ids(&idx, &kids), ["c3", "c5"]);
+    idx.append_jsonl(&user("c4", Some("r"), 4, "4"));
+    let kids = idx.children_of(r).to_vec();
+    assert_eq!(ids(&idx, &kids), ["c3", "c4", "c5"]);
+}

@@ -193,7 +193,13 @@ pub enum LineProblem {
     NotAnObject,
     /// An object without a string `id`.
     NoId,
+    /// Nested deeper than [`MAX_NESTING`] levels.
+    TooDeep(usize),
 }
+
+/// Deepest JSON nesting read. pi cannot write much deeper lines itself (its `JSON.stringify` runs out of
+/// stack a few thousand levels down); deeper lines are skipped and reported rather than risking the stack.
+pub const MAX_NESTING: usize = 1000;
 
 impl std::fmt::Display for LineProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -201,6 +207,7 @@ impl std::fmt::Display for LineProblem {
             LineProblem::Malformed(e) => write!(f, "malformed JSON ({e})"),
             LineProblem::NotAnObject => f.write_str("not a JSON object"),
             LineProblem::NoId => f.write_str("entry has no string id"),
+            LineProblem::TooDeep(depth) => write!(f, "nested {depth} levels deep (more than {MAX_NESTING} are not read)"),
         }
     }
 }
@@ -221,15 +228,99 @@ pub struct ReadOptions {
 pub fn parse_json(text: &str) -> Result<(Value, Option<char>), LineProblem> {
     match serde_json::from_str(text) {
         Ok(v) => Ok((v, None)),
-        Err(e) => {
-            let mask = if text.contains('\u{fffd}') || text.to_ascii_lowercase().contains("\\ufffd") { '\u{1}' } else { '\u{fffd}' };
-            match mask_lone_surrogates(text, mask) {
-                Some(masked) => serde_json::from_str(&masked).map(|v| (v, Some(mask))),
-                None => Err(e),
+        Err(e) => recover(text).unwrap_or_else(|| Err(LineProblem::Malformed(e.to_string()))),
+    }
+}
+
+/// What `JSON.parse` accepts but plain serde_json does not: unpaired surrogate escapes, numbers beyond
+/// ±1.8e308 (JavaScript reads them as ±Infinity, which `JSON.stringify` writes as `null`, so they are
+/// read as `null` here), and nesting deeper than 128 levels. `None` when none of these applies.
+fn recover(text: &str) -> Option<Result<(Value, Option<char>), LineProblem>> {
+    let mask = if text.contains('\u{fffd}') || text.to_ascii_lowercase().contains("\\ufffd") { '\u{1}' } else { '\u{fffd}' };
+    let masked = mask_lone_surrogates(text, mask);
+    let mut fixed = masked.as_deref().unwrap_or(text);
+    let finite = nulls_for_infinite_numbers(fixed);
+    if let Some(f) = &finite {
+        fixed = f;
+    }
+    let depth = nesting_depth(fixed);
+    if masked.is_none() && finite.is_none() && depth <= 128 {
+        return None;
+    }
+    if depth > MAX_NESTING {
+        return Some(Err(LineProblem::TooDeep(depth)));
+    }
+    let mut de = serde_json::Deserializer::from_str(fixed);
+    de.disable_recursion_limit();
+    let value = serde::Deserialize::deserialize(&mut de).and_then(|v: Value| de.end().map(|()| v));
+    Some(value.map(|v| (v, masked.is_some().then_some(mask))).map_err(|e| LineProblem::Malformed(e.to_string())))
+}
+
+/// Deepest `[`/`{` nesting outside strings.
+fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
             }
-            .map_err(|e| LineProblem::Malformed(e.to_string()))
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
         }
     }
+    deepest
+}
+
+/// Rewrites number literals (outside strings) that overflow a double into `null`; `None` if there are none.
+fn nulls_for_infinite_numbers(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let (mut out, mut last, mut i, mut in_string, mut changed) = (String::new(), 0, 0, false, false);
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if c == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if c == b'-' || c.is_ascii_digit() {
+            let start = i;
+            while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                i += 1;
+            }
+            if text[start..i].parse::<f64>().is_ok_and(f64::is_infinite) {
+                out.push_str(&text[last..start]);
+                out.push_str("null");
+                last = i;
+                changed = true;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    changed.then(|| {
+        out.push_str(&text[last..]);
+        out
+    })
 }
 
 /// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration

@@ -41,6 +41,21 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// Children naming one parent id.
+#[derive(Debug)]
+struct Kids {
+    list: Vec<Slot>,
+    /// Timestamp of the last child appended (to notice out-of-order arrivals).
+    last_ts: f64,
+    sorted: bool,
+}
+
+impl Default for Kids {
+    fn default() -> Self {
+        Kids { list: Vec::new(), last_ts: f64::NEG_INFINITY, sorted: true }
+    }
+}
+
 /// What one append call did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IngestReport {
@@ -62,18 +77,22 @@ pub struct SessionIndex {
     /// Entry JSON text per slot (full mode only).
     raw: Vec<Box<str>>,
     by_id: HashMap<Box<str>, Slot>,
+    /// Resolved parent per slot (`NONE`: no parent, or not resolved yet). Trusted unless the parent slot
+    /// was shadowed by a later entry with the same id.
     parent: Vec<Slot>,
-    /// Children per slot, oldest timestamp first (ties keep append order, like pi's stable sort).
-    children: Vec<Vec<Slot>>,
-    /// Entries whose parent id has not been seen yet, by that id.
-    waiting: HashMap<Box<str>, Vec<Slot>>,
+    /// Whether a later entry took over this slot's id (pi's id map keeps the later one).
+    shadowed: Vec<bool>,
+    /// Children by the parent id they name — so they belong to whichever entry holds that id now, a
+    /// parent that arrives later, or a duplicate that takes the id over, with nothing to move.
+    children: HashMap<Box<str>, Kids>,
     /// Current label per target id (latest change wins).
     labels: HashMap<Box<str>, Box<str>>,
     leaf: Option<Slot>,
     /// Lines seen by `append_jsonl`, so line numbers continue across appended chunks.
     lines_seen: usize,
-    /// A duplicate id re-pointed `by_id`; parent links are recomputed before the next walk.
-    relink_needed: bool,
+    /// Per slot, the number of the last walk that visited it: finds a parent cycle at its first repeat.
+    visited: Vec<u32>,
+    walk: u32,
 }
 
 impl SessionIndex {
@@ -86,12 +105,13 @@ impl SessionIndex {
             raw: Vec::new(),
             by_id: HashMap::new(),
             parent: Vec::new(),
-            children: Vec::new(),
-            waiting: HashMap::new(),
+            shadowed: Vec::new(),
+            children: HashMap::new(),
             labels: HashMap::new(),
             leaf: None,
             lines_seen: 0,
-            relink_needed: false,
+            visited: Vec::new(),
+            walk: 0,
         }
     }
 
@@ -200,9 +220,8 @@ impl SessionIndex {
             }
             Line::Entry(entry) => {
                 if self.by_id.contains_key(&entry.id) {
-                    // pi's id map keeps the later entry; so do we, and every link is re-resolved.
+                    // pi's id map keeps the later entry; so do we (see `push`).
                     report.warnings.push(format!("line {number}: duplicate entry id {}", entry.id));
-                    self.relink_needed = true;
                 }
                 if self.mode == Mode::Full {
                     self.raw.push(text.into());
@@ -221,65 +240,30 @@ impl SessionIndex {
                 None => self.labels.remove(target),
             };
         }
-        self.by_id.insert(entry.id.clone(), slot);
-        self.parent.push(NONE);
-        self.children.push(Vec::new());
-        let id = entry.id.clone();
-        let parent_id = entry.parent_id.clone();
+        if let Some(old) = self.by_id.insert(entry.id.clone(), slot) {
+            self.shadowed[old as usize] = true;
+        }
+        let parent = match entry.parent_id.as_deref().and_then(|pid| self.by_id.get(pid)) {
+            Some(&p) if p != slot => p,
+            _ => NONE,
+        };
+        self.parent.push(parent);
+        self.shadowed.push(false);
+        self.visited.push(0);
+        let ts = entry.timestamp_ms.unwrap_or(f64::INFINITY);
+        // A self-parented entry is a root in the tree (and a cycle for path walks), nobody's child.
+        if let Some(pid) = entry.parent_id.clone().filter(|pid| *pid != entry.id) {
+            let kids = self.children.entry(pid).or_default();
+            // Appending keeps timestamp order in the usual case; otherwise sort later, once (stable, so
+            // equal timestamps keep arrival order, like pi's sort).
+            if kids.last_ts > ts {
+                kids.sorted = false;
+            }
+            kids.last_ts = ts;
+            kids.list.push(slot);
+        }
         self.entries.push(entry);
-        if let Some(pid) = parent_id {
-            match self.by_id.get(&pid) {
-                Some(&p) if p != slot => self.link(slot, p),
-                Some(_) => {} // self-parented: a root in the tree, a cycle for path walks
-                None => self.waiting.entry(pid).or_default().push(slot),
-            }
-        }
-        // Children that arrived before their parent.
-        if let Some(kids) = self.waiting.remove(&id) {
-            for kid in kids {
-                self.link(kid, slot);
-            }
-        }
         self.leaf = Some(slot);
-    }
-
-    fn link(&mut self, child: Slot, parent: Slot) {
-        self.parent[child as usize] = parent;
-        let ts = self.timestamp_key(child);
-        let kids = &mut self.children[parent as usize];
-        // Insert after every sibling with an equal or earlier timestamp: sorted and stable.
-        let at = kids.partition_point(|&k| self.entries[k as usize].timestamp_ms.unwrap_or(f64::INFINITY) <= ts);
-        kids.insert(at, child);
-    }
-
-    fn timestamp_key(&self, slot: Slot) -> f64 {
-        // Entries with an invalid date sort last.
-        self.entries[slot as usize].timestamp_ms.unwrap_or(f64::INFINITY)
-    }
-
-    /// Recomputes every parent link from ids (after a duplicate id changed what an id points to).
-    fn relink(&mut self) {
-        self.relink_needed = false;
-        self.waiting.clear();
-        for kids in &mut self.children {
-            kids.clear();
-        }
-        for slot in 0..self.entries.len() as Slot {
-            self.parent[slot as usize] = NONE;
-            if let Some(pid) = self.entries[slot as usize].parent_id.clone() {
-                match self.by_id.get(&pid) {
-                    Some(&p) if p != slot => self.link(slot, p),
-                    Some(_) => {}
-                    None => self.waiting.entry(pid).or_default().push(slot),
-                }
-            }
-        }
-    }
-
-    fn ensure_linked(&mut self) {
-        if self.relink_needed {
-            self.relink();
-        }
     }
 
     /// The entry at `slot`.
@@ -307,23 +291,44 @@ impl SessionIndex {
         &self.entries[slot as usize].id
     }
 
-    /// The parent slot, when the parent is known.
+    /// The parent slot, when the parent is known: the entry that holds the parent id now (a parent may
+    /// arrive after its children, and a repeated id moves to the later entry, as in pi's id map).
     pub fn parent_of(&mut self, slot: Slot) -> Option<Slot> {
-        self.ensure_linked();
-        let p = self.parent[slot as usize];
-        (p != NONE).then_some(p)
+        let i = slot as usize;
+        let cached = self.parent[i];
+        if cached != NONE && !self.shadowed[cached as usize] {
+            return Some(cached);
+        }
+        let entry = &self.entries[i];
+        let p = entry.parent_id.as_deref().and_then(|pid| self.by_id.get(pid)).copied().filter(|&p| p != slot)?;
+        self.parent[i] = p;
+        Some(p)
     }
 
-    /// Children of `slot`, oldest first.
+    /// Children of `slot`, oldest first (none for an entry whose id a later entry took over).
     pub fn children_of(&mut self, slot: Slot) -> &[Slot] {
-        self.ensure_linked();
-        &self.children[slot as usize]
+        if self.shadowed[slot as usize] {
+            return &[];
+        }
+        let entries = &self.entries;
+        match self.children.get_mut(&*entries[slot as usize].id) {
+            None => &[],
+            Some(kids) => {
+                if !kids.sorted {
+                    let key = |s: &Slot| entries[*s as usize].timestamp_ms.unwrap_or(f64::INFINITY);
+                    kids.list.sort_by(|a, b| key(a).total_cmp(&key(b)));
+                    kids.sorted = true;
+                    // Later appends compare with the newest child, wherever it arrived.
+                    kids.last_ts = kids.list.last().map_or(f64::NEG_INFINITY, key);
+                }
+                &kids.list
+            }
+        }
     }
 
     /// Root entries in append order: no parent, an unknown parent, or themselves as parent.
     pub fn roots(&mut self) -> Vec<Slot> {
-        self.ensure_linked();
-        (0..self.entries.len() as Slot).filter(|&s| self.parent[s as usize] == NONE).collect()
+        (0..self.entries.len() as Slot).filter(|&s| self.parent_of(s).is_none()).collect()
     }
 
     /// The current leaf (`None` = before the first entry).
@@ -358,23 +363,28 @@ impl SessionIndex {
     /// Slots from the root to `leaf` (inclusive). Iterative, so any depth is fine; a parent cycle is an
     /// error rather than a hang.
     pub fn path(&mut self, leaf: Option<Slot>) -> Result<Vec<Slot>, SessionError> {
-        self.ensure_linked();
         let Some(mut cur) = leaf else { return Ok(Vec::new()) };
+        self.walk = self.walk.wrapping_add(1);
+        if self.walk == 0 {
+            // The counter wrapped: forget every old mark so none can look like this walk's.
+            self.visited.fill(0);
+            self.walk = 1;
+        }
         let mut path = Vec::new();
         loop {
-            path.push(cur);
-            if path.len() > self.entries.len() {
+            if self.visited[cur as usize] == self.walk {
                 return Err(SessionError::Cycle(self.id_of(cur).into()));
             }
-            let entry = &self.entries[cur as usize];
-            let p = self.parent[cur as usize];
-            if p == NONE {
+            self.visited[cur as usize] = self.walk;
+            path.push(cur);
+            let Some(p) = self.parent_of(cur) else {
                 // A self-parented entry would make pi's walk loop forever.
+                let entry = &self.entries[cur as usize];
                 if entry.parent_id.as_deref() == Some(&*entry.id) {
                     return Err(SessionError::Cycle(entry.id.to_string()));
                 }
                 break;
-            }
+            };
             cur = p;
         }
         path.reverse();
