@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// Benchmark (not a test): how long real Chromium takes to load and render a generated ~100 MB pi session in
+// the session viewer served by `pkg/cli.js view`, and to move the selection. Goal: first render of the tree
+// in under 3 s.
+//
+//   node tests/bench/viewer-bench.mjs [--mb 100] [--runs 3] [--moves 30] [--keep FILE]
+//
+// The session comes from tests/bench/gen.mjs, a realistic long autonomous run: tool output up to ~60 KB,
+// anchors, rewinds and branches. Needs `npm run build` and Chromium (`npm run setup`).
+// Times come from the page's own performance marks (ms since navigation start):
+//   fetched  the file is read as text         parsed  loadFile done, model built
+//   tree     first frame with the tree drawn   ready   stats, timeline and the leaf's context drawn
+// Moving the selection:
+//   key → row       ArrowDown until the new row is highlighted (next frame)
+//   key → context   until the context for it is drawn (after the 90 ms key-rest delay)
+//   jump            a click on the timeline at a far point until that context is drawn
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateBase, withAnchors } from "./gen.mjs";
+import { launch, openViewer, requirePrereqs, serve, settled } from "../browser/lib.mjs";
+
+const arg = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : fallback;
+};
+const MB = Number(arg("--mb", 100));
+const RUNS = Number(arg("--runs", 3));
+const MOVES = Number(arg("--moves", 30));
+const keep = arg("--keep", null);
+
+requirePrereqs();
+const work = mkdtempSync(join(tmpdir(), "ptn-viewer-bench-"));
+const file = keep ?? join(work, `session-${MB}mb.jsonl`);
+
+// ---- the session: scale the entry count to the wanted size -----------------------------------------------
+if (!keep || !existsSync(file)) {
+  const t0 = Date.now();
+  const probe = withAnchors(generateBase(4000, 11), 10).text;
+  const perEntry = Buffer.byteLength(probe) / 4000;
+  const entries = Math.ceil((MB * 1e6) / perEntry);
+  const { text } = withAnchors(generateBase(entries, 11), 40);
+  writeFileSync(file, text);
+  console.log(`generated ${entries} entries, ${(statSync(file).size / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s → ${file}`);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
+const fmt = (ms) => `${Math.round(ms)} ms`;
+
+const server = await serve(file);
+const browser = await launch({ width: 1400, height: 900 });
+const loads = [];
+const moves = { row: [], context: [], jump: [] };
+let info;
+try {
+  for (let run = 0; run < RUNS; run++) {
+    const { page } = await openViewer(browser.context, server.url, { wait: false, intercept: false });
+    const state = await settled(page, 300000);
+    if (state !== "ready") throw new Error(`viewer state ${state}`);
+    const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name.replace("ptn:", ""), m.startTime])));
+    const cdp = await browser.context.newCDPSession(page);
+    await cdp.send("Performance.enable");
+    const metrics = Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+    loads.push({ ...marks, heap: metrics.JSHeapUsedSize, nodes: metrics.Nodes });
+    info ??= await page.evaluate(() => ({
+      entries: document.getElementById("tree-info").dataset.total,
+      shown: document.getElementById("tree-info").dataset.shown,
+      rowsInDom: document.querySelectorAll("#tree .row").length,
+      leafMessages: document.querySelector("#context-head [data-messages]").dataset.messages,
+    }));
+
+    // Move the selection with the keyboard, from the top of the tree.
+    await page.focus("#tree");
+    await page.keyboard.press("Home");
+    await page.waitForFunction(() => document.getElementById("context").dataset.leaf === document.querySelector(".row.selected")?.dataset.id);
+    for (let i = 0; i < MOVES; i++) {
+      const t = await page.evaluate(async () => {
+        const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        const before = document.querySelector(".row.selected")?.dataset.id;
+        const t0 = performance.now();
+        document.getElementById("tree").dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
+        while (document.querySelector(".row.selected")?.dataset.id === before) await frame();
+        await frame();
+        const row = performance.now() - t0;
+        const id = document.querySelector(".row.selected").dataset.id;
+        while (document.getElementById("context").dataset.leaf !== id) await new Promise((r) => setTimeout(r, 2));
+        await frame();
+        return { row, context: performance.now() - t0 };
+      });
+      moves.row.push(t.row);
+      moves.context.push(t.context);
+    }
+    // Jumps: click the timeline at 90%, 50% and 99% of the path (deep contexts).
+    const box = await page.locator("#timeline svg").boundingBox();
+    for (const f of [0.9, 0.5, 0.99]) {
+      const x = box.x + 52 + f * (box.width - 66);
+      const t = await page.evaluate(async ({ x, y }) => {
+        const el = document.elementFromPoint(x, y);
+        const before = document.getElementById("context").dataset.leaf;
+        const t0 = performance.now();
+        el.dispatchEvent(new MouseEvent("click", { clientX: x, clientY: y, bubbles: true }));
+        while (document.getElementById("context").dataset.leaf === before) await new Promise((r) => setTimeout(r, 2));
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        return performance.now() - t0;
+      }, { x, y: box.y + 120 });
+      moves.jump.push(t);
+    }
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  await server.stop();
+  if (!keep) rmSync(work, { recursive: true, force: true });
+}
+
+const col = (k) => loads.map((l) => l[k]);
+console.log(`\nviewer on ${(statSync(keep ?? file, { throwIfNoEntry: false })?.size / 1e6 || MB).toFixed?.(1) ?? MB} MB: ${info.entries} entries (${info.shown} shown by default, ${info.rowsInDom} rows in the DOM), ${info.leafMessages} messages in the leaf's context; Chromium ${RUNS} runs, median (min–max)`);
+const row = (label, xs) => console.log(`  ${label.padEnd(30)} ${fmt(median(xs)).padStart(8)}   (${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))})`);
+row("wasm ready, fetch starts", col("fetch-start"));
+row("file fetched", col("fetched"));
+row("parsed (loadFile + model)", col("parsed"));
+row("first render of the tree", col("tree"));
+row("ready (stats, timeline, context)", col("ready"));
+console.log(`  ${"JS heap after load".padEnd(30)} ${(median(col("heap")) / 1e6).toFixed(0).padStart(5)} MB`);
+console.log(`selection, ${moves.row.length} key moves and ${moves.jump.length} timeline jumps: median / p95`);
+console.log(`  ${"key → row highlighted".padEnd(30)} ${fmt(median(moves.row)).padStart(8)} / ${fmt(p95(moves.row))}`);
+console.log(`  ${"key → context drawn".padEnd(30)} ${fmt(median(moves.context)).padStart(8)} / ${fmt(p95(moves.context))}   (includes the 90 ms key-rest delay)`);
+console.log(`  ${"timeline jump → context drawn".padEnd(30)} ${fmt(median(moves.jump)).padStart(8)} / ${fmt(p95(moves.jump))}`);
+const goal = median(col("tree"));
+console.log(`goal: first render of the tree < 3000 ms: ${goal < 3000 ? "met" : "NOT met"} (${fmt(goal)})`);
