@@ -8,7 +8,8 @@
 // The session comes from tests/bench/gen.mjs, a realistic long autonomous run: tool output up to ~60 KB,
 // anchors, rewinds and branches. Needs `npm run build` and Chromium (`npm run setup`).
 // Times come from the page's own performance marks (ms since navigation start):
-//   fetched  the file is read as text         parsed  loadFile done, model built
+//   fetched  the file's bytes are in          indexed the core holds the session (decode + loadFile)
+//   parsed   the page's model is built (treeRows, treeFilter, path, estimates)
 //   tree     first frame with the tree drawn   ready   stats, timeline and the leaf's context drawn
 // Moving the selection:
 //   key → row       ArrowDown until the new row is highlighted (next frame)
@@ -119,7 +120,8 @@ console.log(`\nviewer on ${(statSync(keep ?? file, { throwIfNoEntry: false })?.s
 const row = (label, xs) => console.log(`  ${label.padEnd(30)} ${fmt(median(xs)).padStart(8)}   (${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))})`);
 row("wasm ready, fetch starts", col("fetch-start"));
 row("file fetched", col("fetched"));
-row("parsed (loadFile + model)", col("parsed"));
+row("indexed (decode + loadFile)", col("indexed"));
+row("model (treeRows, filter, path)", col("parsed"));
 row("first render of the tree", col("tree"));
 row("ready (stats, timeline, context)", col("ready"));
 console.log(`  ${"JS heap after load".padEnd(30)} ${(median(col("heap")) / 1e6).toFixed(0).padStart(5)} MB`);
