@@ -9,10 +9,12 @@ use serde_json::Value;
 /// Length of `s` as JavaScript's `String.prototype.length` counts it (UTF-16 code units).
 pub fn utf16_len(s: &str) -> usize {
     // ASCII fast path: one byte is one unit. Only astral characters (4 UTF-8 bytes) take two units.
-    if s.is_ascii() {
-        return s.len();
-    }
-    s.chars().map(char::len_utf16).sum()
+    // From the UTF-8 bytes: every byte that is not a continuation byte starts a character (one unit),
+    // and every 4-byte lead starts an astral character (one more unit). A plain byte loop vectorises.
+    let bytes = s.as_bytes();
+    let starts = bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
+    let astral = bytes.iter().filter(|&&b| b >= 0xF0).count();
+    starts + astral
 }
 
 /// Length of `JSON.stringify(value)` for a value that came out of `JSON.parse`.

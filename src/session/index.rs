@@ -90,6 +90,11 @@ pub struct SessionIndex {
     leaf: Option<Slot>,
     /// Lines seen by `append_jsonl`, so line numbers continue across appended chunks.
     lines_seen: usize,
+    /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
+    duplicate_ids: bool,
+    /// Per slot: whether a label was ever set on the id it holds (most entries never are, so lookups skip
+    /// hashing them).
+    maybe_labeled: Vec<bool>,
     /// Per slot, the number of the last walk that visited it: finds a parent cycle at its first repeat.
     visited: Vec<u32>,
     walk: u32,
@@ -112,6 +117,8 @@ impl SessionIndex {
             lines_seen: 0,
             visited: Vec::new(),
             walk: 0,
+            duplicate_ids: false,
+            maybe_labeled: Vec::new(),
         }
     }
 
@@ -236,13 +243,23 @@ impl SessionIndex {
         let slot = self.entries.len() as Slot;
         if let EntryKind::Label { target, label } = &entry.kind {
             match label {
-                Some(l) => self.labels.insert(target.clone(), l.clone()),
-                None => self.labels.remove(target),
-            };
+                Some(l) => {
+                    self.labels.insert(target.clone(), l.clone());
+                    if let Some(&t) = self.by_id.get(target) {
+                        self.maybe_labeled[t as usize] = true;
+                    }
+                }
+                None => {
+                    self.labels.remove(target);
+                }
+            }
         }
         if let Some(old) = self.by_id.insert(entry.id.clone(), slot) {
             self.shadowed[old as usize] = true;
+            self.duplicate_ids = true;
         }
+        // A label written before its target arrived (pi keeps those) applies once it does.
+        self.maybe_labeled.push(self.labels.contains_key(&entry.id));
         let parent = match entry.parent_id.as_deref().and_then(|pid| self.by_id.get(pid)) {
             Some(&p) if p != slot => p,
             _ => NONE,
@@ -355,6 +372,20 @@ impl SessionIndex {
         }
     }
 
+    /// Whether some entry id occurs twice.
+    pub fn has_duplicate_ids(&self) -> bool {
+        self.duplicate_ids
+    }
+
+    /// The label currently on the entry at `slot` (the same as [`Self::label_of`] its id, without hashing
+    /// entries that were never labelled).
+    pub fn label_at(&self, slot: Slot) -> Option<&str> {
+        if !self.maybe_labeled[slot as usize] {
+            return None;
+        }
+        self.label_of(self.id_of(slot))
+    }
+
     /// The label currently on entry `id`.
     pub fn label_of(&self, id: &str) -> Option<&str> {
         self.labels.get(id).map(AsRef::as_ref)
@@ -394,7 +425,7 @@ impl SessionIndex {
     /// The entry labelled `label` nearest to `leaf` on its path (walking leaf → root).
     pub fn find_label_on_path(&mut self, label: &str, leaf: Option<Slot>) -> Result<Option<Slot>, SessionError> {
         let path = self.path(leaf)?;
-        Ok(path.into_iter().rev().find(|&s| self.label_of(self.id_of(s)) == Some(label)))
+        Ok(path.into_iter().rev().find(|&s| self.label_at(s) == Some(label)))
     }
 
     /// The deepest entry on both paths (pi's common ancestor for tree navigation).

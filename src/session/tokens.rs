@@ -69,15 +69,28 @@ impl Running {
 pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
     let mut out = Vec::with_capacity(path.len());
     let mut run = Running::default();
+    // Position of each path entry, to find a compaction's first kept entry without scanning the path
+    // (only built when the path has a compaction at all).
+    let has_compaction = path.iter().any(|&s| matches!(index.entry(s).kind, EntryKind::Compaction { .. }));
+    let mut position = Vec::new();
+    if has_compaction {
+        position = vec![u32::MAX; index.len()];
+        for (i, &s) in path.iter().enumerate() {
+            // The first position wins, like pi's `findIndex`.
+            if position[s as usize] == u32::MAX {
+                position[s as usize] = i as u32;
+            }
+        }
+    }
     for (i, &slot) in path.iter().enumerate() {
         let entry = index.entry(slot);
         if let EntryKind::Compaction { first_kept } = &entry.kind {
             run = Running::default();
             run.push(entry.tokens, None);
-            // Kept entries: from `firstKeptEntryId` (searched by id among the entries before the
-            // compaction, as pi does) up to the compaction; none if the id is not there.
+            // Kept entries: from `firstKeptEntryId` (the first entry with that id before the compaction,
+            // as pi searches) up to the compaction; none if the id is not there.
             if let Some(first) = first_kept {
-                if let Some(start) = path[..i].iter().position(|&s| *index.id_of(s) == **first) {
+                if let Some(start) = kept_start(index, path, &position, first, i) {
                     for &kept in &path[start..i] {
                         run.push_entry(index.entry(kept));
                     }
@@ -89,6 +102,17 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
         out.push(run.estimate());
     }
     out
+}
+
+/// Where the kept range of a compaction at `at` starts: the first path position before it whose entry has
+/// id `first`. By slot in the usual case; by id only when repeated ids could hide it behind another slot.
+fn kept_start(index: &SessionIndex, path: &[Slot], position: &[u32], first: &str, at: usize) -> Option<usize> {
+    if index.has_duplicate_ids() {
+        return path[..at].iter().position(|&s| index.id_of(s) == first);
+    }
+    let slot = index.slot_of(first)?;
+    let pos = position[slot as usize] as usize;
+    (pos < at).then_some(pos)
 }
 
 impl SessionIndex {

@@ -105,19 +105,24 @@ impl SessionIndex {
     /// Anchors on the path to `leaf`, root → leaf, each with the estimate as if it were the leaf.
     /// One pass over the path, however many anchors there are.
     pub fn anchors(&mut self, leaf: Leaf<'_>) -> Result<Vec<Anchor>, SessionError> {
+        self.anchors_and_estimate(leaf).map(|(anchors, _)| anchors)
+    }
+
+    /// [`Self::anchors`] and the estimate at the leaf itself, from one walk (what `list` shows).
+    pub fn anchors_and_estimate(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Anchor>, Estimate), SessionError> {
         let slot = self.resolve_leaf(leaf);
         let path = self.path(slot)?;
         let estimates = cumulative(self, &path);
         let mut out = Vec::new();
         for (i, &s) in path.iter().enumerate() {
-            let name = match self.label_of(self.id_of(s)).and_then(|l| l.strip_prefix(ANCHOR_PREFIX)) {
+            let name = match self.label_at(s).and_then(|l| l.strip_prefix(ANCHOR_PREFIX)) {
                 Some(n) => n.to_string(),
                 None => continue,
             };
             let hint = self.hint_from(s, LIST_HINT_MAX);
             out.push(Anchor { name, slot: s, tokens: estimates[i].tokens, hint });
         }
-        Ok(out)
+        Ok((out, estimates.last().copied().unwrap_or_default()))
     }
 
     /// The whole tree in display order (roots in file order, children oldest first), iteratively.
@@ -143,7 +148,7 @@ impl SessionIndex {
                 children: kids.len() as u32,
                 active: active[slot as usize],
                 leaf: Some(slot) == leaf,
-                label: self.label_of(self.id_of(slot)).map(String::from),
+                label: self.label_at(slot).map(String::from),
                 end: 0,
             });
         }
@@ -246,7 +251,7 @@ impl SessionIndex {
             let marker = if active[slot as usize] { "• " } else { "  " };
             let desc = self.describe(slot);
             let _ = write!(out, "{line_prefix}{marker}{} {desc}", self.id_of(slot));
-            if let Some(l) = self.label_of(self.id_of(slot)) {
+            if let Some(l) = self.label_at(slot) {
                 let _ = write!(out, " [{l}]");
             }
             if Some(slot) == leaf {

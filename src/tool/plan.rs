@@ -230,8 +230,8 @@ fn warning(facts_reach: bool) -> Option<String> {
 }
 
 fn list(index: &mut SessionIndex, facts: &Facts) -> Result<Plan, SessionError> {
-    let anchors = index.anchors(Leaf::Current)?;
-    let current = index.estimate(Leaf::Current)?.tokens;
+    let (anchors, estimate) = index.anchors_and_estimate(Leaf::Current)?;
+    let current = estimate.tokens;
     let rows: Vec<ListRow<'_>> =
         anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
     let warn = warning(facts.refresh_reaches);
