@@ -339,3 +339,19 @@ fn children_stay_in_time_order_when_appends_interleave_with_queries() {
     let kids = idx.children_of(r).to_vec();
     assert_eq!(ids(&idx, &kids), ["c3", "c4", "c5"]);
 }
+
+#[test]
+fn bytes_load_like_text_and_invalid_utf8_is_replaced() {
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+    let text = format!("{header}\n{}\n", user("u1", None, 1, "héllo"));
+    let (mut a, mut b) = (SessionIndex::new(Mode::Full), SessionIndex::new(Mode::Full));
+    a.load_file(&text).unwrap();
+    b.load_file_bytes(text.as_bytes()).unwrap();
+    assert_eq!(a.context_json(Leaf::Current).unwrap(), b.context_json(Leaf::Current).unwrap());
+    let mut bad = text.into_bytes();
+    let at = bad.iter().rposition(|&c| c == b'h').unwrap();
+    bad[at] = 0xFF; // "hé" → "\u{FFFD}é"
+    let mut c = SessionIndex::new(Mode::Full);
+    assert_eq!(c.load_file_bytes(&bad).unwrap().appended, 1);
+    assert!(c.context_json(Leaf::Current).unwrap().contains("\u{fffd}éllo"));
+}

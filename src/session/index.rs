@@ -194,6 +194,17 @@ impl SessionIndex {
         Ok(self.append_jsonl(text))
     }
 
+    /// [`Self::load_file`] from the file's bytes, decoded as UTF-8 with invalid sequences replaced (as
+    /// Node's `readFileSync(path, "utf8")` does); valid input is not copied.
+    pub fn load_file_bytes(&mut self, bytes: &[u8]) -> Result<IngestReport, SessionError> {
+        self.load_file(&String::from_utf8_lossy(bytes))
+    }
+
+    /// [`Self::append_jsonl`] from UTF-8 bytes (invalid sequences replaced).
+    pub fn append_jsonl_bytes(&mut self, bytes: &[u8]) -> IngestReport {
+        self.append_jsonl(&String::from_utf8_lossy(bytes))
+    }
+
     /// Feeds entries given one JSON text each (e.g. objects the host holds, stringified); an `Err` item
     /// is an entry the caller could not serialise, reported as skipped with its reason. Positions in the
     /// report are 1-based within this batch.

@@ -63,6 +63,19 @@ impl SessionIndex {
         to_js(&ReportDto::from(self.inner.load_file(text).map_err(js_error)?))
     }
 
+    /// `loadFile` from the file's bytes (e.g. `readFileSync(path)` or a fetched `ArrayBuffer`): no string
+    /// decoding and re-encoding on the way in. Invalid UTF-8 is replaced, as Node's `"utf8"` decoding does.
+    #[wasm_bindgen(js_name = loadFileBytes, unchecked_return_type = "IngestReport")]
+    pub fn load_file_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&ReportDto::from(self.inner.load_file_bytes(bytes).map_err(js_error)?))
+    }
+
+    /// `appendJsonl` from UTF-8 bytes (e.g. the new tail of a session file).
+    #[wasm_bindgen(js_name = appendJsonlBytes, unchecked_return_type = "IngestReport")]
+    pub fn append_jsonl_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&ReportDto::from(self.inner.append_jsonl_bytes(bytes)))
+    }
+
     /// Feeds entries the host holds as objects (e.g. the new items of `sm.getEntries()`).
     #[wasm_bindgen(js_name = appendEntries, unchecked_return_type = "IngestReport")]
     pub fn append_entries(&mut self, #[wasm_bindgen(unchecked_param_type = "object[]")] entries: Array) -> Result<JsValue, JsValue> {
