@@ -316,8 +316,13 @@ fn tree_rows_know_their_subtree_and_filters_follow_pi() {
 fn context_view_lists_what_the_model_reads() {
     let summary = serde_json::json!({"type":"branch_summary","id":"b1","parentId":"a1","timestamp":ts(3),"summary":"did things","fromId":"a1"}).to_string();
     let mut idx = index(&[user("u1", None, 1, "hi"), assistant("a1", "u1", 2, "hello", 9), summary]);
-    let (total, view) = idx.context_view(Leaf::Current, 0, usize::MAX).unwrap();
+    let page = idx.context_view(Leaf::Current, 0, usize::MAX).unwrap();
+    let (total, view) = (page.total, page.messages);
     assert_eq!(total, 3);
+    assert_eq!(page.model_json, r#"{"provider":"p","modelId":"m"}"#);
+    assert_eq!(page.thinking_json.as_deref(), Some(r#""off""#));
+    let meta = view[1].assistant.as_ref().unwrap();
+    assert_eq!((meta.model.as_deref(), meta.stop_reason.as_deref(), meta.usage_total), (Some("p/m"), Some("stop"), Some(9.0)));
     let roles: Vec<(&str, &str)> = view.iter().map(|m| (m.role, m.stored_role.as_str())).collect();
     assert_eq!(roles, [("user", "user"), ("assistant", "assistant"), ("user", "branchSummary")]);
     use pi_tree_navigator::session::{Part, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
@@ -325,8 +330,8 @@ fn context_view_lists_what_the_model_reads() {
         view[2].parts,
         [Part::Wrapper(BRANCH_SUMMARY_PREFIX.into()), Part::Text("did things".into()), Part::Wrapper(BRANCH_SUMMARY_SUFFIX.into())]
     );
-    let (total, page) = idx.context_view(Leaf::Current, 1, 2).unwrap();
-    assert_eq!((total, page.len(), page[0].role), (3, 1, "assistant"));
+    let page = idx.context_view(Leaf::Current, 1, 2).unwrap();
+    assert_eq!((page.total, page.messages.len(), page.messages[0].role), (3, 1, "assistant"));
 }
 
 #[test]

@@ -63,27 +63,7 @@ impl SessionIndex {
         if path.is_empty() {
             return Ok(r#"{"messages":[],"thinkingLevel":"off","model":null}"#.into());
         }
-        // Only the last thinking-level change and the last model source on the path matter.
-        let mut thinking = String::from(r#""off""#);
-        let mut thinking_set = true;
-        if let Some(&s) = path.iter().rev().find(|&&s| self.entry(s).kind == EntryKind::ThinkingLevelChange) {
-            let f = self.fields(s)?;
-            thinking_set = f.contains_key("thinkingLevel");
-            thinking = f.get("thinkingLevel").map(|v| v.get().to_string()).unwrap_or_default();
-        }
-        let mut model = String::from("null");
-        let model_source = path.iter().rev().find(|&&s| {
-            matches!(self.entry(s).kind, EntryKind::ModelChange | EntryKind::Message(Role::Assistant(_)))
-        });
-        if let Some(&s) = model_source {
-            let f = self.fields(s)?;
-            model = if self.entry(s).kind == EntryKind::ModelChange {
-                object(&[("provider", f.get("provider").copied()), ("modelId", f.get("modelId").copied())])
-            } else {
-                let msg: Fields<'_> = f.get("message").map_or(Ok(HashMap::new()), |m| parse_fields(m.get()))?;
-                object(&[("provider", msg.get("provider").copied()), ("modelId", msg.get("model").copied())])
-            };
-        }
+        let (thinking, model) = self.context_settings(&path)?;
         let mut messages: Vec<String> = Vec::with_capacity(sources.len());
         for source in sources {
             match source {
@@ -103,11 +83,35 @@ impl SessionIndex {
         out.push_str(r#"{"messages":["#);
         out.push_str(&messages.join(","));
         out.push(']');
-        if thinking_set {
+        if let Some(thinking) = thinking {
             let _ = write!(out, r#","thinkingLevel":{thinking}"#);
         }
         let _ = write!(out, r#","model":{model}}}"#);
         Ok(out)
+    }
+
+    /// The thinking level (JSON text; `None` when the last change has no `thinkingLevel`, which pi leaves
+    /// undefined) and the model (JSON text, `null` when none) in force at the end of `path`. Only the last
+    /// thinking-level change and the last model source on the path matter. Full mode.
+    pub fn context_settings(&self, path: &[Slot]) -> Result<(Option<String>, String), SessionError> {
+        let mut thinking = Some(String::from(r#""off""#));
+        if let Some(&s) = path.iter().rev().find(|&&s| self.entry(s).kind == EntryKind::ThinkingLevelChange) {
+            thinking = self.fields(s)?.get("thinkingLevel").map(|v| v.get().to_string());
+        }
+        let mut model = String::from("null");
+        let model_source = path.iter().rev().find(|&&s| {
+            matches!(self.entry(s).kind, EntryKind::ModelChange | EntryKind::Message(Role::Assistant(_)))
+        });
+        if let Some(&s) = model_source {
+            let f = self.fields(s)?;
+            model = if self.entry(s).kind == EntryKind::ModelChange {
+                object(&[("provider", f.get("provider").copied()), ("modelId", f.get("modelId").copied())])
+            } else {
+                let msg: Fields<'_> = f.get("message").map_or(Ok(HashMap::new()), |m| parse_fields(m.get()))?;
+                object(&[("provider", msg.get("provider").copied()), ("modelId", msg.get("model").copied())])
+            };
+        }
+        Ok((thinking, model))
     }
 
     /// The entry's top-level fields as raw JSON values (later duplicates win, as with `JSON.parse`).

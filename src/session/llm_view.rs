@@ -64,16 +64,45 @@ pub struct ViewMessage {
     pub is_error: bool,
     /// The readable parts.
     pub parts: Vec<Part>,
+    /// For assistant messages: `provider/model`, stop reason, error message and reported total usage.
+    pub assistant: Option<AssistantMeta>,
+}
+
+/// What a viewer shows in an assistant message's header.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AssistantMeta {
+    /// `provider/model` as recorded on the message.
+    pub model: Option<String>,
+    /// `stopReason`.
+    pub stop_reason: Option<String>,
+    /// `errorMessage`, for error stops.
+    pub error_message: Option<String>,
+    /// `usage.totalTokens` as the provider reported it.
+    pub usage_total: Option<f64>,
+}
+
+/// A page of the context at a leaf, with the settings in force there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextPage {
+    /// How many messages the whole context has.
+    pub total: usize,
+    /// The requested messages.
+    pub messages: Vec<ViewMessage>,
+    /// The model in force, as JSON text (`null` when none).
+    pub model_json: String,
+    /// The thinking level, as JSON text (`None` when pi would leave it undefined).
+    pub thinking_json: Option<String>,
 }
 
 impl SessionIndex {
     /// Messages `start..end` of the context at `leaf` as the model receives them, and how many there are in
     /// all (so a viewer can page through a long context). Needs a full index.
-    pub fn context_view(&mut self, leaf: Leaf<'_>, start: usize, end: usize) -> Result<(usize, Vec<ViewMessage>), SessionError> {
+    pub fn context_view(&mut self, leaf: Leaf<'_>, start: usize, end: usize) -> Result<ContextPage, SessionError> {
         if self.mode() != Mode::Full {
             return Err(SessionError::NeedsFullMode);
         }
-        let (_, sources) = self.context_sources(leaf)?;
+        let (path, sources) = self.context_sources(leaf)?;
+        let (thinking_json, model_json) = self.context_settings(&path)?;
         let total = sources.len();
         let end = end.min(total);
         let start = start.min(end);
@@ -81,7 +110,7 @@ impl SessionIndex {
         for &source in &sources[start..end] {
             out.push(self.view_message(source)?);
         }
-        Ok((total, out))
+        Ok(ContextPage { total, messages: out, model_json, thinking_json })
     }
 
     fn view_message(&self, source: Source) -> Result<ViewMessage, SessionError> {
@@ -91,7 +120,16 @@ impl SessionIndex {
         let raw = self.raw(slot).ok_or(SessionError::NeedsFullMode)?;
         let (entry, _) = parse_json(raw).map_err(|e| SessionError::Json(e.to_string()))?;
         let tokens = self.entry(slot).tokens;
-        let mut view = ViewMessage { source, role: "user", stored_role: String::new(), tokens, tool_name: None, is_error: false, parts: Vec::new() };
+        let mut view = ViewMessage {
+            source,
+            role: "user",
+            stored_role: String::new(),
+            tokens,
+            tool_name: None,
+            is_error: false,
+            parts: Vec::new(),
+            assistant: None,
+        };
         let summary = |v: &Value| v.get("summary").and_then(Value::as_str).unwrap_or_default().to_string();
         match (source, &self.entry(slot).kind) {
             (Source::CompactionSummary(_), _) => {
@@ -124,6 +162,16 @@ fn fill_from_message(view: &mut ViewMessage, msg: &Value) {
         "assistant" => {
             view.role = "assistant";
             view.parts = content_parts(msg.get("content"));
+            let model = match (str_of("provider"), str_of("model")) {
+                (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+                (p, m) => p.or(m).map(String::from),
+            };
+            view.assistant = Some(AssistantMeta {
+                model,
+                stop_reason: str_of("stopReason").map(String::from),
+                error_message: str_of("errorMessage").map(String::from),
+                usage_total: msg.get("usage").and_then(|u| u.get("totalTokens")).and_then(Value::as_f64),
+            });
         }
         "toolResult" => {
             view.role = "toolResult";

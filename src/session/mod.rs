@@ -13,4 +13,4 @@ pub use index::{IngestReport, Leaf, Mode, SessionIndex, Skipped, Slot};
 pub use tokens::{cumulative, Estimate};
 pub use view::{Anchor, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};
 pub use context::Source;
-pub use llm_view::{source_slot, Part, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX};
+pub use llm_view::{source_slot, AssistantMeta, ContextPage, Part, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX};

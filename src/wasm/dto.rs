@@ -39,9 +39,13 @@ export type ViewPart =
 export interface ViewMessage {
   entryId: string; fromCompaction: boolean; role: "user" | "assistant" | "toolResult" | "none"; storedRole: string;
   tokens: number; toolName: string | null; isError: boolean; parts: ViewPart[];
+  /** Assistant messages only: "provider/model", stop reason, error message, reported usage.totalTokens. */
+  assistant: { model: string | null; stopReason: string | null; errorMessage: string | null; usageTotal: number | null } | null;
 }
-/** A page of the context at a leaf. */
-export interface ContextView { total: number; messages: ViewMessage[] }
+/** A page of the context at a leaf, with the model and thinking level in force there (as buildContext). */
+export interface ContextView {
+  total: number; messages: ViewMessage[]; model: { provider?: unknown; modelId?: unknown } | null; thinkingLevel?: unknown;
+}
 /** Session statistics. `abandonedShare` is the share of entries off the active path (0–1). */
 export interface Stats {
   entries: number; byType: Record<string, number>; tips: number; branchPoints: number; activePath: number;
@@ -220,6 +224,15 @@ impl From<session::Part> for PartDto {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+pub(super) struct AssistantMetaDto {
+    model: Option<String>,
+    stop_reason: Option<String>,
+    error_message: Option<String>,
+    usage_total: Option<f64>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(super) struct ViewMessageDto {
     entry_id: String,
     from_compaction: bool,
@@ -229,6 +242,7 @@ pub(super) struct ViewMessageDto {
     tool_name: Option<String>,
     is_error: bool,
     parts: Vec<PartDto>,
+    assistant: Option<AssistantMetaDto>,
 }
 
 impl ViewMessageDto {
@@ -242,12 +256,34 @@ impl ViewMessageDto {
             tool_name: m.tool_name,
             is_error: m.is_error,
             parts: m.parts.into_iter().map(PartDto::from).collect(),
+            assistant: m.assistant.map(|a| AssistantMetaDto {
+                model: a.model,
+                stop_reason: a.stop_reason,
+                error_message: a.error_message,
+                usage_total: a.usage_total,
+            }),
         }
     }
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(super) struct ContextViewDto {
-    pub(super) total: usize,
-    pub(super) messages: Vec<ViewMessageDto>,
+    total: usize,
+    messages: Vec<ViewMessageDto>,
+    model: serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking_level: Option<serde_json::Value>,
+}
+
+impl ContextViewDto {
+    pub(super) fn new(page: session::ContextPage, index: &SessionIndex) -> Self {
+        let json = |t: &str| serde_json::from_str(t).unwrap_or(serde_json::Value::Null);
+        ContextViewDto {
+            total: page.total,
+            messages: page.messages.into_iter().map(|m| ViewMessageDto::new(m, index)).collect(),
+            model: json(&page.model_json),
+            thinking_level: page.thinking_json.as_deref().map(json),
+        }
+    }
 }

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::session::{self, Leaf};
 use crate::text;
-use dto::{to_js, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ReportDto, StatsDto, TreeRowDto, ViewMessageDto};
+use dto::{to_js, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ReportDto, StatsDto, TreeRowDto};
 use error::{invalid, js_error};
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.
@@ -221,9 +221,17 @@ impl SessionIndex {
     #[wasm_bindgen(js_name = contextView, unchecked_return_type = "ContextView")]
     pub fn context_view(&mut self, leaf_id: Option<String>, start: Option<u32>, end: Option<u32>) -> Result<JsValue, JsValue> {
         let (start, end) = (start.unwrap_or(0) as usize, end.map_or(usize::MAX, |e| e as usize));
-        let (total, messages) = self.inner.context_view(leaf_of(leaf_id.as_deref()), start, end).map_err(js_error)?;
-        let messages: Vec<ViewMessageDto> = messages.into_iter().map(|m| ViewMessageDto::new(m, &self.inner)).collect();
-        to_js(&ContextViewDto { total, messages })
+        let page = self.inner.context_view(leaf_of(leaf_id.as_deref()), start, end).map_err(js_error)?;
+        to_js(&ContextViewDto::new(page, &self.inner))
+    }
+
+    /// The same rows as `treeRows()`, as JSON text: much cheaper for large trees (one `JSON.parse`
+    /// instead of an object built per field across the boundary).
+    #[wasm_bindgen(js_name = treeRowsJson)]
+    pub fn tree_rows_json(&mut self) -> Result<String, JsValue> {
+        let rows = self.inner.tree_rows().map_err(js_error)?;
+        let dtos: Vec<TreeRowDto> = rows.into_iter().map(|r| TreeRowDto::new(r, &mut self.inner)).collect();
+        serde_json::to_string(&dtos).map_err(|e| invalid(&e.to_string()))
     }
 
     /// The tree as text, like pi's `/tree`.
