@@ -59,7 +59,7 @@ export function startViewer(doc, api) {
   });
 
   // ---- loading --------------------------------------------------------------------------------------
-  /** Loads file bytes (or text) into a fresh core index and shows it. */
+  /** Loads a file's bytes into a fresh core index and shows it. */
   async function loadData(data, name, size) {
     setState("loading", `Parsing ${name} (${bytes(size)})…`);
     await nextFrame();
@@ -67,9 +67,7 @@ export function startViewer(doc, api) {
     const index = api.SessionIndex.full();
     let report;
     try {
-      if (typeof data !== "string" && typeof index.loadFileBytes === "function") report = index.loadFileBytes(data);
-      // TODO(core): loadFileBytes (docs/viewer-core-needs.md §5); decode here meanwhile.
-      else report = index.loadFile(typeof data === "string" ? data : new TextDecoder().decode(data));
+      report = index.loadFileBytes(data);
     } catch (err) {
       index.free();
       showErrors([`${name}: ${err.message}`]);
