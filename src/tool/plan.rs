@@ -186,7 +186,13 @@ fn full_label(name: &str) -> String {
 /// before this one — the nearest assistant above the leaf past their results and labels.
 fn in_flight(index: &mut SessionIndex, call_id: &str) -> Option<Slot> {
     let mut cur = index.leaf();
+    // A walk longer than the index means the parent links loop (a hostile file): no call is in flight.
+    let mut steps = index.len();
     while let Some(slot) = cur {
+        if steps == 0 {
+            return None;
+        }
+        steps -= 1;
         let entry = index.entry(slot);
         if let Some(info) = entry.assistant() {
             return info.tool_calls.iter().any(|(id, _)| **id == *call_id).then_some(slot);

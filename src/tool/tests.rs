@@ -427,3 +427,19 @@ fn salvage_texts_name_the_failed_step() {
     assert!(salvage_text("anchor", "EACCES").starts_with("The anchor may not have been saved"));
     assert!(salvage_text("anchor-move", "EACCES").contains("clearing it from its earlier position failed"));
 }
+
+/// Found by fuzzing: labels whose parent links loop back to the leaf (duplicate and empty ids) made the
+/// search for the in-flight call walk forever. Every action must answer.
+#[test]
+fn a_parent_cycle_through_labels_at_the_leaf_does_not_hang() {
+    let lines = [
+        r#"{"type":"label","id":"x","parentId":"","timestamp":0,"targetId":"t","label":"anchor:"}"#,
+        r#"{"type":"label","id":"y","parentId":"x","timestamp":0,"targetId":"t","label":"anchor:"}"#,
+        r#"{"type":"label","id":"","parentId":"y","timestamp":0,"targetId":"","label":"anchor:start"}"#,
+    ];
+    let mut index = SessionIndex::new(Mode::Plugin);
+    index.append_jsonl(&lines.join("\n"));
+    for args in [json!({"action": "anchor", "name": "start"}), json!({"action": "list"}), rewind_args("start", "e")] {
+        let _ = plan(&mut index, &args, &facts("c1"));
+    }
+}
