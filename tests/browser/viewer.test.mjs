@@ -8,9 +8,10 @@ import { networkInterfaces } from "node:os";
 import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { visibleText } from "../../js/viewer/dom.js";
 import {
-  cli, cliJson, collectRows, FIXTURES, launch, openViewer, readContext, requirePrereqs, selectEntry, serve, settled, showAll,
+  cli, cliJson, collectRows, FIXTURES, launch, PKG, openViewer, readContext, requirePrereqs, selectEntry, serve, settled, showAll,
 } from "./lib.mjs";
 
 const fx = (name) => join(FIXTURES, name);
@@ -262,7 +263,7 @@ test("search: finds a known string, highlights the hits in the tree and jumps to
   await page.fill("#search", "JSON array");
   await page.press("#search", "Enter");
   await page.waitForFunction(() => Number(document.getElementById("hits").dataset.count) > 0);
-  const { SessionIndex } = await import("../../pkg/index-node.js");
+  const { SessionIndex } = await import(pathToFileURL(join(PKG, "index-node.js")).href);
   const index = SessionIndex.full();
   index.loadFile((await import("node:fs")).readFileSync(file, "utf8"));
   const want = index.search("JSON array", 10000);
