@@ -87,20 +87,27 @@ test(`${host.version}: adversarial arguments are clear failed calls and write no
   assertAllPaired(m);
 });
 
+/** A session whose 4th call (to another tool) carries arguments `depth` levels deep; then `list`. */
+async function deepCall(t, depth) {
+  let deep = {};
+  for (let i = 0; i < depth; i++) deep = { x: deep };
+  const m = new ScriptedModel(host);
+  for (const s of [nav({ action: "anchor", name: "a" }, "d1"), bulk(100, "d2"), bulk(100, "d3")]) m.agent.push(m.calls([s]));
+  m.agent.push(m.calls([["bulk_read", { chars: 10, tag: "deep", deep }, "d4"]]));
+  m.agent.push(m.calls([nav({ action: "list" }, "d5")]), m.text("ok"));
+  const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS });
+  t.after(() => s.dispose());
+  await s.session.prompt("build it");
+  assert.equal(resultEntry(s.sm, "d5").isError, false, resultText(s.sm, "d5"));
+  assert.match(resultText(s.sm, "d5"), /\[list\] · 1 anchor/, "the deep entry cut the path: the anchor is gone");
+  assertAllPaired(m);
+}
+
+test(`${host.version}: a tool call nested 200 levels deep (to any tool) does not cost the session its anchors`, (t) => deepCall(t, 200));
+
+// pi writes and reads arguments up to ~4,170 levels (Node's JSON.stringify limit); the core reads 1,000.
 test(
-  `${host.version}: a tool call nested 200 levels deep does not cost the session its anchors`,
-  { todo: "core bug (tests/regress_fuzz.rs deeply_nested_arguments_do_not_lose_the_entry): the entry is dropped" },
-  async (t) => {
-    let deep = {};
-    for (let i = 0; i < 200; i++) deep = { x: deep };
-    const m = new ScriptedModel(host);
-    for (const s of [nav({ action: "anchor", name: "a" }, "d1"), bulk(100, "d2"), bulk(100, "d3")]) m.agent.push(m.calls([s]));
-    m.agent.push(m.calls([["bulk_read", { chars: 10, tag: "deep", deep }, "d4"]]));
-    m.agent.push(m.calls([nav({ action: "list" }, "d5")]), m.text("ok"));
-    const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS });
-    t.after(() => s.dispose());
-    await s.session.prompt("build it");
-    assert.equal(resultEntry(s.sm, "d5").isError, false, resultText(s.sm, "d5"));
-    assert.match(resultText(s.sm, "d5"), /\[list\] · 1 anchor/);
-  },
+  `${host.version}: a tool call nested 4,000 levels deep does not cost the session its anchors`,
+  { todo: "core: MAX_NESTING (1000) is below what pi writes (~4170): such an entry is still dropped" },
+  (t) => deepCall(t, 4000),
 );
