@@ -237,6 +237,8 @@ export function startViewer(doc, api) {
       h("span", { class: "pill", dataset: { messages: contextView.total } }, `${int(contextView.total)} messages`),
       h("span", { class: "pill tokens", dataset: { tokens: est.tokens }, title: est.lastUsageIndex === null ? "every message estimated" : `usage ${int(est.usageTokens)} from message #${est.lastUsageIndex} + ${int(est.trailingTokens)} estimated after it` },
         `${int(est.tokens)} tokens${win ? ` · ${api.formatPct1(est.tokens, win)} of ${api.formatWindow(win)}` : ""}`),
+      contextView.model ? textEl("span", { class: "pill", title: "model in force at this entry" }, [contextView.model.provider, contextView.model.modelId].filter((x) => typeof x === "string").join("/")) : null,
+      typeof contextView.thinkingLevel === "string" ? textEl("span", { class: "pill", title: "thinking level in force at this entry" }, `thinking ${contextView.thinkingLevel}`) : null,
     );
     el.context.dataset.leaf = r.id;
     el.context.scrollTop = el.context.scrollHeight;

@@ -20,8 +20,8 @@ const STORED_TITLE = {
 /**
  * Renders the context at `leafId` into `container`: the last PAGE messages, and a button for earlier ones.
  * @param {HTMLElement} container
- * @param {{index: object, leafId: string, query?: string, oneLine(text: string): string, onEntry(id: string): void}} opts
- * @returns {{total: number, showAll(): void}}
+ * @param {{index: object, leafId: string, query?: string, oneLine(text: string): string}} opts
+ * @returns {{total: number, model: object | null, thinkingLevel: unknown, showAll(): void}}
  */
 export function renderContext(container, opts) {
   const { index, leafId } = opts;
@@ -50,6 +50,9 @@ export function renderContext(container, opts) {
   container.replaceChildren(more, list);
   return {
     total,
+    /** The model and thinking level in force at the leaf (as buildContext reports them). */
+    model: first.model,
+    thinkingLevel: first.thinkingLevel,
     /** Renders every message (the tests compare all of them with the CLI). */
     showAll() {
       while (shownFrom > 0) loadEarlier();
@@ -67,7 +70,7 @@ function messageEl(m, i, opts) {
       : stored !== m.role ? h("span", { class: "meta", title: "the role the model receives it as" }, `sent as ${m.role}`) : null,
     m.toolName !== null ? textEl("span", { class: "meta tool" }, m.toolName) : null,
     m.isError ? h("span", { class: "error-tag" }, "error") : null,
-    ...assistantMeta(m, opts),
+    ...assistantMeta(m),
     h("span", { class: "spacer" }),
     h("span", { class: "meta tokens", title: "this message's share of the estimate" }, `${int(m.tokens)} tok`),
     h("button", { class: "entry-link", type: "button", title: "select the entry this message comes from", dataset: { entry: m.entryId } },
@@ -87,24 +90,14 @@ function messageEl(m, i, opts) {
   return h("li", attrs, head, lazyDetails(summary, body, "tool-result"));
 }
 
-// TODO(core): model, stopReason, errorMessage and usage per assistant message (docs/viewer-core-needs.md §4);
-// read from the stored entry meanwhile.
-function assistantMeta(m, opts) {
-  if (m.storedRole !== "assistant") return [];
-  let msg;
-  try {
-    msg = JSON.parse(opts.index.entryJson(m.entryId) ?? "null")?.message;
-  } catch {
-    return [];
-  }
-  if (!msg || typeof msg !== "object") return [];
+function assistantMeta(m) {
+  const a = m.assistant;
+  if (!a) return [];
   const out = [];
-  const model = [msg.provider, msg.model].filter((x) => typeof x === "string").join("/");
-  if (model) out.push(textEl("span", { class: "meta" }, model));
-  if (typeof msg.stopReason === "string" && msg.stopReason !== "stop" && msg.stopReason !== "toolUse") out.push(textEl("span", { class: "meta stop" }, msg.stopReason));
-  if (typeof msg.errorMessage === "string") out.push(textEl("span", { class: "meta error-tag" }, msg.errorMessage));
-  const total = msg.usage?.totalTokens;
-  if (typeof total === "number" && total > 0) out.push(h("span", { class: "meta usage", title: "usage.totalTokens reported by the provider" }, `usage ${int(total)}`));
+  if (a.model) out.push(textEl("span", { class: "meta" }, a.model));
+  if (a.stopReason && a.stopReason !== "stop" && a.stopReason !== "toolUse") out.push(textEl("span", { class: "meta stop" }, a.stopReason));
+  if (a.errorMessage) out.push(textEl("span", { class: "meta error-tag" }, a.errorMessage));
+  if (typeof a.usageTotal === "number" && a.usageTotal > 0) out.push(h("span", { class: "meta usage", title: "usage.totalTokens reported by the provider" }, `usage ${int(a.usageTotal)}`));
   return out;
 }
 

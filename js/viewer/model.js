@@ -14,8 +14,8 @@ export class SessionModel {
     this.index = index;
     this.fileBytes = fileBytes;
     /** @type {import("../pi_tree_navigator.js").TreeRow[]} */
-    // TODO(core): treeRowsJson (docs/viewer-core-needs.md §6) is faster for large sessions.
-    this.rows = typeof index.treeRowsJson === "function" ? JSON.parse(index.treeRowsJson()) : index.treeRows();
+    // The JSON form: one JSON.parse instead of an object built per field across the wasm boundary.
+    this.rows = JSON.parse(index.treeRowsJson());
     const n = this.rows.length;
     this.rowOf = new Map();
     for (let i = 0; i < n; i++) if (!this.rowOf.has(this.rows[i].id)) this.rowOf.set(this.rows[i].id, i);
