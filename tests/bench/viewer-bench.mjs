@@ -8,15 +8,15 @@
 // The session comes from tests/bench/gen.mjs, a realistic long autonomous run: tool output up to ~60 KB,
 // anchors, rewinds and branches. Needs `npm run build` and Chromium (`npm run setup`).
 // Times come from the page's own performance marks (ms since navigation start):
-//   fetched  the file's bytes are in          indexed the core holds the session (decode + loadFile)
-//   parsed   the page's model is built (treeRows, treeFilter, path, estimates)
+//   fetched  the file's bytes are in          indexed the core holds the session (loadFileBytes)
+//   parsed   the page's model is built (treeRowsJson, path, estimates)
 //   tree     first frame with the tree drawn   ready   stats, timeline and the leaf's context drawn
 // Moving the selection:
 //   key → row       ArrowDown until the new row is highlighted (next frame)
 //   key → context   until the context for it is drawn (after the 90 ms key-rest delay)
 //   jump            a click on the timeline at a far point until that context is drawn
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateBase, withAnchors } from "./gen.mjs";
 import { launch, openViewer, requirePrereqs, serve, settled } from "../browser/lib.mjs";
@@ -45,6 +45,7 @@ if (!keep || !existsSync(file)) {
   console.log(`generated ${entries} entries, ${(statSync(file).size / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s → ${file}`);
 }
 
+const fileMB = statSync(file).size / 1e6;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
 const fmt = (ms) => `${Math.round(ms)} ms`;
@@ -116,12 +117,12 @@ try {
 }
 
 const col = (k) => loads.map((l) => l[k]);
-console.log(`\nviewer on ${(statSync(keep ?? file, { throwIfNoEntry: false })?.size / 1e6 || MB).toFixed?.(1) ?? MB} MB: ${info.entries} entries (${info.shown} shown by default, ${info.rowsInDom} rows in the DOM), ${info.leafMessages} messages in the leaf's context; Chromium ${RUNS} runs, median (min–max)`);
+console.log(`\nviewer on ${fileMB.toFixed(1)} MB: ${info.entries} entries (${info.shown} shown by default, ${info.rowsInDom} rows in the DOM), ${info.leafMessages} messages in the leaf's context; Chromium ${RUNS} runs, median (min–max)`);
 const row = (label, xs) => console.log(`  ${label.padEnd(30)} ${fmt(median(xs)).padStart(8)}   (${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))})`);
 row("wasm ready, fetch starts", col("fetch-start"));
 row("file fetched", col("fetched"));
-row("indexed (decode + loadFile)", col("indexed"));
-row("model (treeRows, filter, path)", col("parsed"));
+row("indexed (loadFileBytes)", col("indexed"));
+row("page model (tree rows, path)", col("parsed"));
 row("first render of the tree", col("tree"));
 row("ready (stats, timeline, context)", col("ready"));
 console.log(`  ${"JS heap after load".padEnd(30)} ${(median(col("heap")) / 1e6).toFixed(0).padStart(5)} MB`);
@@ -131,3 +132,4 @@ console.log(`  ${"key → context drawn".padEnd(30)} ${fmt(median(moves.context)
 console.log(`  ${"timeline jump → context drawn".padEnd(30)} ${fmt(median(moves.jump)).padStart(8)} / ${fmt(p95(moves.jump))}`);
 const goal = median(col("tree"));
 console.log(`goal: first render of the tree < 3000 ms: ${goal < 3000 ? "met" : "NOT met"} (${fmt(goal)})`);
+console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
