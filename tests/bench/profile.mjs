@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Profiles the core where a benchmark goal is missed (the "Findings" of docs/benchmarks.md).
 //
-//   node tests/bench/profile.mjs [size|list|ingest|objects|all] [--entries 10000] [--anchors 100] [--keep]
+//   node tests/bench/profile.mjs [size|list|ingest|text|objects|all] [--entries 10000] [--anchors 100] [--keep]
 //
 // Builds a wasm with its function names kept (release profile, not stripped; wasm-bindgen; wasm-opt -Os -g)
 // from the working tree into a temp dir — src/ and pkg/ are not touched — then:
 //   size     raw/gzip size of the stripped build and the share of each crate/area (twiggy, if installed);
 //   list     `anchors()` + `estimate()` on a generated session under `node --cpu-prof`: self time per function;
-//   ingest   `SessionIndex.plugin().appendJsonl(text)` the same way;
+//   ingest   `SessionIndex.plugin().appendJsonlBytes(bytes)` the same way; text: `appendJsonl(text)`;
 //   objects  `SessionIndex.plugin().appendEntries(objects)` (the plugin's first sync) the same way.
 // Needs the setup's toolchain (wasm32 target, wasm-bindgen, npm's wasm-opt) and Node 22 for the profiles.
 import { spawnSync } from "node:child_process";
@@ -105,7 +105,8 @@ function cpu(kind, file) {
     script,
     `import { readFileSync } from "node:fs";
 const core = await import(${JSON.stringify(join(pkg, "index-node.js"))});
-const text = readFileSync(${JSON.stringify(file)}, "utf8");
+const bytes = readFileSync(${JSON.stringify(file)});
+const text = bytes.toString("utf8");
 const kind = ${JSON.stringify(kind)};
 const objects = kind === "objects" ? text.trimEnd().split("\\n").slice(1).map((l) => JSON.parse(l)) : null;
 const resident = core.SessionIndex.plugin();
@@ -114,7 +115,13 @@ const t0 = performance.now();
 let n = 0;
 while (performance.now() - t0 < 5000) {
   if (kind === "list") { resident.anchors(); resident.estimate(); }
-  else { const i = core.SessionIndex.plugin(); if (objects) i.appendEntries(objects); else i.appendJsonl(text); i.free(); }
+  else {
+    const i = core.SessionIndex.plugin();
+    if (objects) i.appendEntries(objects);
+    else if (kind === "text") i.appendJsonl(text);
+    else i.appendJsonlBytes(bytes);
+    i.free();
+  }
   n++;
 }
 console.log(\`\${kind}: \${((performance.now() - t0) / n).toFixed(3)} ms per call (\${n} calls)\`);
@@ -145,7 +152,7 @@ try {
     const s = withAnchors(generateBase(ENTRIES), ANCHORS);
     writeFileSync(file, s.text);
     log(`session: ${ENTRIES} entries, ${ANCHORS} anchors, ${(s.bytes / 1e6).toFixed(1)} MB`);
-    for (const kind of what === "all" ? ["list", "ingest", "objects"] : [what]) cpu(kind, file);
+    for (const kind of what === "all" ? ["list", "ingest", "text", "objects"] : [what]) cpu(kind, file);
   }
 } finally {
   if (!argv.includes("--keep")) rmSync(work, { recursive: true, force: true });
