@@ -90,6 +90,8 @@ pub struct SessionIndex {
     leaf: Option<Slot>,
     /// Lines seen by `append_jsonl`, so line numbers continue across appended chunks.
     lines_seen: usize,
+    /// A reusable per-slot table for [`super::tokens::cumulative`] (all `u32::MAX` between uses).
+    position_scratch: std::cell::RefCell<Vec<u32>>,
     /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
     duplicate_ids: bool,
     /// Per slot: whether a label was ever set on the id it holds (most entries never are, so lookups skip
@@ -118,6 +120,7 @@ impl SessionIndex {
             visited: Vec::new(),
             walk: 0,
             duplicate_ids: false,
+            position_scratch: std::cell::RefCell::new(Vec::new()),
             maybe_labeled: Vec::new(),
         }
     }
@@ -381,6 +384,16 @@ impl SessionIndex {
             Leaf::Null => None,
             Leaf::Id(id) => self.slot_of(id).or_else(last),
         }
+    }
+
+    /// Borrows the scratch position table (empty or all unset; grow it with `u32::MAX`).
+    pub(super) fn take_position_scratch(&self) -> Vec<u32> {
+        std::mem::take(&mut *self.position_scratch.borrow_mut())
+    }
+
+    /// Returns the scratch table, all entries unset again.
+    pub(super) fn return_position_scratch(&self, table: Vec<u32>) {
+        *self.position_scratch.borrow_mut() = table;
     }
 
     /// Whether some entry id occurs twice.

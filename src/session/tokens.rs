@@ -72,9 +72,9 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
     // Position of each path entry, to find a compaction's first kept entry without scanning the path
     // (only built when the path has a compaction at all).
     let has_compaction = path.iter().any(|&s| matches!(index.entry(s).kind, EntryKind::Compaction { .. }));
-    let mut position = Vec::new();
+    let mut position = index.take_position_scratch();
     if has_compaction {
-        position = vec![u32::MAX; index.len()];
+        position.resize(index.len(), u32::MAX);
         for (i, &s) in path.iter().enumerate() {
             // The first position wins, like pi's `findIndex`.
             if position[s as usize] == u32::MAX {
@@ -101,6 +101,13 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
         }
         out.push(run.estimate());
     }
+    if has_compaction {
+        // Hand the table back all-unset, touching only what this path set (no O(entries) reset per call).
+        for &s in path {
+            position[s as usize] = u32::MAX;
+        }
+    }
+    index.return_position_scratch(position);
     out
 }
 

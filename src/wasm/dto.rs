@@ -287,3 +287,9 @@ impl ContextViewDto {
         }
     }
 }
+
+#[derive(Serialize)]
+pub(super) struct ListDto {
+    pub(super) anchors: Vec<AnchorDto>,
+    pub(super) estimate: EstimateDto,
+}

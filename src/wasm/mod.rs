@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::session::{self, Leaf};
 use crate::text;
-use dto::{to_js, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ReportDto, StatsDto, TreeRowDto};
+use dto::{to_js, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ListDto, ReportDto, StatsDto, TreeRowDto};
 use error::{invalid, js_error};
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.
@@ -198,6 +198,14 @@ impl SessionIndex {
             return Err(js_error(crate::SessionError::NeedsFullMode));
         }
         Ok(nullable(self.inner.slot_of(id).and_then(|s| self.inner.raw(s))))
+    }
+
+    /// `anchors()` and `estimate()` from one walk: what `list` shows.
+    #[wasm_bindgen(js_name = listAnchors, unchecked_return_type = "{ anchors: Anchor[]; estimate: TokenEstimate }")]
+    pub fn list_anchors(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
+        let (anchors, estimate) = self.inner.anchors_and_estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
+        let anchors: Vec<AnchorDto> = anchors.into_iter().map(|a| AnchorDto::new(a, &self.inner)).collect();
+        to_js(&ListDto { anchors, estimate: estimate.into() })
     }
 
     /// The tree in display order, one row per entry.
