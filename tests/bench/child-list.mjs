@@ -1,4 +1,4 @@
-// `anchors()` + `estimate()` in a process of its own (no reference heap next to it): the isolated number
+// `listAnchors()` (or `anchors()` + `estimate()` on builds without it) in a process of its own (no reference heap next to it): the isolated number
 // that row 1 shows beside the in-process comparison. Prints {median, min, max, runs} in ms per call.
 //
 //   node tests/bench/child-list.mjs <pkg dir> <session.jsonl>
@@ -11,10 +11,13 @@ const [pkg, file] = process.argv.slice(2);
 const core = await import(pathToFileURL(join(pkg, "index-node.js")).href);
 const index = core.SessionIndex.plugin();
 index.appendJsonlBytes(readFileSync(file));
-const call = () => {
-  index.anchors();
-  index.estimate();
-};
+const call =
+  typeof index.listAnchors === "function"
+    ? () => index.listAnchors()
+    : () => {
+        index.anchors();
+        index.estimate();
+      };
 for (let i = 0; i < 5; i++) call();
 const times = [];
 for (let r = 0; r < 15; r++) {

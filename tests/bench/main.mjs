@@ -39,7 +39,14 @@ const files = {}; // size → JSONL file with 100 anchors (children read these)
 let text1k = null;
 
 // ---------------------------------------------------------------------------------------------------------
+/** The core's list numbers: `listAnchors()` (one walk) where the build has it, else `anchors()` + `estimate()`. */
+const HAS_LIST = typeof core.SessionIndex.prototype.listAnchors === "function";
+const LIST_CALL = HAS_LIST ? "`listAnchors()`" : "`anchors()` + `estimate()`";
 function oursList(index) {
+  if (HAS_LIST) {
+    const { anchors, estimate } = index.listAnchors();
+    return { total: estimate.tokens, anchors };
+  }
   const anchors = index.anchors();
   return { total: index.estimate().tokens, anchors };
 }
@@ -58,7 +65,7 @@ function rowList(size, k, text) {
   const sm = piLoad(ref, text);
   const seed = seedList(ref, sm);
   assertSameList(oursPlan(index), seed, `list ${size}/${k} (toolPlan)`);
-  assertSameList(oursList(index), seed, `list ${size}/${k} (anchors + estimate)`);
+  assertSameList(oursList(index), seed, `list ${size}/${k} (${LIST_CALL})`);
   let t = performance.now();
   seedList(ref, sm);
   const refMs = performance.now() - t;
@@ -69,7 +76,7 @@ function rowList(size, k, text) {
   const alone = runChild(process.execPath, [join(HERE, "child-list.mjs"), PKG, file], `list alone ${size}/${k}`);
   rmSync(file);
   R.list.push({ size, anchors: k, ...r, alone });
-  log(`list ${size}/${k}: anchors+estimate ${fmtStat(r.ours)} (alone ${fmtStat(alone)}) · seed ${fmtStat(r.seed)} · ${fmtRatio(r.seed.median / r.ours.median)} · toolPlan ${fmtStat(r.plan)}`);
+  log(`list ${size}/${k}: ${HAS_LIST ? "listAnchors" : "anchors+estimate"} ${fmtStat(r.ours)} (alone ${fmtStat(alone)}) · seed ${fmtStat(r.seed)} · ${fmtRatio(r.seed.median / r.ours.median)} · toolPlan ${fmtStat(r.plan)}`);
 }
 
 // Row 2: a whole session file into an index, from the file on disk (page cache) to a queryable index on both
@@ -309,14 +316,14 @@ function render() {
   if (R.list.length) {
     p("### 1. `list`: anchors with cumulative estimates");
     p();
-    p("Ours: `index.anchors()` + `index.estimate()` on the resident plugin index (the anchors with their cumulative estimates, and the current");
-    p("total). Also shown: the core's `toolPlan({action: \"list\"})`, the plugin's whole `list` call, which also formats the text the model reads and");
+    p(`Ours: ${LIST_CALL} on the resident plugin index (the anchors with their cumulative estimates, and the current total${HAS_LIST ? ", one walk" : ""}).`);
+    p("Also shown: the core's `toolPlan({action: \"list\"})`, the plugin's whole `list` call, which also formats the text the model reads and");
     p("returns the details object. Seed: the seed extension's `list` numbers with pi 0.75.5's `buildSessionContext` + `estimateContextTokens` per");
     p("anchor on a loaded `SessionManager` (its hint lookup and text formatting left out, which only favours it). Same names, entry ids, tokens");
-    p("and current total asserted for both of ours before timing. \"Alone\": `anchors()` + `estimate()` in a process of its own, without pi's");
+    p(`and current total asserted for both of ours before timing. "Alone": ${LIST_CALL} in a process of its own, without pi's`);
     p("`SessionManager` (≈1 GB of objects at 100k) and the seed's garbage next to it.");
     p();
-    p("| entries | anchors | file | ours: `anchors()` + `estimate()` | seed (pi 0.75.5) | speed-up | ours: `toolPlan` list (+ text) | runs | ours alone |");
+    p(`| entries | anchors | file | ours: ${LIST_CALL} | seed (pi 0.75.5) | speed-up | ours: \`toolPlan\` list (+ text) | runs | ours alone |`);
     p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const r of R.list) {
       const bytes = R.ingest.find((x) => x.size === r.size)?.bytes;

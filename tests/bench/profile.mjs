@@ -6,7 +6,7 @@
 // Builds a wasm with its function names kept (release profile, not stripped; wasm-bindgen; wasm-opt -Os -g)
 // from the working tree into a temp dir — src/ and pkg/ are not touched — then:
 //   size     raw/gzip size of the stripped build and the share of each crate/area (twiggy, if installed);
-//   list     `anchors()` + `estimate()` on a generated session, CPU-profiled (inspector, the timed loop only): self
+//   list     `listAnchors()` (else `anchors()` + `estimate()`) on a generated session, CPU-profiled (inspector, the timed loop only): self
 //            time per function;
 //   ingest   `SessionIndex.plugin().appendJsonlBytes(bytes)` the same way; text: `appendJsonl(text)`;
 //   objects  `SessionIndex.plugin().appendEntries(objects)` (the plugin's first sync) the same way.
@@ -114,7 +114,7 @@ const objects = kind === "objects" ? text.trimEnd().split("\\n").slice(1).map((l
 const resident = core.SessionIndex.plugin();
 resident.appendJsonlBytes(bytes);
 const call = () => {
-  if (kind === "list") { resident.anchors(); resident.estimate(); return; }
+  if (kind === "list") { if (resident.listAnchors) resident.listAnchors(); else { resident.anchors(); resident.estimate(); } return; }
   const i = core.SessionIndex.plugin();
   if (objects) i.appendEntries(objects);
   else if (kind === "text") i.appendJsonl(text);
