@@ -13,7 +13,7 @@ fn user(id: &str, parent: Option<&str>, ts: &str) -> String {
     .to_string()
 }
 
-/// Bug 1 — lost lines: an entry whose JSON nests deeper than serde_json's recursion limit (128) is skipped
+/// Bug 1 — lost lines: an entry whose JSON nests deeper than `serde_json`'s recursion limit (128) is skipped
 /// as "malformed JSON (recursion limit exceeded)", though `JSON.parse` (pi) reads it fine. A model only has
 /// to send a tool call whose arguments nest ~125 levels (to any tool): that assistant entry vanishes from
 /// the index, its tool result becomes a root, and the path from the leaf loses everything before it —
@@ -22,7 +22,7 @@ fn user(id: &str, parent: Option<&str>, ts: &str) -> String {
 /// throws, which the binding reports as "entry cannot be serialised as JSON": lost as well).
 /// Expected: the line is taken (depth is unbounded in pi), the path stays whole, and the tool-call
 /// argument length is counted as `JSON.stringify` counts it — without recursion that could overflow the
-/// 1 MB wasm stack (stringify_len, Value's recursive Drop).
+/// 1 MB wasm stack (`stringify_len`, `Value`'s recursive `Drop`).
 #[test]
 fn deeply_nested_arguments_do_not_lose_the_entry() {
     // Beyond MAX_NESTING a line is skipped and reported (pi cannot write such a line: its own
@@ -63,7 +63,7 @@ fn deeply_nested_arguments_do_not_lose_the_entry() {
 
 /// Bug 2 — lost lines (low severity: pi never writes such a file itself, `JSON.stringify(Infinity)` is
 /// `null`; a hand-edited or foreign file can hold it): a number outside f64's range (`1e400`) makes
-/// serde_json reject the whole line ("number out of range"), while `JSON.parse` reads it as `Infinity`.
+/// `serde_json` reject the whole line ("number out of range"), while `JSON.parse` reads it as `Infinity`.
 /// Expected: the line is taken; the number reads as ±Infinity (a timestamp of Infinity is an invalid date).
 #[test]
 fn out_of_range_numbers_do_not_lose_the_entry() {
@@ -95,7 +95,7 @@ fn many_siblings_in_reverse_time_order_ingest_in_linear_time() {
     let star = |n: usize| -> String {
         let mut lines = vec![user("root", None, "2026-01-01T00:00:00.000Z")];
         for i in 0..n {
-            let ms = 2_000_000_000_000i64 - i as i64;
+            let ms = 2_000_000_000_000i64 - i64::try_from(i).unwrap_or(0);
             lines.push(format!(
                 r#"{{"type":"message","id":"c{i}","parentId":"root","timestamp":{ms},"message":{{"role":"user","content":"x"}}}}"#
             ));

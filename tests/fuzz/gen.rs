@@ -192,7 +192,7 @@ fn content_block(b: &mut Bytes<'_>) -> String {
     match b.below(7) {
         0 | 1 => format!("{{\"type\":\"text\",\"text\":{}}}", text(b)),
         2 => format!("{{\"type\":\"thinking\",\"thinking\":{}}}", text(b)),
-        3 => format!("{{\"type\":\"image\",\"data\":\"AAAA\",\"mimeType\":\"image/png\"}}"),
+        3 => r#"{"type":"image","data":"AAAA","mimeType":"image/png"}"#.to_string(),
         4 => {
             let call = format!("\"c{}\"", b.below(6));
             let name = b.pick(&["\"navigate_tree\"", "\"read\"", "\"\"", "3"]);
