@@ -2,8 +2,8 @@
 //
 // A sample times `n` back-to-back calls and reports the time per call; `n` is calibrated once so a sample
 // lasts about `targetMs` (fast operations) or is 1 (slow ones). Compared functions run in the same process,
-// alternating A,B / B,A every round, each sample after a forced GC when `--expose-gc` is on, so neither side
-// pays the other's garbage.
+// alternating A,B / B,A every round, each sample after a forced GC when `--expose-gc` is on (and a 50 ms pause
+// for V8's concurrent sweeping, plus one untimed call), so neither side pays the other's garbage.
 const gc = globalThis.gc ?? (() => {});
 
 export function stats(xs) {
@@ -21,9 +21,17 @@ function calibrate(fn, targetMs, maxN) {
   return Math.max(1, Math.min(maxN, Math.ceil(targetMs / one)));
 }
 
+const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
 function sample(fn, n, setup) {
   const arg = setup?.();
-  gc();
+  if (globalThis.gc) {
+    gc();
+    // A forced GC leaves the heap to V8's concurrent sweepers; with pi's ~1 GB SessionManager next to us,
+    // calls made right away run 5–10× slower while they compete for the two cores. Let them finish first.
+    pause(50);
+  }
+  if (!setup) fn(undefined, 0); // one untimed call: caches warm again after the GC
   const t0 = performance.now();
   for (let i = 0; i < n; i++) fn(arg, i);
   return (performance.now() - t0) / n;
