@@ -3,7 +3,7 @@
 // A sample times `n` back-to-back calls and reports the time per call; `n` is calibrated once so a sample
 // lasts about `targetMs` (fast operations) or is 1 (slow ones). Compared functions run in the same process,
 // alternating A,B / B,A every round, each sample after a forced GC when `--expose-gc` is on (and a 50 ms pause
-// for V8's concurrent sweeping, plus one untimed call), so neither side pays the other's garbage.
+// for V8's concurrent sweeping, plus one untimed call for fast calls), so neither side pays the other's garbage.
 const gc = globalThis.gc ?? (() => {});
 
 export function stats(xs) {
@@ -31,7 +31,7 @@ function sample(fn, n, setup) {
     // calls made right away run 5–10× slower while they compete for the two cores. Let them finish first.
     pause(50);
   }
-  if (!setup) fn(undefined, 0); // one untimed call: caches warm again after the GC
+  if (!setup && n > 1) fn(undefined, 0); // fast calls: one untimed call first, caches warm again after the GC
   const t0 = performance.now();
   for (let i = 0; i < n; i++) fn(arg, i);
   return (performance.now() - t0) / n;
