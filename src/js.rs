@@ -12,7 +12,7 @@ pub fn utf16_len(s: &str) -> usize {
     // From the UTF-8 bytes: every byte that is not a continuation byte starts a character (one unit),
     // and every 4-byte lead starts an astral character (one more unit). A plain byte loop vectorises.
     let bytes = s.as_bytes();
-    let starts = bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
+    let starts = bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
     let astral = bytes.iter().filter(|&&b| b >= 0xF0).count();
     starts + astral
 }

@@ -39,7 +39,7 @@ impl Rng {
             0 => Value::Null,
             1 => json!(true),
             2 => json!(self.below(1000)),
-            3 => json!(-(self.below(1000) as i64)),
+            3 => json!(-i64::try_from(self.below(1000)).unwrap_or(0)),
             4 => json!(self.next() as f64 / 7.0),
             5 => json!(1e21),
             6 => json!(u64::MAX),

@@ -1,6 +1,6 @@
 //! Integration tests of the core index: feeding, links, labels, walks, estimates, bad input.
 
-use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
+use pi_tree_navigator::session::{Leaf, Mode, Part, SessionIndex, TreeFilter, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
 use pi_tree_navigator::SessionError;
 
 fn ts(n: u64) -> String {
@@ -304,7 +304,6 @@ fn tree_rows_know_their_subtree_and_filters_follow_pi() {
     assert_eq!(order, ["u1", "a0", "l1", "u2"]);
     let ends: Vec<u32> = rows.iter().map(|r| r.end).collect();
     assert_eq!(ends, [4, 3, 3, 4]);
-    use pi_tree_navigator::session::TreeFilter;
     let shown = |idx: &mut SessionIndex, f| idx.tree_filter(f).unwrap();
     assert_eq!(shown(&mut idx, TreeFilter::Default), [0, 3], "tool-only assistant and label hidden");
     assert_eq!(shown(&mut idx, TreeFilter::All), [0, 2, 3], "the tool-only assistant is hidden in every mode");
@@ -325,7 +324,6 @@ fn context_view_lists_what_the_model_reads() {
     assert_eq!((meta.model.as_deref(), meta.stop_reason.as_deref(), meta.usage_total), (Some("p/m"), Some("stop"), Some(9.0)));
     let roles: Vec<(&str, &str)> = view.iter().map(|m| (m.role, m.stored_role.as_str())).collect();
     assert_eq!(roles, [("user", "user"), ("assistant", "assistant"), ("user", "branchSummary")]);
-    use pi_tree_navigator::session::{Part, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
     assert_eq!(
         view[2].parts,
         [Part::Wrapper(BRANCH_SUMMARY_PREFIX.into()), Part::Text("did things".into()), Part::Wrapper(BRANCH_SUMMARY_SUFFIX.into())]

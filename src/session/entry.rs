@@ -232,7 +232,7 @@ pub fn parse_json(text: &str) -> Result<(Value, Option<char>), LineProblem> {
     }
 }
 
-/// What `JSON.parse` accepts but plain serde_json does not: unpaired surrogate escapes, numbers beyond
+/// What `JSON.parse` accepts but plain `serde_json` does not: unpaired surrogate escapes, numbers beyond
 /// ±1.8e308 (JavaScript reads them as ±Infinity, which `JSON.stringify` writes as `null`, so they are
 /// read as `null` here), and nesting deeper than 128 levels. `None` when none of these applies.
 fn recover(text: &str) -> Option<Result<(Value, Option<char>), LineProblem>> {
@@ -668,7 +668,7 @@ mod tests {
         let e = entry(
             r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"assistant","content":[{"type":"text","text":"ab\ud83d"},{"type":"toolCall","id":"c","name":"t","arguments":"\ude00"}]}}"#,
         );
-        assert_eq!(e.tokens, ((3 + 1 + 8) as f64 / 4.0).ceil());
+        assert_eq!(e.tokens, (f64::from(3 + 1 + 8) / 4.0).ceil());
         assert!(mask_lone_surrogates(r#"{"a":"\ud83d\ude00","b":"\\ud800"}"#, '\u{fffd}').is_none(), "pairs and escaped backslashes stay");
         // Strings leave the core well-formed: the surrogate shows as U+FFFD.
         let l = entry(r#"{"type":"label","id":"l","parentId":null,"timestamp":"x","targetId":"a","label":"half \ud83d"}"#);
@@ -677,7 +677,7 @@ mod tests {
         let e = entry(
             r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"t","arguments":"\ufffd\ud800"}]}}"#,
         );
-        assert_eq!(e.tokens, ((1 + 2 + 1 + 6) as f64 / 4.0).ceil());
+        assert_eq!(e.tokens, (f64::from(1 + 2 + 1 + 6) / 4.0).ceil());
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! `buildSessionContext`, with each message's source entry, role, token share and readable parts. For
 //! viewers; the wrapper texts are pi 0.75's, because they are what the model reads.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use super::context::Source;
@@ -202,17 +204,19 @@ fn bash_execution_text(msg: &Value) -> String {
     let s = |k: &str| msg.get(k).and_then(Value::as_str).unwrap_or_default();
     let mut text = format!("Ran `{}`\n", s("command"));
     match msg.get("output").and_then(Value::as_str) {
-        Some(out) if !out.is_empty() => text.push_str(&format!("```\n{out}\n```")),
+        Some(out) if !out.is_empty() => {
+            let _ = write!(text, "```\n{out}\n```");
+        }
         _ => text.push_str("(no output)"),
     }
     if msg.get("cancelled").and_then(Value::as_bool).unwrap_or(false) {
         text.push_str("\n\n(command cancelled)");
     } else if let Some(code) = msg.get("exitCode").and_then(Value::as_f64).filter(|c| *c != 0.0) {
-        text.push_str(&format!("\n\nCommand exited with code {}", crate::js::number_to_js_string(code)));
+        let _ = write!(text, "\n\nCommand exited with code {}", crate::js::number_to_js_string(code));
     }
     if msg.get("truncated").and_then(Value::as_bool).unwrap_or(false) {
         if let Some(path) = msg.get("fullOutputPath").and_then(Value::as_str).filter(|p| !p.is_empty()) {
-            text.push_str(&format!("\n\n[Output truncated. Full output: {path}]"));
+            let _ = write!(text, "\n\n[Output truncated. Full output: {path}]");
         }
     }
     text

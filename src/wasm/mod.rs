@@ -1,4 +1,5 @@
 //! The wasm-bindgen binding: short methods that convert, call the core and map errors. No domain rules.
+#![allow(clippy::needless_pass_by_value, reason = "wasm-bindgen hands arguments over as owned values")]
 
 mod dto;
 mod error;
