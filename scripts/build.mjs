@@ -33,9 +33,25 @@ rmSync(pkgDir, { recursive: true, force: true });
 const args = ["build", "--mode", "no-install", "--target", "web", dev ? "--dev" : "--release",
   "--out-dir", "pkg", "--no-gitignore", ...(dev ? ["--no-opt"] : [])];
 log(`wasm-pack ${args.join(" ")}  (wasm-opt: ${which("wasm-opt") || "none"})`);
-const r = spawnSync("wasm-pack", args, { cwd: root, env, stdio: "inherit" });
-if (r.error) die(`wasm-pack failed to start: ${r.error.message}`);
-if (r.status !== 0) die(`wasm-pack exited with ${r.status}`);
+const wasmPack = (argv) => {
+  const r = spawnSync("wasm-pack", argv, { cwd: root, env, stdio: "inherit" });
+  if (r.error) die(`wasm-pack failed to start: ${r.error.message}`);
+  if (r.status !== 0) die(`wasm-pack exited with ${r.status}`);
+};
+wasmPack(args);
+
+// The pi plugin loads its own, smaller module: the same crate without the `full` feature (no viewer/CLI
+// exports). Built into target/ and copied next to the full one as pi_tree_navigator_plugin*.
+const pluginOut = join(root, "target", "pkg-plugin");
+rmSync(pluginOut, { recursive: true, force: true });
+const pluginArgs = ["build", "--mode", "no-install", "--target", "web", dev ? "--dev" : "--release",
+  "--out-dir", pluginOut, "--out-name", "pi_tree_navigator_plugin", "--no-gitignore", "--no-pack", ...(dev ? ["--no-opt"] : []),
+  "--", "--no-default-features"];
+log(`wasm-pack ${pluginArgs.join(" ")}`);
+wasmPack(pluginArgs);
+for (const name of readdirSync(pluginOut)) {
+  if (name.startsWith("pi_tree_navigator_plugin")) cpSync(join(pluginOut, name), join(pkgDir, name));
+}
 
 // --- 2. copy js/ into pkg/ -----------------------------------------------------------------------
 const skip = (name) => name.startsWith(".") || /\.test\.[cm]?[jt]s$/.test(name) || name === "node_modules";
@@ -77,4 +93,5 @@ const missing = targets.filter((t) => t.startsWith("./") && !t.includes("*") && 
 if (missing.length) die(`pkg/package.json points at missing files: ${missing.join(", ")}`);
 
 const wasm = join(pkgDir, "pi_tree_navigator_bg.wasm");
-log(`pkg/ ready: ${merged.name}@${merged.version}, wasm ${statSync(wasm).size} bytes, ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+const pluginWasm = join(pkgDir, "pi_tree_navigator_plugin_bg.wasm");
+log(`pkg/ ready: ${merged.name}@${merged.version}, wasm ${statSync(wasm).size} bytes (plugin ${statSync(pluginWasm).size}), ${((Date.now() - t0) / 1000).toFixed(1)}s`);

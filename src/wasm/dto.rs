@@ -1,4 +1,5 @@
 //! Shapes that cross the boundary (camelCase, `null` for absent values) and their TypeScript types.
+#![cfg_attr(not(feature = "full"), allow(dead_code, reason = "the viewer/CLI shapes are unused in the plugin build"))]
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,239 @@
+//! The viewer/CLI part of the binding (cargo feature `full`): whole contexts, tree rows, search, stats
+//! and the text helpers. The pi plugin loads a wasm built without it, so none of this weighs on the plugin.
+
+use js_sys::JSON;
+use wasm_bindgen::prelude::*;
+
+use super::dto::{to_js, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ListDto, ReportDto, StatsDto, TreeRowDto};
+use super::error::{invalid, js_error};
+use super::{leaf_of, nullable, SessionIndex};
+use crate::session;
+use crate::text;
+
+#[wasm_bindgen]
+impl SessionIndex {
+    /// An index that also keeps every entry's JSON text, so `buildContext` can return whole messages
+    /// (CLI, viewer).
+    pub fn full() -> SessionIndex {
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full) }
+    }
+
+    /// Loads a whole session file into this (empty) index with pi's rule: a file whose first JSON line is
+    /// not a `session` header loads as empty (the report's warning says so). Bad lines are skipped and reported.
+    #[wasm_bindgen(js_name = loadFile, unchecked_return_type = "IngestReport")]
+    pub fn load_file(&mut self, text: &str) -> Result<JsValue, JsValue> {
+        to_js(&ReportDto::from(self.inner.load_file(text).map_err(js_error)?))
+    }
+
+    /// `loadFile` from the file's bytes (e.g. `readFileSync(path)` or a fetched `ArrayBuffer`): no string
+    /// decoding and re-encoding on the way in. Invalid UTF-8 is replaced, as Node's `"utf8"` decoding does.
+    #[wasm_bindgen(js_name = loadFileBytes, unchecked_return_type = "IngestReport")]
+    pub fn load_file_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&ReportDto::from(self.inner.load_file_bytes(bytes).map_err(js_error)?))
+    }
+
+    /// Entry ids from the root to the leaf.
+    pub fn path(&mut self, leaf_id: Option<String>) -> Result<Vec<String>, JsValue> {
+                let slot = self.inner.resolve_leaf(leaf_of(leaf_id.as_deref()));
+        let path = self.inner.path(slot).map_err(js_error)?;
+        Ok(path.into_iter().map(|s| self.inner.id_of(s).to_string()).collect())
+    }
+
+    /// The label on an entry, or `null`.
+    #[wasm_bindgen(js_name = labelOf, unchecked_return_type = "string | null")]
+    pub fn label_of(&self, id: &str) -> JsValue {
+        nullable(self.inner.label_of(id))
+    }
+
+    /// The entry labelled `label` nearest to the leaf on its path, or `null`.
+    #[wasm_bindgen(js_name = findLabel, unchecked_return_type = "string | null")]
+    pub fn find_label(&mut self, label: &str, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
+                let slot = self.inner.resolve_leaf(leaf_of(leaf_id.as_deref()));
+        let found = self.inner.find_label_on_path(label, slot).map_err(js_error)?;
+        Ok(nullable(found.map(|s| self.inner.id_of(s))))
+    }
+
+    /// The deepest entry on both paths, or `null`.
+    #[wasm_bindgen(js_name = commonAncestor, unchecked_return_type = "string | null")]
+    pub fn common_ancestor(&mut self, a: &str, b: &str) -> Result<JsValue, JsValue> {
+        let (a, b) = (self.slot(a)?, self.slot(b)?);
+        let found = self.inner.common_ancestor(a, b).map_err(js_error)?;
+        Ok(nullable(found.map(|s| self.inner.id_of(s))))
+    }
+
+    /// What moving from `oldLeafId` to `targetId` leaves behind (pi's `collectEntriesForBranchSummary`).
+    #[wasm_bindgen(js_name = entriesBetween, unchecked_return_type = "EntriesBetween")]
+    pub fn entries_between(&mut self, old_leaf_id: Option<String>, target_id: &str) -> Result<JsValue, JsValue> {
+        let old = old_leaf_id.map(|id| self.slot(&id)).transpose()?;
+        let target = self.slot(target_id)?;
+        let (slots, ancestor) = self.inner.entries_between(old, target).map_err(js_error)?;
+        to_js(&EntriesBetweenDto {
+            entry_ids: slots.iter().map(|&s| self.inner.id_of(s).to_string()).collect(),
+            common_ancestor_id: ancestor.map(|s| self.inner.id_of(s).to_string()),
+        })
+    }
+
+    /// The context pi would build for the leaf (full mode): `{messages, thinkingLevel, model}`.
+    #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "SessionContext")]
+    pub fn build_context(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
+        JSON::parse(&self.context_json(leaf_id)?)
+    }
+
+    /// The same context as JSON text (cheaper when it is only written out).
+    #[wasm_bindgen(js_name = contextJson)]
+    pub fn context_json(&mut self, leaf_id: Option<String>) -> Result<String, JsValue> {
+                self.inner.context_json(leaf_of(leaf_id.as_deref())).map_err(js_error)
+    }
+
+    /// pi's `estimateContextTokens` for the context at the leaf.
+    #[wasm_bindgen(unchecked_return_type = "TokenEstimate")]
+    pub fn estimate(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
+                let est = self.inner.estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
+        to_js(&EstimateDto::from(est))
+    }
+
+    /// Anchors (`anchor:<name>` labels) on the path, root → leaf, with the estimate at each.
+    #[wasm_bindgen(unchecked_return_type = "Anchor[]")]
+    pub fn anchors(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
+                let anchors = self.inner.anchors(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
+        let dtos: Vec<AnchorDto> = anchors.into_iter().map(|a| AnchorDto::new(a, &self.inner)).collect();
+        to_js(&dtos)
+    }
+
+    /// The estimate at every entry of the path (root first), aligned with `path(leafId)`: for plotting.
+    #[wasm_bindgen(js_name = pathEstimates)]
+    pub fn path_estimates(&mut self, leaf_id: Option<String>) -> Result<Vec<f64>, JsValue> {
+        let (_, estimates) = self.inner.path_estimates(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
+        Ok(estimates.into_iter().map(|e| e.tokens).collect())
+    }
+
+    /// Ids of entries whose text contains `query` (ASCII case ignored), at most `limit`, in file order
+    /// (full mode).
+    pub fn search(&self, query: &str, limit: u32) -> Result<Vec<String>, JsValue> {
+        let slots = self.inner.search(query, limit as usize).map_err(js_error)?;
+        Ok(slots.into_iter().map(|s| self.inner.id_of(s).to_string()).collect())
+    }
+
+    /// The entry's JSON text as it was fed (full mode), or `null` for an unknown id.
+    #[wasm_bindgen(js_name = entryJson, unchecked_return_type = "string | null")]
+    pub fn entry_json(&self, id: &str) -> Result<JsValue, JsValue> {
+        if self.inner.mode() != session::Mode::Full {
+            return Err(js_error(crate::SessionError::NeedsFullMode));
+        }
+        Ok(nullable(self.inner.slot_of(id).and_then(|s| self.inner.raw(s))))
+    }
+
+    /// `anchors()` and `estimate()` from one walk: what `list` shows.
+    #[wasm_bindgen(js_name = listAnchors, unchecked_return_type = "{ anchors: Anchor[]; estimate: TokenEstimate }")]
+    pub fn list_anchors(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
+        let (anchors, estimate) = self.inner.anchors_and_estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
+        let anchors: Vec<AnchorDto> = anchors.into_iter().map(|a| AnchorDto::new(a, &self.inner)).collect();
+        to_js(&ListDto { anchors, estimate: estimate.into() })
+    }
+
+    /// The tree in display order, one row per entry.
+    #[wasm_bindgen(js_name = treeRows, unchecked_return_type = "TreeRow[]")]
+    pub fn tree_rows(&mut self) -> Result<JsValue, JsValue> {
+        let rows = self.inner.tree_rows().map_err(js_error)?;
+        let dtos: Vec<TreeRowDto> = rows.into_iter().map(|r| TreeRowDto::new(r, &mut self.inner)).collect();
+        to_js(&dtos)
+    }
+
+    /// Positions in `treeRows()` of the rows pi's `/tree` shows with a filter: `"default"`, `"no-tools"`,
+    /// `"user-only"`, `"labeled-only"` or `"all"` (before search and folding).
+    #[wasm_bindgen(js_name = treeFilter)]
+    pub fn tree_filter(&mut self, mode: &str) -> Result<Vec<u32>, JsValue> {
+        let filter = session::TreeFilter::parse(mode).ok_or_else(|| invalid("filter must be default, no-tools, user-only, labeled-only or all"))?;
+        self.inner.tree_filter(filter).map_err(js_error)
+    }
+
+    /// Messages `start..end` (default: all) of the context at the leaf as the model receives them, each
+    /// with its source entry, roles, token share and readable parts; `total` is the full count (full mode).
+    #[wasm_bindgen(js_name = contextView, unchecked_return_type = "ContextView")]
+    pub fn context_view(&mut self, leaf_id: Option<String>, start: Option<u32>, end: Option<u32>) -> Result<JsValue, JsValue> {
+        let (start, end) = (start.unwrap_or(0) as usize, end.map_or(usize::MAX, |e| e as usize));
+        let page = self.inner.context_view(leaf_of(leaf_id.as_deref()), start, end).map_err(js_error)?;
+        to_js(&ContextViewDto::new(page, &self.inner))
+    }
+
+    /// The same rows as `treeRows()`, as JSON text: much cheaper for large trees (one `JSON.parse`
+    /// instead of an object built per field across the boundary).
+    #[wasm_bindgen(js_name = treeRowsJson)]
+    pub fn tree_rows_json(&mut self) -> Result<String, JsValue> {
+        let rows = self.inner.tree_rows().map_err(js_error)?;
+        let dtos: Vec<TreeRowDto> = rows.into_iter().map(|r| TreeRowDto::new(r, &mut self.inner)).collect();
+        serde_json::to_string(&dtos).map_err(|e| invalid(&e.to_string()))
+    }
+
+    /// The tree as text, like pi's `/tree`.
+    #[wasm_bindgen(js_name = renderTree)]
+    pub fn render_tree(&mut self) -> Result<String, JsValue> {
+        self.inner.render_tree().map_err(js_error)
+    }
+
+    /// Entry counts, branches, abandoned share, labels and the estimate at the leaf.
+    #[wasm_bindgen(unchecked_return_type = "Stats")]
+    pub fn stats(&mut self, file_bytes: f64) -> Result<JsValue, JsValue> {
+        let stats = self.inner.stats(file_bytes).map_err(js_error)?;
+        to_js(&StatsDto::from(stats))
+    }
+
+    fn slot(&self, id: &str) -> Result<session::Slot, JsValue> {
+        self.inner.slot_of(id).ok_or_else(|| js_error(crate::SessionError::UnknownEntry(id.into())))
+    }
+}
+
+/// Whether `name` is a valid anchor name (kebab-case, at most 40 characters).
+#[wasm_bindgen(js_name = isValidName)]
+pub fn is_valid_name(name: &str) -> bool {
+    text::is_valid_name(name)
+}
+
+/// Whitespace-collapsed one-line preview cut to `maxLen` with `…`, or `null` when blank.
+#[wasm_bindgen(js_name = toOneLine, unchecked_return_type = "string | null")]
+pub fn to_one_line(text: &str, max_len: u32) -> JsValue {
+    nullable(text::to_one_line(text, max_len as usize).as_deref())
+}
+
+/// `12.3%` of the window, or `12.3k` when the window is unknown (0).
+#[wasm_bindgen(js_name = formatPct1)]
+pub fn format_pct1(tokens: f64, context_window: f64) -> String {
+    text::format_pct1(tokens, context_window)
+}
+
+/// `1.0M` / `200k`, or `""` when unknown.
+#[wasm_bindgen(js_name = formatWindow)]
+pub fn format_window(context_window: f64) -> String {
+    text::format_window(context_window)
+}
+
+/// `context 30.4% → 4.1% of 200k` (or `tokens a → b` without a window).
+#[wasm_bindgen(js_name = formatContextDelta)]
+pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> String {
+    text::format_context_delta(before, after, context_window)
+}
+
+/// Drops pi's branch-summary prelude (up to `## Goal`) so previews show the content.
+#[wasm_bindgen(js_name = stripBranchSummaryBoilerplate)]
+pub fn strip_branch_summary_boilerplate(text: &str) -> String {
+    text::strip_branch_summary_boilerplate(text).to_string()
+}
+
+/// The text of a message `content` (a string, or text blocks joined by spaces).
+#[wasm_bindgen(js_name = extractTextContent)]
+pub fn extract_text_content(#[wasm_bindgen(unchecked_param_type = "unknown")] content: JsValue) -> String {
+    let value = JSON::stringify(&content).ok().and_then(|s| s.as_string()).and_then(|s| serde_json::from_str(&s).ok());
+    text::extract_text_content(value.as_ref())
+}
+
+/// The human `list` text (shared by the tool and the CLI) for anchors as returned by `anchors()`.
+#[wasm_bindgen(js_name = formatList)]
+pub fn format_list(
+    #[wasm_bindgen(unchecked_param_type = "Anchor[]")] anchors: JsValue,
+    current_tokens: f64,
+    context_window: f64,
+) -> Result<String, JsValue> {
+    let anchors: Vec<AnchorDto> = serde_wasm_bindgen::from_value(anchors).map_err(|e| invalid(&e.to_string()))?;
+    let rows: Vec<text::ListRow<'_>> = anchors.iter().map(AnchorDto::row).collect();
+    Ok(text::format_list(&rows, current_tokens, context_window, None))
+}
