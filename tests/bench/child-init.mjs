@@ -1,11 +1,13 @@
 // Cold init in a fresh process (Node or Bun): time to import the package entry (read, compile and
 // instantiate the wasm, load the glue), then the first index calls. Prints {importMs, firstMs} as JSON.
 //
-//   node|bun tests/bench/child-init.mjs <pkg dir>
+//   node|bun tests/bench/child-init.mjs <pkg dir> [full|plugin]
+//   full: the package entry (index-node.js, the full wasm); plugin: load-plugin.js, the wasm the pi extension loads.
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const url = pathToFileURL(join(process.argv[2], "index-node.js")).href;
+const plugin = process.argv[3] === "plugin";
+const url = pathToFileURL(join(process.argv[2], plugin ? "load-plugin.js" : "index-node.js")).href;
 const t0 = performance.now();
 const core = await import(url);
 const t1 = performance.now();
@@ -15,7 +17,9 @@ index.appendJsonl(
     '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n' +
     '{"type":"label","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","targetId":"a1","label":"anchor:start"}\n',
 );
-index.anchors();
+// the plugin's first question: the anchors with their estimates (the tool's `list`)
+const plan = index.toolPlan({ action: "list" }, { callId: "c1", contextWindow: 200000 });
+if (plan.kind !== "list") throw new Error(`list plan: ${JSON.stringify(plan)}`);
 index.free();
 const t2 = performance.now();
 console.log(JSON.stringify({ importMs: t1 - t0, firstMs: t2 - t1 }));

@@ -7,16 +7,18 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [pkg, file, mode] = process.argv.slice(2);
-const core = await import(pathToFileURL(join(pkg, "index-node.js")).href);
+// Plugin modes run on the plugin's own wasm (what pi loads); full modes on the full one (CLI, viewer).
+const plugin = mode.startsWith("plugin");
+const core = await import(pathToFileURL(join(pkg, plugin ? "load-plugin.js" : "index-node.js")).href);
 // initSync() on an initialized module returns the instance's exports, `memory` included.
-const { initSync } = await import(pathToFileURL(join(pkg, "pi_tree_navigator.js")).href);
+const { initSync } = await import(pathToFileURL(join(pkg, plugin ? "pi_tree_navigator_plugin.js" : "pi_tree_navigator.js")).href);
 const memory = initSync().memory;
 const bytes = readFileSync(file);
 const text = bytes.toString("utf8");
 const objects = mode === "plugin-objects" ? text.trimEnd().split("\n").map((l) => JSON.parse(l)).filter((e) => e.type !== "session") : null;
 
 const before = memory.buffer.byteLength;
-const index = core.SessionIndex[mode.startsWith("full") ? "full" : "plugin"]();
+const index = core.SessionIndex[plugin ? "plugin" : "full"]();
 if (mode.endsWith("-bytes")) {
   index.appendJsonlBytes(bytes); // the file's bytes, copied once into wasm memory
 } else if (mode === "plugin-byte-chunks") {
