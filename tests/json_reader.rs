@@ -1,5 +1,5 @@
 //! `json::parse`, `json::stringify_len` and `Value::to_json` against the serde_json-based oracle:
-//! `session::entry::parse_json` (serde_json plus the recovery that makes it accept what `JSON.parse`
+//! `session::entry::parse_json` (`serde_json` plus the recovery that makes it accept what `JSON.parse`
 //! accepts) and `js::stringify_len_masked`. Generated JSON (escapes, astral characters, unpaired
 //! surrogates, duplicate keys, odd numbers, deep nesting, mutations that break it), every fixture line
 //! and every fuzz seed line go through the same checks.
@@ -314,5 +314,52 @@ fn json_parse_edge_cases() {
         "\"\\u12\"", "\"\t\"", "\u{feff}1", "1\u{a0}", "\u{b}1", "[1 2]", "{\"a\" 1}", "truee", "nulll", "\"a", "[", "{\"a\"",
     ] {
         assert!(!check(text), "{text:?} is not JSON");
+    }
+}
+
+/// Throughput of `json::parse` (+ `stringify_len`) against `serde_json::from_str::<Value>` on the fixture
+/// lines and on long tool-output lines (60 KB strings full of `\n` escapes). Run with
+/// `cargo test --release --test json_reader -- --ignored json_speed --nocapture`.
+#[test]
+#[ignore = "a benchmark; run in release with --nocapture"]
+fn json_speed() {
+    use std::time::Instant;
+    let mut fixture = Vec::new();
+    for entry in std::fs::read_dir("tests/fixtures").into_iter().flatten().flatten() {
+        if entry.path().extension().is_some_and(|x| x == "jsonl") {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            fixture.extend(text.lines().filter(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()).map(String::from));
+        }
+    }
+    let body = (0..2000).fold(String::new(), |mut s, i| {
+        let _ = write!(s, "line {i}: fn main() {{ println!(\\\"{i}\\\"); }}\\n\\t");
+        s
+    });
+    let long: Vec<String> = (0..8)
+        .map(|i| format!(r#"{{"type":"message","id":"e{i}","parentId":"p{i}","timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"toolResult","toolCallId":"c{i}","content":[{{"type":"text","text":"{body}"}}],"isError":false,"timestamp":1767225600000}}}}"#))
+        .collect();
+    for (name, lines) in [("fixture lines", &fixture), ("long escaped lines", &long)] {
+        let bytes: usize = lines.iter().map(String::len).sum();
+        let rounds = (50_000_000 / bytes.max(1)).max(1);
+        let time = |f: &dyn Fn(&str) -> usize| {
+            let start = Instant::now();
+            let mut sink = 0;
+            for _ in 0..rounds {
+                for l in lines {
+                    sink += f(l);
+                }
+            }
+            let mb_s = (bytes * rounds) as f64 / start.elapsed().as_secs_f64() / 1e6;
+            (mb_s, sink)
+        };
+        let (serde, _) = time(&|l| usize::from(serde_json::from_str::<serde_json::Value>(l).is_ok()));
+        let (serde_len, _) = time(&|l| serde_json::from_str::<serde_json::Value>(l).map_or(0, |v| pi_tree_navigator::js::stringify_len(&v)));
+        let (ours, _) = time(&|l| usize::from(json::parse(l, MAX_NESTING).is_ok()));
+        let (ours_len, _) = time(&|l| json::parse(l, MAX_NESTING).map_or(0, |v| json::stringify_len(&v)));
+        println!("{name} ({} lines, {bytes} bytes × {rounds}):", lines.len());
+        println!("  serde_json::from_str::<Value>          {serde:8.0} MB/s");
+        println!("  serde_json + js::stringify_len         {serde_len:8.0} MB/s");
+        println!("  json::parse                            {ours:8.0} MB/s");
+        println!("  json::parse + json::stringify_len      {ours_len:8.0} MB/s");
     }
 }

@@ -232,7 +232,19 @@ impl From<f64> for Value<'_> {
 
 macro_rules! from_int {
     ($($t:ty),*) => {$(
-        /// The integer as a JavaScript number (rounded to a double above 2^53).
+        /// The integer as a JavaScript number.
+        impl From<$t> for Value<'_> {
+            fn from(x: $t) -> Self {
+                Value::from(f64::from(x))
+            }
+        }
+    )*};
+}
+from_int!(u8, u16, u32, i8, i16, i32);
+
+macro_rules! from_wide_int {
+    ($($t:ty),*) => {$(
+        /// The integer as a JavaScript number (rounded to a double above 2^53, as JavaScript would).
         impl From<$t> for Value<'_> {
             fn from(x: $t) -> Self {
                 Value::from(x as f64)
@@ -240,7 +252,7 @@ macro_rules! from_int {
         }
     )*};
 }
-from_int!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+from_wide_int!(u64, usize, i64, isize);
 
 impl<'a> From<&'a str> for Value<'a> {
     fn from(s: &'a str) -> Self {

@@ -57,7 +57,7 @@ impl Printed {
 }
 
 /// Shortest round-trip decimal digits of a positive finite `x`: `(digits, n)` with
-/// `x ≈ 0.d1d2…dk × 10^n`, as ECMAScript's Number::toString defines `s`, `k` and `n`.
+/// `x ≈ 0.d1d2…dk × 10^n`, as ECMAScript's `Number::toString` defines `s`, `k` and `n`.
 fn shortest_digits(x: f64, digits: &mut [u8; 17]) -> (usize, i32) {
     let mut ryu_buf = ryu::Buffer::new();
     // ryu prints either `123.45`, `0.00012` or `1.2e-7` / `1e21`; read its digits and exponent back.
@@ -93,9 +93,10 @@ fn shortest_digits(x: f64, digits: &mut [u8; 17]) -> (usize, i32) {
         k -= 1;
         scale += 1;
     }
-    (k, k as i32 + scale)
+    (k, i32::try_from(k).unwrap_or(0) + scale)
 }
 
+#[allow(clippy::many_single_char_names, reason = "the names ECMAScript's Number::toString uses")]
 fn print_js(x: f64) -> Printed {
     let mut out = Printed::new();
     if x.is_nan() {
@@ -118,7 +119,7 @@ fn print_js(x: f64) -> Printed {
     let mut digits = [0u8; 17];
     let (k, n) = shortest_digits(x, &mut digits);
     let d = &digits[..k];
-    let k = k as i32;
+    let k = i32::try_from(k).unwrap_or(0);
     if k <= n && n <= 21 {
         out.push_all(d);
         out.zeros(n - k);
@@ -189,6 +190,7 @@ pub fn js_len(x: f64) -> usize {
 ///
 /// JavaScript rounds the exact binary value, ties away from zero: `(0.25).toFixed(1)` is `"0.3"` (0.25 is
 /// exact), while `(1.005).toFixed(2)` is `"1.00"` (1.005 is stored as 1.00499999999999989…).
+#[allow(clippy::many_single_char_names, reason = "the names ECMAScript's Number.prototype.toFixed uses")]
 pub fn to_fixed(x: f64, digits: u32) -> String {
     if !x.is_finite() || x.abs() >= 1e21 {
         return js_string(x);
@@ -223,7 +225,9 @@ pub fn to_fixed(x: f64, digits: u32) -> String {
         out.push_str(&text);
     } else if text.len() <= f {
         out.push_str("0.");
-        out.extend(core::iter::repeat_n('0', f - text.len()));
+        for _ in text.len()..f {
+            out.push('0');
+        }
         out.push_str(&text);
     } else {
         let (int, dec) = text.split_at(text.len() - f);

@@ -203,7 +203,7 @@ impl<'a> Reader<'a> {
         let start = self.i;
         let (end, parts) = num::scan(self.b, start).map_err(|at| self.error_at(at))?;
         self.i = end;
-        let literal = &self.text[start..end];
+        let literal = self.text.get(start..end).unwrap_or("");
         Ok(Value::Num(Num::parsed(literal, num::value_of(parts, literal))))
     }
 
@@ -229,7 +229,7 @@ impl<'a> Reader<'a> {
                 None => return Err(self.error_at(i)),
                 Some(b'"') => {
                     self.i = i + 1;
-                    return Ok(Str::raw(&self.text[start..i], escaped));
+                    return Ok(Str::raw(self.text.get(start..i).unwrap_or(""), escaped));
                 }
                 Some(b'\\') => {
                     escaped = true;

@@ -56,15 +56,16 @@ impl<'a> Str<'a> {
         if self.form != Form::Escaped {
             return crate::js::utf16_len(&self.text);
         }
-        // Every escape stands for exactly one UTF-16 unit (a surrogate pair is written as two escapes).
+        // Every escape stands for exactly one UTF-16 unit (a surrogate pair is written as two escapes), so
+        // count the raw bytes as units and take off what each escape spends beyond one.
         let b = self.text.as_bytes();
-        let (mut units, mut last, mut i) = (0, 0, 0);
+        let (mut units, mut i) = (utf16_units(b), 0);
         while let Some(at) = find_backslash(b, i) {
-            units += utf16_units(&b[last..at]) + 1;
-            i = at + if b.get(at + 1) == Some(&b'u') { 6 } else { 2 };
-            last = i.min(b.len());
+            let raw = if b.get(at + 1) == Some(&b'u') { 6 } else { 2 };
+            units -= raw - 1;
+            i = at + raw;
         }
-        units + utf16_units(&b[last..])
+        units
     }
 
     /// The decoded text; unpaired surrogates become U+FFFD. Borrows when there is nothing to decode.
@@ -104,7 +105,7 @@ impl<'a> Str<'a> {
             for (at, c) in self.text.char_indices() {
                 units += c.len_utf16();
                 if units > max_units {
-                    return Cow::Borrowed(&self.text[..at]);
+                    return Cow::Borrowed(self.text.get(..at).unwrap_or(""));
                 }
             }
             return Cow::Borrowed(&self.text);
@@ -178,16 +179,16 @@ impl<'a> Str<'a> {
             Form::Clean => 2 + crate::js::utf16_len(&self.text),
             Form::Plain => crate::js::quoted_len(&self.text, None),
             Form::Escaped => {
+                // Raw bytes counted as units, corrected by what each escape prints instead: `\n`, `\"`
+                // and the like print as written (no correction), `\/` and `\uXXXX` do not.
                 let b = self.text.as_bytes();
-                let (mut len, mut last, mut i) = (2, 0, 0);
+                let (mut len, mut i) = (2 + utf16_units(b), 0);
                 while let Some(at) = find_backslash(b, i) {
-                    len += utf16_units(&b[last..at]);
-                    let (escape_len, consumed) = escaped_out_len(b, at);
-                    len += escape_len;
-                    i = at + consumed;
-                    last = i.min(b.len());
+                    let (out, raw) = escaped_out_len(b, at);
+                    len = len + out - raw;
+                    i = at + raw;
                 }
-                len + utf16_units(&b[last..])
+                len
             }
         }
     }
@@ -201,12 +202,12 @@ impl<'a> Str<'a> {
                 let mut last = 0;
                 for (at, c) in self.text.char_indices() {
                     if c < ' ' || c == '"' || c == '\\' {
-                        out.push_str(&self.text[last..at]);
+                        out.push_str(self.text.get(last..at).unwrap_or(""));
                         push_escape(out, c as u32);
                         last = at + 1;
                     }
                 }
-                out.push_str(&self.text[last..]);
+                out.push_str(self.text.get(last..).unwrap_or(""));
             }
             Form::Escaped => self.for_each_piece(|piece| {
                 match piece {
@@ -228,14 +229,14 @@ impl<'a> Str<'a> {
         let mut i = 0;
         while i < b.len() {
             let Some(at) = find_backslash(b, i) else {
-                for c in text[i..].chars() {
+                for c in text.get(i..).unwrap_or("").chars() {
                     if !f(Piece::Char(c)) {
                         return;
                     }
                 }
                 return;
             };
-            for c in text[i..at].chars() {
+            for c in text.get(i..at).unwrap_or("").chars() {
                 if !f(Piece::Char(c)) {
                     return;
                 }
@@ -300,6 +301,7 @@ fn char_out_len(c: char) -> usize {
 
 /// Appends the escape `JSON.stringify` writes for code unit `u` (lowercase hex, as V8 does).
 fn push_escape(out: &mut String, u: u32) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let short = match u {
         0x22 => "\\\"",
         0x5C => "\\\\",
@@ -314,7 +316,6 @@ fn push_escape(out: &mut String, u: u32) {
         out.push_str(short);
         return;
     }
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push_str("\\u");
     for shift in [12, 8, 4, 0] {
         out.push(char::from(HEX[((u >> shift) & 0xF) as usize]));

@@ -167,12 +167,17 @@ fn shadowed(members: &[(Str<'_>, Value<'_>)]) -> Option<Vec<bool>> {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
     use crate::json::parse;
 
     #[test]
     fn duplicates_are_written_once_with_the_last_value() {
-        let many: String = (0..40).map(|i| format!("\"k{}\":{i},", i % 35)).collect();
+        let many = (0..40).fold(String::new(), |mut s, i| {
+            let _ = write!(s, "\"k{}\":{i},", i % 35);
+            s
+        });
         let text = format!("{{{many}\"\\ud800\":1,\"\u{fffd}\":2,\"\\uD800\":3}}");
         let v = parse(&text, 10).unwrap();
         let out = v.to_json();
