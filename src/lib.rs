@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod js;
+pub mod json;
 pub mod session;
 pub mod text;
 pub mod tool;
