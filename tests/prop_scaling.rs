@@ -10,6 +10,7 @@
 use std::time::{Duration, Instant};
 
 use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
+use pi_tree_navigator::json;
 use pi_tree_navigator::tool::{self, Facts, Plan};
 use serde_json::json;
 
@@ -37,9 +38,15 @@ fn chain(n: usize) -> String {
 }
 
 fn facts() -> Facts {
-    serde_json::from_value(json!({"callId": "c9", "contextWindow": 128_000.0,
-        "model": {"api": "faux", "provider": "faux", "id": "faux-1"}}))
-    .expect("facts")
+    let text = json!({"callId": "c9", "contextWindow": 128_000.0,
+        "model": {"api": "faux", "provider": "faux", "id": "faux-1"}})
+    .to_string();
+    Facts::from_value(&json::parse(&text, 100).expect("json")).expect("facts")
+}
+
+/// Tool-call arguments written with `json!`, as the core reads them.
+fn args(v: &serde_json::Value) -> json::Value<'static> {
+    json::parse(&v.to_string(), 100).expect("json").into_owned()
 }
 
 /// Feed, then every walk the plugin does on a call: path, estimate, anchors, list and rewind plans.
@@ -50,10 +57,10 @@ fn pipeline(text: &str) {
     let _ = index.path(index.leaf()).expect("path");
     let _ = index.estimate(Leaf::Current).expect("estimate");
     let _ = index.anchors(Leaf::Current).expect("anchors");
-    let _ = tool::plan(&mut index, &json!({"action": "list"}), &facts()).expect("list");
+    let _ = tool::plan(&mut index, &args(&json!({"action": "list"})), &facts()).expect("list");
     let focus = "User asked: build the parser. Done: reading. Left: tests.";
     let args = json!({"action": "rewind", "labelStart": "start", "labelEnd": "done", "summaryFocus": focus});
-    assert!(matches!(tool::plan(&mut index, &args, &facts()).expect("plan"), Plan::Rewind(_) | Plan::Refuse(_)));
+    assert!(matches!(tool::plan(&mut index, &self::args(&args), &facts()).expect("plan"), Plan::Rewind(_) | Plan::Refuse(_)));
 }
 
 fn best_of_3(f: impl Fn()) -> Duration {
@@ -132,7 +139,7 @@ fn anchors_on_every_entry() {
     let run = |t: &str| {
         let mut index = SessionIndex::new(Mode::Plugin);
         index.append_jsonl(t);
-        let _ = tool::plan(&mut index, &json!({"action": "list"}), &facts());
+        let _ = tool::plan(&mut index, &args(&json!({"action": "list"})), &facts());
     };
     assert_linear("anchors everywhere", make, run, 2_000);
 }

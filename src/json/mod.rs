@@ -344,3 +344,19 @@ mod tests {
         assert_eq!(stringify_len(&v), v.to_json().len());
     }
 }
+
+impl Value<'_> {
+    /// The same value, owning all its text (for values that must outlive what they were read from).
+    /// Numbers keep their value; the literal they were read from is dropped, which changes nothing
+    /// JavaScript could observe.
+    pub fn into_owned(self) -> Value<'static> {
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(b),
+            Value::Num(n) => Value::from(n.value),
+            Value::Str(s) => Value::Str(s.into_owned()),
+            Value::Arr(items) => Value::Arr(items.into_iter().map(Value::into_owned).collect()),
+            Value::Obj(members) => Value::Obj(members.into_iter().map(|(k, v)| (k.into_owned(), v.into_owned())).collect()),
+        }
+    }
+}

@@ -424,3 +424,10 @@ mod tests {
         assert_ne!(Str::raw(r"\ud800", true), Str::raw(r"\udc00", true));
     }
 }
+
+impl Str<'_> {
+    /// The same string, owning its text (escapes stay as written, so nothing about it changes).
+    pub fn into_owned(self) -> Str<'static> {
+        Str { text: Cow::Owned(self.text.into_owned()), form: self.form }
+    }
+}

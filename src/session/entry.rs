@@ -244,7 +244,8 @@ fn recover(text: &str) -> Option<Result<(Value, Option<char>), LineProblem>> {
         fixed = f;
     }
     let depth = nesting_depth(fixed);
-    if masked.is_none() && finite.is_none() && depth <= 128 {
+    // serde_json refuses a 128th level already (its recursion limit counts down from 128).
+    if masked.is_none() && finite.is_none() && depth < 128 {
         return None;
     }
     if depth > MAX_NESTING {

@@ -2,9 +2,9 @@
 //! one-line snippet pi puts in the system prompt. It is paid for on every request, so it stays short
 //! (a test keeps description + parameter descriptions under 400 tokens at chars/4).
 
-use serde::Serialize;
-
 use crate::js::utf16_len;
+use crate::json::Value;
+use crate::obj;
 use crate::text::MAX_NAME_LENGTH;
 
 use super::plan::MIN_FOCUS_CHARS;
@@ -44,48 +44,15 @@ fn focus_description() -> String {
     )
 }
 
-/// One parameter's JSON Schema.
-#[derive(Debug, Clone, Serialize)]
-pub struct Property {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
-    one_of: Option<[&'static str; 3]>,
-    description: String,
-}
-
-impl Property {
-    fn string(description: String) -> Property {
-        Property { kind: "string", one_of: None, description }
-    }
-}
-
-/// The parameters, in the order the model should read them.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Properties {
-    action: Property,
-    name: Property,
-    label_start: Property,
-    label_end: Property,
-    summary_focus: Property,
-}
-
-/// The parameters' JSON Schema: a flat object, only `action` required (the rest depends on the action
-/// and is checked by the core, with a message that says what to send).
-#[derive(Debug, Clone, Serialize)]
-pub struct Parameters {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    properties: Properties,
-    required: [&'static str; 1],
+/// A string parameter's JSON Schema.
+fn string_property(description: String) -> Value<'static> {
+    obj! { "type" => "string", "description" => description }
 }
 
 /// Everything `pi.registerTool` needs besides `execute`. `parameters` is plain JSON Schema (pi validates
 /// it with `TypeBox`'s compiler, which accepts JSON Schema), flat with a `type: "object"` root because
 /// some provider adapters reject anything else.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ToolDefinition {
     /// `navigate_tree`.
     pub name: &'static str,
@@ -97,8 +64,21 @@ pub struct ToolDefinition {
     pub prompt_snippet: &'static str,
     /// Calls mutate the session tree, so pi must not run them in parallel.
     pub execution_mode: &'static str,
-    /// JSON Schema of the parameters.
-    pub parameters: Parameters,
+    /// JSON Schema of the parameters: a flat object, only `action` required (the rest depends on the
+    /// action and is checked by the core, with a message that says what to send). Properties are in the
+    /// order the model should read them.
+    pub parameters: Value<'static>,
+}
+
+impl ToolDefinition {
+    /// The definition as the JavaScript object `pi.registerTool` takes (without `execute`).
+    pub fn to_value(&self) -> Value<'static> {
+        obj! {
+            "name" => self.name, "label" => self.label, "description" => self.description,
+            "promptSnippet" => self.prompt_snippet, "executionMode" => self.execution_mode,
+            "parameters" => self.parameters.clone(),
+        }
+    }
 }
 
 /// The tool definition.
@@ -109,20 +89,20 @@ pub fn definition() -> ToolDefinition {
         description: DESCRIPTION,
         prompt_snippet: PROMPT_SNIPPET,
         execution_mode: "sequential",
-        parameters: Parameters {
-            kind: "object",
-            properties: Properties {
-                action: Property {
-                    kind: "string",
-                    one_of: Some(["anchor", "rewind", "list"]),
-                    description: action_description(),
+        parameters: obj! {
+            "type" => "object",
+            "properties" => obj! {
+                "action" => obj! {
+                    "type" => "string",
+                    "enum" => Value::array(["anchor", "rewind", "list"]),
+                    "description" => action_description(),
                 },
-                name: Property::string(name_description()),
-                label_start: Property::string(label_start_description()),
-                label_end: Property::string(label_end_description()),
-                summary_focus: Property::string(focus_description()),
+                "name" => string_property(name_description()),
+                "labelStart" => string_property(label_start_description()),
+                "labelEnd" => string_property(label_end_description()),
+                "summaryFocus" => string_property(focus_description()),
             },
-            required: ["action"],
+            "required" => Value::array(["action"]),
         },
     }
 }
@@ -151,8 +131,9 @@ mod tests {
         assert!(tokens < 400, "description + parameter descriptions = {tokens} tokens");
         // The whole serialized definition the provider receives stays small too.
         let def = definition();
+        let parameters: serde_json::Value = serde_json::from_str(&def.parameters.to_json()).unwrap();
         let whole = serde_json::to_string(
-            &json!({"name": def.name, "description": def.description, "parameters": def.parameters}),
+            &json!({"name": def.name, "description": def.description, "parameters": parameters}),
         )
         .unwrap();
         assert!(utf16_len(&whole).div_ceil(4) < 500, "{}", whole.len());
@@ -160,7 +141,7 @@ mod tests {
 
     #[test]
     fn schema_is_a_flat_object_with_only_action_required() {
-        let p = serde_json::to_value(definition().parameters).unwrap();
+        let p: serde_json::Value = serde_json::from_str(&definition().parameters.to_json()).unwrap();
         assert_eq!(p["type"], "object");
         assert_eq!(p["required"], json!(["action"]));
         for key in ["action", "name", "labelStart", "labelEnd", "summaryFocus"] {

@@ -12,10 +12,10 @@ mod plan;
 mod synthetic;
 mod texts;
 
-pub use definition::{definition, definition_text_len, Parameters, Properties, Property, ToolDefinition, TOOL_NAME};
+pub use definition::{definition, definition_text_len, ToolDefinition, TOOL_NAME};
 pub use params::{Action, Params};
 pub use plan::{
-    check_auth, check_summary, finish, plan, salvage_text, summary_error, AnchorPlan, Facts, Finish, LabelWrite,
+    check_auth, check_summary, finish, plan, salvage_text, summary_error, unreadable, AnchorPlan, Facts, Finish, LabelWrite,
     ListPlan, ModelFacts, Plan, Refusal, RewindPlan, MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
 };
 pub use synthetic::{synthetic_assistant, MAX_SYNTHETIC_FOCUS};
@@ -23,3 +23,9 @@ pub use texts::RefusalCode;
 
 #[cfg(test)]
 mod tests;
+
+/// Test input written with `serde_json::json!`, as the core's own JSON value.
+#[cfg(test)]
+pub(crate) fn test_json(v: serde_json::Value) -> crate::json::Value<'static> {
+    crate::json::parse(&v.to_string(), 1000).expect("serde_json writes valid JSON").into_owned()
+}

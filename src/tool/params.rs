@@ -1,7 +1,7 @@
 //! The call's parameters as the model sent them. Nothing is trusted: a field of the wrong type reads as
 //! missing, and the guards in [`super::plan`] explain what was expected.
 
-use serde_json::Value;
+use crate::json::Value;
 
 /// The operation requested.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,14 +28,14 @@ pub struct Params {
     /// `summaryFocus` (rewind).
     pub summary_focus: Option<String>,
     /// The arguments object as received (the synthetic assistant keeps its known fields).
-    pub raw: Value,
+    pub raw: Value<'static>,
 }
 
 impl Params {
     /// Reads the arguments object of a tool call.
-    pub fn from_value(raw: &Value) -> Params {
-        let text = |key: &str| raw.get(key).and_then(Value::as_str).map(String::from);
-        let action = match raw.get("action").and_then(Value::as_str) {
+    pub fn from_value(raw: &Value<'_>) -> Params {
+        let text = |key: &str| raw.get(key).and_then(Value::as_str).map(std::borrow::Cow::into_owned);
+        let action = match raw.get("action").and_then(Value::as_str).as_deref() {
             Some("anchor") => Some(Action::Anchor),
             Some("rewind") => Some(Action::Rewind),
             Some("list") => Some(Action::List),
@@ -47,32 +47,33 @@ impl Params {
             label_start: text("labelStart"),
             label_end: text("labelEnd"),
             summary_focus: text("summaryFocus"),
-            raw: if raw.is_object() { raw.clone() } else { Value::Object(serde_json::Map::new()) },
+            raw: if raw.is_object() { raw.clone().into_owned() } else { Value::Obj(Vec::new()) },
         }
     }
 }
 
 /// What JSON calls the type of `value`, for refusals ("a number, not a string").
-fn json_type(value: &Value) -> &'static str {
+fn json_type(value: &Value<'_>) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        Value::Num(_) => "a number",
+        Value::Str(_) => "a string",
+        Value::Arr(_) => "an array",
+        Value::Obj(_) => "an object",
     }
 }
 
 /// Why `raw[key]` is not a valid anchor name, in a few words that never repeat the value itself (it may
 /// be megabytes long or full of look-alike characters). `None` when it is valid.
-pub(crate) fn name_problem(raw: &Value, key: &str) -> Option<String> {
+pub(crate) fn name_problem(raw: &Value<'_>, key: &str) -> Option<String> {
     use crate::text::{is_valid_name, ANCHOR_PREFIX, MAX_NAME_LENGTH};
     let name = match raw.get(key) {
         None => return Some("it is missing".into()),
-        Some(Value::String(s)) => s,
+        Some(Value::Str(s)) => s.decoded(),
         Some(other) => return Some(format!("it is {}, not a string", json_type(other))),
     };
+    let name: &str = &name;
     if is_valid_name(name) {
         return None;
     }
@@ -104,9 +105,9 @@ pub(crate) fn name_problem(raw: &Value, key: &str) -> Option<String> {
 }
 
 /// `Some("it is a number, not a string")` when `raw[key]` is present but not a string.
-pub(crate) fn wrong_type(raw: &Value, key: &str) -> Option<String> {
+pub(crate) fn wrong_type(raw: &Value<'_>, key: &str) -> Option<String> {
     match raw.get(key) {
-        None | Some(Value::String(_)) => None,
+        None | Some(Value::Str(_)) => None,
         Some(other) => Some(format!("it is {}, not a string", json_type(other))),
     }
 }
@@ -114,25 +115,25 @@ pub(crate) fn wrong_type(raw: &Value, key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tool::test_json as js;
     use serde_json::json;
 
     #[test]
     fn wrong_types_read_as_missing() {
-        let p =
-            Params::from_value(&json!({"action": "rewind", "labelStart": 3, "labelEnd": "b", "summaryFocus": null}));
+        let p = Params::from_value(&js(json!({"action": "rewind", "labelStart": 3, "labelEnd": "b", "summaryFocus": null})));
         assert_eq!(p.action, Some(Action::Rewind));
         assert_eq!(p.label_start, None);
         assert_eq!(p.label_end.as_deref(), Some("b"));
         assert_eq!(p.summary_focus, None);
-        assert_eq!(Params::from_value(&json!({"action": "jump"})).action, None);
-        assert_eq!(Params::from_value(&json!("x")).raw, json!({}));
+        assert_eq!(Params::from_value(&js(json!({"action": "jump"}))).action, None);
+        assert_eq!(Params::from_value(&js(json!("x"))).raw, Value::Obj(Vec::new()));
     }
 
     #[test]
     fn name_problems_say_what_is_wrong_without_echoing_the_value() {
-        let problem = |v: Value| name_problem(&json!({ "name": v }), "name");
+        let problem = |v: serde_json::Value| name_problem(&js(json!({ "name": v })), "name");
         assert_eq!(problem(json!("impl-start")), None);
-        assert_eq!(name_problem(&json!({}), "name").as_deref(), Some("it is missing"));
+        assert_eq!(name_problem(&js(json!({})), "name").as_deref(), Some("it is missing"));
         assert_eq!(problem(json!(7)).as_deref(), Some("it is a number, not a string"));
         assert_eq!(problem(json!(["a"])).as_deref(), Some("it is an array, not a string"));
         assert_eq!(problem(json!("")).as_deref(), Some("it is empty"));

@@ -7,8 +7,8 @@
 //! - "before" numbers are taken at that same point, and a rewind's collapsed entries are exactly what
 //!   pi's `collectEntriesForBranchSummary(sm, leaf, target)` returns.
 
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use crate::json::Value;
+use crate::obj;
 
 use crate::error::SessionError;
 use crate::js::utf16_len;
@@ -31,8 +31,7 @@ pub const MIN_SAVED_TOKENS: f64 = 4000.0;
 const ANCHOR_HINT_MAX: usize = 60;
 
 /// The model in use, as the synthetic assistant records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModelFacts {
     /// `model.api`.
     pub api: String,
@@ -43,32 +42,88 @@ pub struct ModelFacts {
 }
 
 /// What the host knows that the index does not.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Facts {
     /// Id of the tool call being executed.
     pub call_id: String,
     /// The model's context window; 0 when unknown.
-    #[serde(default)]
     pub context_window: f64,
     /// The configured model, if any.
-    #[serde(default)]
     pub model: Option<ModelFacts>,
     /// Whether a rewind made now reaches the very next request (false → the response warns).
-    #[serde(default = "default_true")]
     pub refresh_reaches: bool,
     /// Current time in ms since the epoch (for the synthetic message's timestamp).
-    #[serde(default)]
     pub now_ms: f64,
 }
 
-fn default_true() -> bool {
-    true
+/// Reads a field that must be a string.
+fn string_field(v: &Value<'_>, key: &str) -> Result<String, SessionError> {
+    match v.get(key) {
+        Some(Value::Str(s)) => Ok(s.decoded().into_owned()),
+        Some(_) => Err(SessionError::InvalidArgument(format!("`{key}` must be a string"))),
+        None => Err(SessionError::InvalidArgument(format!("`{key}` is missing"))),
+    }
+}
+
+/// Reads an optional field with `read`; absent or `undefined` (dropped by `JSON.stringify`) gives `default`.
+fn optional<'a, T>(
+    v: &Value<'a>,
+    key: &str,
+    default: T,
+    read: impl FnOnce(&Value<'a>) -> Option<T>,
+    expected: &str,
+) -> Result<T, SessionError> {
+    match v.get(key) {
+        None => Ok(default),
+        Some(x) => read(x).ok_or_else(|| SessionError::InvalidArgument(format!("`{key}` must be {expected}"))),
+    }
+}
+
+impl ModelFacts {
+    /// Reads `{api, provider, id}` (all strings).
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the first field of the wrong shape.
+    pub fn from_value(v: &Value<'_>) -> Result<ModelFacts, SessionError> {
+        Ok(ModelFacts { api: string_field(v, "api")?, provider: string_field(v, "provider")?, id: string_field(v, "id")? })
+    }
+
+    fn to_value(&self) -> Value<'static> {
+        obj! { "api" => self.api.clone(), "provider" => self.provider.clone(), "id" => self.id.clone() }
+    }
+}
+
+/// `model` as sent: an object, or `null` / absent for none.
+fn model_field(v: &Value<'_>) -> Result<Option<ModelFacts>, SessionError> {
+    match v.get("model") {
+        None | Some(Value::Null) => Ok(None),
+        Some(m) if m.is_object() => ModelFacts::from_value(m).map(Some),
+        Some(_) => Err(SessionError::InvalidArgument("`model` must be an object or null".into())),
+    }
+}
+
+impl Facts {
+    /// Reads the host's facts: `callId` (required), `contextWindow` (0), `model` (none), `refreshReaches`
+    /// (true), `nowMs` (0) — in parentheses the value when absent.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the first field of the wrong type.
+    pub fn from_value(v: &Value<'_>) -> Result<Facts, SessionError> {
+        if !v.is_object() {
+            return Err(SessionError::InvalidArgument("the facts must be an object".into()));
+        }
+        Ok(Facts {
+            call_id: string_field(v, "callId")?,
+            context_window: optional(v, "contextWindow", 0.0, Value::as_f64, "a number")?,
+            model: model_field(v)?,
+            refresh_reaches: optional(v, "refreshReaches", true, Value::as_bool, "a boolean")?,
+            now_ms: optional(v, "nowMs", 0.0, Value::as_f64, "a number")?,
+        })
+    }
 }
 
 /// A refused call: the text goes to the model as a failed tool result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
     /// Stable reason.
     pub code: RefusalCode,
@@ -77,18 +132,16 @@ pub struct Refusal {
 }
 
 /// `list`: nothing to write, just the text.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListPlan {
     /// What the model reads.
     pub text: String,
     /// For renderers and logs (not sent to the model).
-    pub details: Value,
+    pub details: Value<'static>,
 }
 
 /// `anchor`: write `label` on `entry_id`, then clear it from `move_from`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AnchorPlan {
     /// The entry to label.
     pub entry_id: String,
@@ -99,13 +152,12 @@ pub struct AnchorPlan {
     /// What the model reads.
     pub text: String,
     /// For renderers and logs.
-    pub details: Value,
+    pub details: Value<'static>,
 }
 
 /// `rewind`, first half: summarize `summarize_ids`, then `branchWithSummary(target_id, summary)` and
 /// call [`finish`]. Carried through JavaScript and handed back to [`finish`] unchanged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RewindPlan {
     /// The anchored entry the new branch starts from.
     pub target_id: String,
@@ -124,19 +176,18 @@ pub struct RewindPlan {
     /// The in-flight call id.
     pub call_id: String,
     /// The call's arguments with the focus copy capped, for the synthetic message.
-    pub arguments: Value,
+    pub arguments: Value<'static>,
     /// The model, for the synthetic message.
     pub model: Option<ModelFacts>,
     /// Whether the response should carry the refresh warning.
     pub refresh_reaches: bool,
     /// A synthetic assistant with `totalTokens: 0`, for repairing the chain if a step after
     /// `branchWithSummary` fails before [`finish`] could run.
-    pub fallback_synthetic: Value,
+    pub fallback_synthetic: Value<'static>,
 }
 
 /// What a call does.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Plan {
     /// Report an error to the model; write nothing.
     Refuse(Refusal),
@@ -149,8 +200,7 @@ pub enum Plan {
 }
 
 /// One label change for `pi.setLabel` (`label: None` clears).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LabelWrite {
     /// The labelled entry.
     pub entry_id: String,
@@ -159,19 +209,103 @@ pub struct LabelWrite {
 }
 
 /// `rewind`, second half: what to write after `branchWithSummary`, in order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Finish {
     /// Label writes, in order (set the new one, then clear the old).
     pub labels: Vec<LabelWrite>,
     /// The synthetic assistant to append after the labels.
-    pub synthetic: Value,
+    pub synthetic: Value<'static>,
     /// Estimated context at the new summary, before the synthetic.
     pub after_tokens: f64,
     /// What the model reads.
     pub text: String,
     /// For renderers and logs.
-    pub details: Value,
+    pub details: Value<'static>,
+}
+
+impl Refusal {
+    /// `{code, text}`, as the shim reports a refusal.
+    pub fn to_value(&self) -> Value<'static> {
+        obj! { "code" => self.code.as_str(), "text" => self.text.clone() }
+    }
+}
+
+impl RewindPlan {
+    /// The plan as the shim carries it (camelCase fields), to hand back to [`finish`] unchanged.
+    pub fn to_value(&self) -> Value<'static> {
+        obj! {
+            "targetId" => self.target_id.clone(), "labelStart" => self.label_start.clone(),
+            "labelEnd" => self.label_end.clone(), "summarizeIds" => Value::array(self.summarize_ids.clone()),
+            "focus" => self.focus.clone(), "beforeTokens" => self.before_tokens,
+            "contextWindow" => self.context_window, "callId" => self.call_id.clone(),
+            "arguments" => self.arguments.clone(), "model" => self.model.as_ref().map(ModelFacts::to_value),
+            "refreshReaches" => self.refresh_reaches, "fallbackSynthetic" => self.fallback_synthetic.clone(),
+        }
+    }
+
+    /// Reads back a plan made by [`plan`] and carried through JavaScript.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the first field of the wrong shape.
+    pub fn from_value(v: &Value<'_>) -> Result<RewindPlan, SessionError> {
+        let wrong = |key: &str, what: &str| SessionError::InvalidArgument(format!("`{key}` must be {what}"));
+        let number = |key: &str| v.get(key).and_then(Value::as_f64).ok_or_else(|| wrong(key, "a number"));
+        let ids = v.get("summarizeIds").and_then(Value::as_array).ok_or_else(|| wrong("summarizeIds", "an array"))?;
+        let summarize_ids = ids
+            .iter()
+            .map(|id| id.as_str().map(std::borrow::Cow::into_owned).ok_or_else(|| wrong("summarizeIds", "strings")))
+            .collect::<Result<_, _>>()?;
+        let object = |key: &str| match v.get(key) {
+            Some(x) if x.is_object() => Ok(x.clone().into_owned()),
+            _ => Err(wrong(key, "an object")),
+        };
+        Ok(RewindPlan {
+            target_id: string_field(v, "targetId")?,
+            label_start: string_field(v, "labelStart")?,
+            label_end: string_field(v, "labelEnd")?,
+            summarize_ids,
+            focus: string_field(v, "focus")?,
+            before_tokens: number("beforeTokens")?,
+            context_window: number("contextWindow")?,
+            call_id: string_field(v, "callId")?,
+            arguments: object("arguments")?,
+            model: model_field(v)?,
+            refresh_reaches: v.get("refreshReaches").and_then(Value::as_bool).ok_or_else(|| wrong("refreshReaches", "a boolean"))?,
+            fallback_synthetic: object("fallbackSynthetic")?,
+        })
+    }
+}
+
+impl Plan {
+    /// The plan as the shim reads it: `{kind: "refuse" | "list" | "anchor" | "rewind", …fields}`.
+    pub fn to_value(&self) -> Value<'static> {
+        let (kind, body) = match self {
+            Plan::Refuse(r) => ("refuse", r.to_value()),
+            Plan::List(l) => ("list", obj! { "text" => l.text.clone(), "details" => l.details.clone() }),
+            Plan::Anchor(a) => (
+                "anchor",
+                obj! {
+                    "entryId" => a.entry_id.clone(), "label" => a.label.clone(), "moveFrom" => a.move_from.clone(),
+                    "text" => a.text.clone(), "details" => a.details.clone(),
+                },
+            ),
+            Plan::Rewind(r) => ("rewind", r.to_value()),
+        };
+        let Value::Obj(mut members) = body else { unreachable!("plans are objects") };
+        members.insert(0, ("kind".into(), Value::from(kind)));
+        Value::Obj(members)
+    }
+}
+
+impl Finish {
+    /// `{labels: [{entryId, label}], synthetic, afterTokens, text, details}`.
+    pub fn to_value(&self) -> Value<'static> {
+        let labels = self.labels.iter().map(|l| obj! { "entryId" => l.entry_id.clone(), "label" => l.label.clone() });
+        obj! {
+            "labels" => Value::array(labels), "synthetic" => self.synthetic.clone(), "afterTokens" => self.after_tokens,
+            "text" => self.text.clone(), "details" => self.details.clone(),
+        }
+    }
 }
 
 fn refuse(code: RefusalCode, text: String) -> Plan {
@@ -221,7 +355,7 @@ fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
 ///
 /// # Errors
 /// Only when the index itself is inconsistent (a parent cycle); every bad input becomes a refusal.
-pub fn plan(index: &mut SessionIndex, raw_params: &Value, facts: &Facts) -> Result<Plan, SessionError> {
+pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> Result<Plan, SessionError> {
     let params = Params::from_value(raw_params);
     match params.action {
         None => Ok(refuse(RefusalCode::InvalidAction, texts::invalid_action())),
@@ -229,6 +363,12 @@ pub fn plan(index: &mut SessionIndex, raw_params: &Value, facts: &Facts) -> Resu
         Some(Action::Anchor) => anchor(index, &params, facts),
         Some(Action::Rewind) => rewind(index, &params, facts),
     }
+}
+
+/// The refusal for arguments that are not readable JSON at all (`problem` says why), so a call with
+/// absurd arguments gets an answer instead of an error.
+pub fn unreadable(problem: &str) -> Plan {
+    refuse(RefusalCode::InvalidArguments, texts::unreadable_arguments(problem))
 }
 
 fn warning(facts_reach: bool) -> Option<String> {
@@ -242,15 +382,19 @@ fn list(index: &mut SessionIndex, facts: &Facts) -> Result<Plan, SessionError> {
         anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
     let warn = warning(facts.refresh_reaches);
     let text = format_list(&rows, current, facts.context_window, warn.as_deref());
-    let details = json!({
-        "count": anchors.len(),
-        "contextTokens": current,
-        "contextWindow": facts.context_window,
-        "anchors": anchors.iter().map(|a| json!({
-            "name": a.name, "entryId": index.id_of(a.slot), "tokens": a.tokens, "hint": a.hint,
-        })).collect::<Vec<_>>(),
-        "refreshReaches": facts.refresh_reaches,
+    let rows = anchors.iter().map(|a| {
+        obj! {
+            "name" => a.name.clone(), "entryId" => index.id_of(a.slot).to_string(), "tokens" => a.tokens,
+            "hint" => a.hint.as_deref().map(String::from),
+        }
     });
+    let details = obj! {
+        "count" => anchors.len(),
+        "contextTokens" => current,
+        "contextWindow" => facts.context_window,
+        "anchors" => Value::array(rows),
+        "refreshReaches" => facts.refresh_reaches,
+    };
     Ok(Plan::List(ListPlan { text, details }))
 }
 
@@ -277,10 +421,10 @@ fn anchor(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let hint = index.hint_from(point, ANCHOR_HINT_MAX);
     let text = texts::anchor_set(name, tokens, facts.context_window, hint.as_deref(), move_from.is_some());
     let entry_id = index.id_of(point).to_string();
-    let details = json!({
-        "name": name, "entryId": entry_id, "contextTokens": tokens, "contextWindow": facts.context_window,
-        "hint": hint, "movedFrom": move_from,
-    });
+    let details = obj! {
+        "name" => name.to_string(), "entryId" => entry_id.clone(), "contextTokens" => tokens,
+        "contextWindow" => facts.context_window, "hint" => hint.clone(), "movedFrom" => move_from.clone(),
+    };
     Ok(Plan::Anchor(AnchorPlan { entry_id, label, move_from, text, details }))
 }
 
@@ -404,12 +548,12 @@ fn only_artifacts(index: &SessionIndex, work: &[Slot]) -> Option<RefusalCode> {
 }
 
 /// The refusal for a failed credential lookup (`getApiKeyAndHeaders` result `{ok, error}`), or `None`.
-pub fn check_auth(result: &Value) -> Option<Refusal> {
+pub fn check_auth(result: &Value<'_>) -> Option<Refusal> {
     if result.get("ok").and_then(Value::as_bool) == Some(true) {
         return None;
     }
-    let error = result.get("error").and_then(Value::as_str).unwrap_or("unknown error");
-    Some(Refusal { code: RefusalCode::AuthFailed, text: texts::auth_failed(error) })
+    let error = result.get("error").and_then(Value::as_str);
+    Some(Refusal { code: RefusalCode::AuthFailed, text: texts::auth_failed(error.as_deref().unwrap_or("unknown error")) })
 }
 
 /// The preamble pi's `generateBranchSummary` puts before the model's text (0.74–0.87).
@@ -432,13 +576,13 @@ fn summary_is_empty(summary: &str) -> bool {
 }
 
 /// The refusal for a summarizer result `{summary?, aborted?, error?}` that cannot be used, or `None`.
-pub fn check_summary(result: &Value) -> Option<Refusal> {
+pub fn check_summary(result: &Value<'_>) -> Option<Refusal> {
     if result.get("aborted").and_then(Value::as_bool) == Some(true) {
         return Some(Refusal { code: RefusalCode::SummaryAborted, text: texts::summary_aborted() });
     }
-    let summary = result.get("summary").and_then(Value::as_str).unwrap_or("");
+    let summary = result.get("summary").and_then(Value::as_str);
     let error = result.get("error").and_then(Value::as_str);
-    match (error, summary_is_empty(summary)) {
+    match (error.as_deref(), summary_is_empty(summary.as_deref().unwrap_or(""))) {
         (None, false) => None,
         (Some(e), _) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(e) }),
         (None, true) => {
@@ -511,11 +655,11 @@ pub fn finish(
         plan.context_window,
         warn.as_deref(),
     );
-    let details = json!({
-        "labelStart": plan.label_start, "labelEnd": plan.label_end, "targetId": plan.target_id,
-        "summaryId": summary_id, "collapsedEntries": plan.summarize_ids.len(),
-        "contextBefore": plan.before_tokens, "contextAfter": after, "contextWindow": plan.context_window,
-        "refreshReaches": plan.refresh_reaches,
-    });
+    let details = obj! {
+        "labelStart" => plan.label_start.clone(), "labelEnd" => plan.label_end.clone(),
+        "targetId" => plan.target_id.clone(), "summaryId" => summary_id.to_string(),
+        "collapsedEntries" => plan.summarize_ids.len(), "contextBefore" => plan.before_tokens,
+        "contextAfter" => after, "contextWindow" => plan.context_window, "refreshReaches" => plan.refresh_reaches,
+    };
     Ok(Finish { labels, synthetic, after_tokens: after, text, details })
 }

@@ -6,6 +6,26 @@ use serde_json::{json, Value};
 use super::*;
 use crate::session::{Mode, SessionIndex};
 
+/// [`super::plan`] with arguments written as `serde_json::json!`.
+fn plan(index: &mut SessionIndex, params: &Value, facts: &Facts) -> Result<Plan, crate::SessionError> {
+    super::plan(index, &super::test_json(params.clone()), facts)
+}
+
+/// [`super::check_auth`] with a `serde_json` result.
+fn check_auth(result: &Value) -> Option<Refusal> {
+    super::check_auth(&super::test_json(result.clone()))
+}
+
+/// [`super::check_summary`] with a `serde_json` result.
+fn check_summary(result: &Value) -> Option<Refusal> {
+    super::check_summary(&super::test_json(result.clone()))
+}
+
+/// A core JSON value as `serde_json` reads it back, for indexing in assertions.
+fn sj(v: &crate::json::Value<'_>) -> Value {
+    serde_json::from_str(&v.to_json()).expect("the core writes valid JSON")
+}
+
 /// Builds a session line by line; each entry's parent is the previous entry unless given.
 struct Session {
     lines: Vec<Value>,
@@ -185,7 +205,7 @@ fn rewind_plans_pi_s_branch_summary_entries_and_the_before_number() {
     assert_eq!(p.summarize_ids, ["a1", "l1", "r1", "a2", "r2", "a3"]);
     // Before = estimate at r2 (parent of a3): a2's usage (201) + ceil(40000/4).
     assert_eq!(p.before_tokens, 201.0 + 10_000.0);
-    assert_eq!(p.fallback_synthetic["content"][0]["id"], "c3");
+    assert_eq!(sj(&p.fallback_synthetic)["content"][0]["id"], "c3");
 
     // Second half: the branch summary was appended under the target.
     let mut s = worked_session(40_000);
@@ -196,8 +216,8 @@ fn rewind_plans_pi_s_branch_summary_entries_and_the_before_number() {
     assert_eq!(f.labels[0].label.as_deref(), Some("anchor:done"));
     let expected_after = 6.0 + 22.0; // ceil(24/4) for the user text + ceil(88/4) for the summary
     assert_eq!(f.after_tokens, expected_after);
-    assert_eq!(f.synthetic["usage"]["totalTokens"], expected_after);
-    assert_eq!(f.synthetic["timestamp"], 7.0);
+    assert_eq!(sj(&f.synthetic)["usage"]["totalTokens"], expected_after);
+    assert_eq!(sj(&f.synthetic)["timestamp"], 7.0);
     assert!(f.text.starts_with("[rewind 'start' → 'done'] · context 10.2% → 0.0% of 100k"), "{}", f.text);
 }
 
@@ -247,7 +267,7 @@ fn chained_rewind_without_work_is_refused() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", &synthetic_assistant("c3", &json!({"action": "rewind"}), None, 5000.0, 0.0))
+        .message("syn", &sj(&synthetic_assistant("c3", &super::test_json(json!({"action": "rewind"})), None, 5000.0, 0.0)))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", TOOL_NAME)], 5100.0);
     let mut index = s.index();
@@ -275,7 +295,7 @@ fn work_after_a_rewind_makes_the_next_rewind_legal() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", &synthetic_assistant("c3", &json!({"action": "rewind"}), None, 5000.0, 0.0))
+        .message("syn", &sj(&synthetic_assistant("c3", &super::test_json(json!({"action": "rewind"})), None, 5000.0, 0.0)))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", "read")], 5100.0)
         .result("r4", "c4", 30_000)
@@ -395,7 +415,7 @@ fn adversarial_arguments_are_refused_clearly() {
     let args = json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": focus, "junk": mb});
     let Plan::Rewind(p) = plan(&mut index, &args, &f).unwrap() else { panic!() };
     assert_eq!(p.arguments.get("junk"), None);
-    assert_eq!(p.fallback_synthetic["content"][0]["arguments"].get("junk"), None);
+    assert_eq!(sj(&p.fallback_synthetic)["content"][0]["arguments"].get("junk"), None);
 }
 
 /// labelStart naming an anchor that only exists on a branch an earlier rewind left behind.

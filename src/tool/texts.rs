@@ -3,15 +3,15 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
-
 use crate::text::{format_context_delta, format_pct1, format_position, MAX_NAME_LENGTH};
 
 use super::plan::{MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS};
 
 /// Why a call was refused. The shim reports every refusal as a failed tool call (`isError: true`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefusalCode {
+    /// The arguments are not a readable JSON object (e.g. nested deeper than the core reads).
+    InvalidArguments,
     /// `action` is missing or unknown.
     InvalidAction,
     /// A name parameter is not kebab-case within the length limit.
@@ -42,6 +42,34 @@ pub enum RefusalCode {
     SummaryAborted,
     /// The summarizer failed or returned nothing.
     SummaryFailed,
+}
+
+impl RefusalCode {
+    /// The code as the shim sees it (the variant's name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefusalCode::InvalidArguments => "InvalidArguments",
+            RefusalCode::InvalidAction => "InvalidAction",
+            RefusalCode::InvalidName => "InvalidName",
+            RefusalCode::FocusTooShort => "FocusTooShort",
+            RefusalCode::FocusTooLong => "FocusTooLong",
+            RefusalCode::NothingToAnchor => "NothingToAnchor",
+            RefusalCode::UnknownAnchor => "UnknownAnchor",
+            RefusalCode::AlreadyAtTarget => "AlreadyAtTarget",
+            RefusalCode::NothingToCollapse => "NothingToCollapse",
+            RefusalCode::ChainedRewind => "ChainedRewind",
+            RefusalCode::BatchedRewind => "BatchedRewind",
+            RefusalCode::TooLittleSaved => "TooLittleSaved",
+            RefusalCode::NoModel => "NoModel",
+            RefusalCode::AuthFailed => "AuthFailed",
+            RefusalCode::SummaryAborted => "SummaryAborted",
+            RefusalCode::SummaryFailed => "SummaryFailed",
+        }
+    }
+}
+
+pub(crate) fn unreadable_arguments(problem: &str) -> String {
+    format!("The arguments could not be read ({problem}). Send a flat object, e.g. {{\"action\": \"list\"}}.")
 }
 
 pub(crate) fn invalid_action() -> String {

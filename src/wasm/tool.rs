@@ -1,11 +1,10 @@
 //! Binding for `navigate_tree` (`crate::tool`): convert, call the core, map errors. No decisions here.
 
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
-use super::dto::to_js;
 use super::error::{invalid, js_error};
+use crate::json::{self, Value};
 use super::SessionIndex;
 use crate::tool;
 
@@ -44,8 +43,25 @@ export interface RewindFinish {
 }
 "#;
 
-fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| invalid(&e.to_string()))
+/// How deep the JSON the shim hands over may nest: the same bound as session lines.
+const MAX_DEPTH: usize = crate::session::entry::MAX_NESTING;
+
+/// `JSON.stringify(value)` (`None` for what has no JSON text: `undefined`, functions, or a throw such
+/// as a `BigInt` or a cycle).
+fn json_text(value: &JsValue) -> Option<String> {
+    JSON::stringify(value).ok().and_then(|s| s.as_string())
+}
+
+/// A JS value as the core's JSON value, reading it with `read`.
+fn from_js<T>(value: &JsValue, what: &str, read: impl FnOnce(&Value<'_>) -> Result<T, crate::SessionError>) -> Result<T, JsValue> {
+    let text = json_text(value).ok_or_else(|| invalid(&format!("{what} cannot be serialised as JSON")))?;
+    let parsed = json::parse(&text, MAX_DEPTH).map_err(|e| invalid(&format!("{what}: {e}")))?;
+    read(&parsed).map_err(js_error)
+}
+
+/// The core's JSON value as a plain JS object (one `JSON.parse` of its text).
+fn to_js(value: &Value<'_>) -> Result<JsValue, JsValue> {
+    JSON::parse(&value.to_json())
 }
 
 #[wasm_bindgen]
@@ -57,6 +73,9 @@ impl SessionIndex {
     /// if (plan.kind === "refuse") return failed(plan.text);
     /// ```
     ///
+    /// Arguments that cannot be read (nested deeper than session lines may be) are refused with a text
+    /// that says so, like any other bad argument.
+    ///
     /// # Errors
     /// `InvalidArgument` for facts of the wrong shape; `Cycle` for a corrupt tree.
     #[wasm_bindgen(js_name = toolPlan, unchecked_return_type = "ToolPlan")]
@@ -65,9 +84,17 @@ impl SessionIndex {
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] params: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ToolFacts")] facts: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let params: Value = from_js(params)?;
-        let facts: tool::Facts = from_js(facts)?;
-        to_js(&tool::plan(&mut self.inner, &params, &facts).map_err(js_error)?)
+        let facts = from_js(&facts, "facts", tool::Facts::from_value)?;
+        let plan = match JSON::stringify(&params) {
+            // `JSON.stringify` throws on what it cannot write (a cycle, a BigInt, nesting past its stack).
+            Err(e) => tool::unreadable(&js_sys::Error::from(e).message().as_string().unwrap_or_else(|| "not JSON".into())),
+            // `undefined` (no text) reads as no arguments.
+            Ok(text) => match json::parse(&text.as_string().unwrap_or_else(|| "null".into()), MAX_DEPTH) {
+                Ok(params) => tool::plan(&mut self.inner, &params, &facts).map_err(js_error)?,
+                Err(e) => tool::unreadable(&e.to_string()),
+            },
+        };
+        to_js(&plan.to_value())
     }
 
     /// The second half of a rewind, once `branchWithSummary` returned `summaryId` and the index holds it.
@@ -81,15 +108,15 @@ impl SessionIndex {
         summary_id: &str,
         now_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        let plan: tool::RewindPlan = from_js(plan)?;
-        to_js(&tool::finish(&mut self.inner, &plan, summary_id, now_ms).map_err(js_error)?)
+        let plan = from_js(&plan, "plan", tool::RewindPlan::from_value)?;
+        to_js(&tool::finish(&mut self.inner, &plan, summary_id, now_ms).map_err(js_error)?.to_value())
     }
 }
 
 /// `navigate_tree`'s definition: name, texts, JSON Schema parameters, execution mode.
 #[wasm_bindgen(js_name = toolDefinition, unchecked_return_type = "ToolDefinition")]
 pub fn tool_definition() -> Result<JsValue, JsValue> {
-    to_js(&tool::definition())
+    to_js(&tool::definition().to_value())
 }
 
 /// The refusal for a failed `getApiKeyAndHeaders` result, or `null` when it resolved.
@@ -97,7 +124,8 @@ pub fn tool_definition() -> Result<JsValue, JsValue> {
 pub fn check_auth(
     #[wasm_bindgen(unchecked_param_type = "{ ok?: boolean; error?: string }")] result: JsValue,
 ) -> Result<JsValue, JsValue> {
-    to_js(&tool::check_auth(&from_js(result)?))
+    let refusal = from_js(&result, "result", |v| Ok(tool::check_auth(v)))?;
+    refusal.map_or(Ok(JsValue::NULL), |r| to_js(&r.to_value()))
 }
 
 /// The refusal for an unusable summarizer result (`aborted`, `error`, empty), or `null`.
@@ -105,13 +133,14 @@ pub fn check_auth(
 pub fn check_summary(
     #[wasm_bindgen(unchecked_param_type = "{ summary?: string; aborted?: boolean; error?: string }")] result: JsValue,
 ) -> Result<JsValue, JsValue> {
-    to_js(&tool::check_summary(&from_js(result)?))
+    let refusal = from_js(&result, "result", |v| Ok(tool::check_summary(v)))?;
+    refusal.map_or(Ok(JsValue::NULL), |r| to_js(&r.to_value()))
 }
 
 /// The refusal for a summarizer that threw `message`.
 #[wasm_bindgen(js_name = summaryError, unchecked_return_type = "Refusal")]
 pub fn summary_error(message: &str) -> Result<JsValue, JsValue> {
-    to_js(&tool::summary_error(message))
+    to_js(&tool::summary_error(message).to_value())
 }
 
 /// The error text for a step that failed after the tree moved (the chain was repaired first).

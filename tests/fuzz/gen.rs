@@ -15,6 +15,7 @@
 use std::fmt::Write as _;
 
 use pi_tree_navigator::session::{Leaf, Mode, SessionIndex, Slot};
+use pi_tree_navigator::json;
 use pi_tree_navigator::tool;
 use serde_json::{json, Value};
 
@@ -376,14 +377,15 @@ pub fn session(data: &[u8]) -> String {
 /// Facts the host would send, from the byte stream.
 pub fn facts(b: &mut Bytes<'_>) -> tool::Facts {
     let window = b.pick(&[0.0, 1.0, 128_000.0, 200_000.0, f64::MAX]);
-    serde_json::from_value(json!({
+    let text = json!({
         "callId": format!("c{}", b.below(6)),
         "contextWindow": window,
         "model": if b.bool() { json!({"api": "faux", "provider": "faux", "id": "faux-1"}) } else { Value::Null },
         "refreshReaches": b.bool(),
         "nowMs": 1_767_225_600_000.0,
-    }))
-    .expect("facts")
+    })
+    .to_string();
+    tool::Facts::from_value(&json::parse(&text, 100).expect("json")).expect("facts")
 }
 
 /// Tool arguments the model might send, from the byte stream (valid, wrong types, junk).
@@ -510,7 +512,8 @@ pub fn check(data: &[u8]) {
             let id = plugin.id_of(slot).to_string();
             plugin.set_leaf(Some(&id)).expect("a known id");
         }
-        let args = params(&mut choose);
+        let args = params(&mut choose).to_string();
+        let args = json::parse(&args, 1000).expect("serde_json writes valid JSON");
         let facts = facts(&mut choose);
         if let Ok(tool::Plan::Rewind(plan)) = tool::plan(&mut plugin, &args, &facts) {
             let target = if n > 0 { plugin.id_of(choose.below(n) as Slot).to_string() } else { "x".into() };
@@ -520,5 +523,6 @@ pub fn check(data: &[u8]) {
     }
     assert!(plugin.set_leaf(Some("no-such-id")).is_err());
     plugin.set_leaf(None).expect("the empty leaf");
-    let _ = tool::plan(&mut plugin, &json!({"action": "list"}), &facts(&mut choose));
+    let list = json::parse(r#"{"action":"list"}"#, 10).expect("json");
+    let _ = tool::plan(&mut plugin, &list, &facts(&mut choose));
 }

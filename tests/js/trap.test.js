@@ -2,9 +2,8 @@
 // the instance is retired (its stack repaired, its indexes freed so no finalizer calls into it), a fresh
 // instance is made, the index is rebuilt from the host's entries, and the next call works.
 //
-// Traps here are real where possible: 10,000-deep arguments overflow the wasm stack inside `toolPlan` (the
-// binding converts them recursively), and moving wasm's stack pointer out of bounds from JS makes the very
-// next call trap (used to crash `rewindFinish` after the tree moved). Injected cores whose
+// Traps here are real where possible: moving wasm's stack pointer out of bounds from JS makes the very next
+// call into the instance trap (before a call, and to crash `rewindFinish` after the tree moved). Injected cores whose
 // methods throw `WebAssembly.RuntimeError` cover the restart limits. Run `npm run build` first.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -160,6 +159,11 @@ function assertPaired(sm) {
   }
 }
 
+/** Moves the live instance's shadow stack pointer out of bounds: its next call traps (a real trap). */
+function breakStack(api) {
+  api.initSync().__wbindgen_add_to_stack_pointer(-(2 ** 30));
+}
+
 function deepArgument(depth) {
   let v = {};
   for (let i = 0; i < depth; i++) v = { x: v };
@@ -176,7 +180,7 @@ async function collectGarbage() {
 
 // ---------------------------------------------------------------------------------------------------
 
-test("a real trap (10,000-deep argument overflows the wasm stack): error for that call, new instance, rebuilt index, next call works", async () => {
+test("a real trap (the wasm stack pointer out of bounds): error for that call, new instance, rebuilt index, next call works", async () => {
   const env = setup();
   userTurn(env.sm);
   assert.equal((await env.call("c1", { action: "anchor", name: "start" })).isError, false);
@@ -184,9 +188,8 @@ test("a real trap (10,000-deep argument overflows the wasm stack): error for tha
   const restarts = stats().coreRestarts;
 
   const count = env.sm.entries.length;
-  // The session records a plain call; the arguments handed to execute are 10,000 levels deep, which the
-  // binding converts recursively (serde-wasm-bindgen) until the wasm stack runs out.
-  const r = await env.call("c2", { action: "list", extra: deepArgument(10_000) }, { action: "list" });
+  breakStack(env.nav.core); // the call's first step into wasm traps
+  const r = await env.call("c2", { action: "list" });
   assert.equal(r.isError, true);
   assert.equal(r.result.isError, true);
   assert.match(r.text, /^navigate_tree failed: its WebAssembly core crashed on this call \(RuntimeError: [^)]+\)\. Nothing was written\./);
@@ -204,6 +207,27 @@ test("a real trap (10,000-deep argument overflows the wasm stack): error for tha
   await collectGarbage();
 });
 
+test("10,000-deep arguments are refused with a reason, not a crash (the core reads JSON without recursion)", async () => {
+  const env = setup();
+  userTurn(env.sm);
+  const before = env.nav.core;
+  const restarts = stats().coreRestarts;
+  // The session records a plain call; the arguments handed to execute are 10,000 levels deep.
+  const r = await env.call("c1", { action: "list", extra: deepArgument(10_000) }, { action: "list" });
+  assert.equal(r.isError, true);
+  // JSON.stringify itself gives up on such nesting (a RangeError), or the core finds it too deep.
+  assert.match(r.text, /^The arguments could not be read \((Maximum call stack size exceeded|nested too deeply at column \d+)\)\. Send a flat object/);
+  assert.equal(r.result.details.refused, "InvalidArguments");
+  assert.equal(env.nav.core, before, "no restart");
+  assert.equal(stats().coreRestarts, restarts);
+  // 2,000 levels: JSON.stringify manages, the core reads at most 1,000 and says so.
+  const r2 = await env.call("c2", { action: "list", extra: deepArgument(2_000) }, { action: "list" });
+  assert.match(r2.text, /^The arguments could not be read \(nested too deeply at column \d+\)\. Send a flat object/);
+  const list = await env.call("c3", { action: "list" });
+  assert.equal(list.isError, false, list.text);
+  assertPaired(env.sm);
+});
+
 test("after a trap, indexes left in the broken instance are safe to garbage-collect; another load moves to the replacement", async () => {
   // Two extension loads sharing one wasm instance (the native import), each with its own session.
   const a = setup();
@@ -217,7 +241,8 @@ test("after a trap, indexes left in the broken instance are safe to garbage-coll
   // finalizer ends the Node process (pi with it) — unless the shim repaired the instance's stack.
   let orphans = Array.from({ length: 20 }, () => core.SessionIndex.plugin());
 
-  const r = await a.call("a2", { action: "list", extra: deepArgument(10_000) }, { action: "list" });
+  breakStack(a.nav.core);
+  const r = await a.call("a2", { action: "list" });
   assert.match(r.text, /core crashed on this call/);
   orphans = null;
   await collectGarbage();
