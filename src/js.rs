@@ -110,7 +110,8 @@ pub fn date_ms(value: Option<&Value>) -> Option<f64> {
     }
 }
 
-fn time_clip(t: f64) -> Option<f64> {
+/// ECMAScript `TimeClip`: `None` (NaN) beyond ±8.64e15 ms, otherwise the time truncated to an integer.
+pub fn time_clip(t: f64) -> Option<f64> {
     if !t.is_finite() || t.abs() > 8.64e15 {
         return None;
     }

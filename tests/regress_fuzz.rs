@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use pi_tree_navigator::session::entry::MAX_NESTING;
+use pi_tree_navigator::session::entry::{MAX_LINE_NESTING, MAX_NESTING};
 use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
 
 fn user(id: &str, parent: Option<&str>, ts: &str) -> String {
@@ -25,21 +25,18 @@ fn user(id: &str, parent: Option<&str>, ts: &str) -> String {
 /// 1 MB wasm stack (`stringify_len`, `Value`'s recursive `Drop`).
 #[test]
 fn deeply_nested_arguments_do_not_lose_the_entry() {
-    // Beyond MAX_NESTING a line is skipped and reported (pi cannot write such a line: its own
+    // Beyond MAX_LINE_NESTING a line is skipped and reported (pi cannot write anything near: its own
     // JSON.stringify runs out of stack a few thousand levels down).
-    for depth in [20_000usize, MAX_NESTING + 1] {
-        let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-        let line = format!(
-            r#"{{"type":"message","id":"a","parentId":null,"timestamp":0,"message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"t","arguments":{args}}}]}}}}"#
-        );
-        let report = SessionIndex::new(Mode::Plugin).append_jsonl(&line);
-        assert_eq!(report.skipped.len(), 1, "depth {depth}");
-        // Deep data that no count needs (an unknown field) is skipped over without recursion: the entry stays.
-        let custom = format!(r#"{{"type":"custom","id":"d","parentId":null,"timestamp":0,"data":{args}}}"#);
-        assert_eq!(SessionIndex::new(Mode::Plugin).append_jsonl(&custom).appended, 1, "depth {depth}");
-        assert!(report.skipped[0].reason.contains("levels deep"), "{:?}", report.skipped);
-    }
-    for depth in [130usize, 500, MAX_NESTING - 10] {
+    let depth = MAX_LINE_NESTING + 1;
+    let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let line = format!(
+        r#"{{"type":"message","id":"a","parentId":null,"timestamp":0,"message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"t","arguments":{args}}}]}}}}"#
+    );
+    let report = SessionIndex::new(Mode::Plugin).append_jsonl(&line);
+    assert_eq!(report.skipped.len(), 1, "depth {depth}");
+    assert!(report.skipped[0].reason.contains("levels deep"), "{:?}", report.skipped);
+    // Up to it, any depth is read and measured without recursion — pi writes up to ~4,170 levels.
+    for depth in [127usize, 128, 130, 500, MAX_NESTING + 10, 4_200, 20_000] {
         let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
         let text = [
             user("u", None, "2026-01-01T00:00:00.000Z"),

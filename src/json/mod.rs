@@ -360,3 +360,17 @@ impl Value<'_> {
         }
     }
 }
+
+/// Drops a value without recursion. A plain drop of a `Value` recurses once per nesting level; values
+/// read from session lines may nest tens of thousands of levels deep, which would overflow the 1 MB
+/// wasm stack, so the ingest disposes of them with this instead.
+pub fn dispose(value: Value<'_>) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Arr(items) => stack.extend(items),
+            Value::Obj(members) => stack.extend(members.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}

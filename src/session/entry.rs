@@ -11,7 +11,7 @@ use crate::text::{extract_text_content, strip_branch_summary_boilerplate};
 
 /// How many UTF-16 units of preview text an entry keeps: enough for the longest hint (60) plus the
 /// knowledge that the text went on.
-const HINT_KEEP: usize = 64;
+pub(super) const HINT_KEEP: usize = 64;
 
 /// The session header (first line of a session file).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -193,13 +193,18 @@ pub enum LineProblem {
     NotAnObject,
     /// An object without a string `id`.
     NoId,
-    /// Nested deeper than [`MAX_NESTING`] levels.
+    /// Nested deeper than [`MAX_LINE_NESTING`] levels (or [`MAX_NESTING`] for the oracle).
     TooDeep(usize),
 }
 
-/// Deepest JSON nesting read. pi cannot write much deeper lines itself (its `JSON.stringify` runs out of
-/// stack a few thousand levels down); deeper lines are skipped and reported rather than risking the stack.
+/// Deepest JSON nesting of tool arguments and of the `serde_json` oracle ([`parse_line_general`]), which
+/// recurses per level.
 pub const MAX_NESTING: usize = 1000;
+
+/// Deepest JSON nesting of a session line the ingest reads. Its reader, measurer and drop never recurse,
+/// so this only bounds work on hostile input; pi itself cannot write much past 4,000 levels (its own
+/// `JSON.stringify` runs out of stack), so every line pi writes is read.
+pub const MAX_LINE_NESTING: usize = 1 << 16;
 
 impl std::fmt::Display for LineProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -207,7 +212,7 @@ impl std::fmt::Display for LineProblem {
             LineProblem::Malformed(e) => write!(f, "malformed JSON ({e})"),
             LineProblem::NotAnObject => f.write_str("not a JSON object"),
             LineProblem::NoId => f.write_str("entry has no string id"),
-            LineProblem::TooDeep(depth) => write!(f, "nested {depth} levels deep (more than {MAX_NESTING} are not read)"),
+            LineProblem::TooDeep(depth) => write!(f, "nested {depth} levels deep (more than {MAX_LINE_NESTING} are not read)"),
         }
     }
 }
@@ -325,16 +330,14 @@ fn nulls_for_infinite_numbers(text: &str) -> Option<String> {
 }
 
 /// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration
-/// (`hookMessage` → `custom`).
+/// (`hookMessage` → `custom`). This is the ingest path ([`super::read`]).
 pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
-    if let Some(line) = super::fast::parse_line_fast(line, legacy_v2) {
-        return Ok(line);
-    }
-    parse_line_general(line, legacy_v2)
+    super::read::parse_line(line, legacy_v2)
 }
 
-/// [`parse_line`] without the fast path: builds the whole JSON tree. Exact for any line `JSON.parse`
-/// accepts; the fast path must agree with it wherever it answers.
+/// [`parse_line`] the other way: a `serde_json` tree plus the recoveries in [`parse_json`]. Exact for any
+/// line `JSON.parse` accepts, and written independently of the core's own JSON reader, so the
+/// differential tests hold the two against each other.
 pub fn parse_line_general(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
     let (value, masked) = parse_json(line)?;
     let Value::Object(obj) = value else {

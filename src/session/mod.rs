@@ -2,9 +2,9 @@
 
 mod context;
 pub mod entry;
-mod fast;
 mod index;
 mod llm_view;
+mod read;
 mod tokens;
 mod view;
 
