@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::js::utf16_len;
+use crate::json::num::{js_string, to_fixed};
 
 /// Longest anchor name accepted. Long enough for descriptive names, short enough to keep `list`
 /// aligned and to keep a runaway string out of the session file.
@@ -61,10 +62,12 @@ pub fn to_one_line(text: &str, max_len: usize) -> Option<String> {
 /// Tokens as a percentage of the window with one decimal (`12.3%`), or as thousands (`12.3k`) when the
 /// window is unknown.
 pub fn format_pct1(tokens: f64, context_window: f64) -> String {
+    // `toFixed` (not Rust's `{:.1}`, which rounds ties differently and prints "inf"): the numbers read
+    // as the reference extension's do, and no float formatting machinery goes into the wasm.
     if context_window <= 0.0 {
-        return format!("{:.1}k", tokens / 1000.0);
+        return to_fixed(tokens / 1000.0, 1) + "k";
     }
-    format!("{:.1}%", tokens / context_window * 100.0)
+    to_fixed(tokens / context_window * 100.0, 1) + "%"
 }
 
 /// A window size as `1.0M` or `200k`; empty when unknown.
@@ -72,9 +75,9 @@ pub fn format_window(context_window: f64) -> String {
     if context_window <= 0.0 {
         String::new()
     } else if context_window >= 1_000_000.0 {
-        format!("{:.1}M", context_window / 1_000_000.0)
+        to_fixed(context_window / 1_000_000.0, 1) + "M"
     } else {
-        format!("{:.0}k", context_window / 1000.0)
+        to_fixed(context_window / 1000.0, 0) + "k"
     }
 }
 
@@ -88,7 +91,7 @@ pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> Str
             format_window(context_window)
         )
     } else {
-        format!("tokens {before} → {after}")
+        format!("tokens {} → {}", js_string(before), js_string(after))
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::json::num::js_string;
 use crate::text::{format_context_delta, format_pct1, format_position, MAX_NAME_LENGTH};
 
 use super::plan::{MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS};
@@ -166,8 +167,8 @@ pub(crate) fn too_little_saved(name: &str, freed: f64, rows: &str) -> String {
     format!(
         "Rewinding to '{name}' would free only about {} tokens (minimum {}). Keep working, or pick an earlier \
          anchor:\n{rows}",
-        freed.max(0.0).round(),
-        MIN_SAVED_TOKENS
+        js_string(freed.max(0.0).round()),
+        js_string(MIN_SAVED_TOKENS)
     )
 }
 

@@ -1,5 +1,5 @@
-//! Shapes that cross the boundary (camelCase, `null` for absent values) and their TypeScript types.
-#![cfg_attr(not(feature = "full"), allow(dead_code, reason = "the viewer/CLI shapes are unused in the plugin build"))]
+//! Shapes the viewer/CLI exports hand over (camelCase, `null` for absent values) and their TypeScript
+//! types, through serde-wasm-bindgen. The plugin build has none of them: its few results cross as JSON text.
 
 use std::collections::BTreeMap;
 
@@ -7,13 +7,11 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use super::error::invalid;
-use crate::session::{self, Anchor, Estimate, IngestReport, SessionIndex, Stats, TreeRow};
+use crate::session::{self, Anchor, Estimate, SessionIndex, Stats, TreeRow};
 use crate::text::ListRow;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-/** What one append call did. `line` is 1-based (for appendEntries: the position in the batch). */
-export interface IngestReport { appended: number; skipped: { line: number; reason: string }[]; warnings: string[] }
 /** pi's estimateContextTokens result. */
 export interface TokenEstimate { tokens: number; usageTokens: number; trailingTokens: number; lastUsageIndex: number | null }
 /** An `anchor:<name>` label on the active path with the estimate as if its entry were the leaf. */
@@ -57,29 +55,6 @@ export interface Stats {
 /// Serialises with `null` for `None` and plain objects for maps.
 pub(super) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| invalid(&e.to_string()))
-}
-
-#[derive(Serialize)]
-pub(super) struct SkippedDto {
-    line: usize,
-    reason: String,
-}
-
-#[derive(Serialize)]
-pub(super) struct ReportDto {
-    appended: usize,
-    skipped: Vec<SkippedDto>,
-    warnings: Vec<String>,
-}
-
-impl From<IngestReport> for ReportDto {
-    fn from(r: IngestReport) -> Self {
-        ReportDto {
-            appended: r.appended,
-            skipped: r.skipped.into_iter().map(|s| SkippedDto { line: s.line, reason: s.reason }).collect(),
-            warnings: r.warnings,
-        }
-    }
 }
 
 #[derive(Serialize)]

@@ -4,9 +4,9 @@
 use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
-use super::dto::{to_js, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ListDto, ReportDto, StatsDto, TreeRowDto};
+use super::dto::{to_js, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ListDto, StatsDto, TreeRowDto};
 use super::error::{invalid, js_error};
-use super::{leaf_of, nullable, SessionIndex};
+use super::{leaf_of, nullable, report_js, SessionIndex};
 use crate::session;
 use crate::text;
 
@@ -22,14 +22,14 @@ impl SessionIndex {
     /// not a `session` header loads as empty (the report's warning says so). Bad lines are skipped and reported.
     #[wasm_bindgen(js_name = loadFile, unchecked_return_type = "IngestReport")]
     pub fn load_file(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        to_js(&ReportDto::from(self.inner.load_file(text).map_err(js_error)?))
+        report_js(self.inner.load_file(text).map_err(js_error)?)
     }
 
     /// `loadFile` from the file's bytes (e.g. `readFileSync(path)` or a fetched `ArrayBuffer`): no string
     /// decoding and re-encoding on the way in. Invalid UTF-8 is replaced, as Node's `"utf8"` decoding does.
     #[wasm_bindgen(js_name = loadFileBytes, unchecked_return_type = "IngestReport")]
     pub fn load_file_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        to_js(&ReportDto::from(self.inner.load_file_bytes(bytes).map_err(js_error)?))
+        report_js(self.inner.load_file_bytes(bytes).map_err(js_error)?)
     }
 
     /// Entry ids from the root to the leaf.

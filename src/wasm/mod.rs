@@ -1,6 +1,7 @@
 //! The wasm-bindgen binding: short methods that convert, call the core and map errors. No domain rules.
 #![allow(clippy::needless_pass_by_value, reason = "wasm-bindgen hands arguments over as owned values")]
 
+#[cfg(feature = "full")]
 mod dto;
 mod error;
 #[cfg(feature = "full")]
@@ -10,9 +11,30 @@ pub mod tool;
 use js_sys::{Array, JSON};
 use wasm_bindgen::prelude::*;
 
-use crate::session::{self, Leaf};
-use dto::{to_js, ReportDto};
+use crate::json::Value;
+use crate::obj;
+use crate::session::{self, IngestReport, Leaf};
 use error::js_error;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_INGEST: &str = r#"
+/** What one append call did. `line` is 1-based (for appendEntries: the position in the batch). */
+export interface IngestReport { appended: number; skipped: { line: number; reason: string }[]; warnings: string[] }
+"#;
+
+/// A core JSON value as a plain JS object: one `JSON.parse` of its text. The plugin's results cross this
+/// way (one small serializer instead of code generated per result type).
+fn json_to_js(value: &Value<'_>) -> Result<JsValue, JsValue> {
+    JSON::parse(&value.to_json())
+}
+
+/// An ingest report as the `IngestReport` object.
+fn report_js(r: IngestReport) -> Result<JsValue, JsValue> {
+    let skipped = r.skipped.into_iter().map(|s| obj! { "line" => s.line, "reason" => s.reason });
+    json_to_js(&obj! {
+        "appended" => r.appended, "skipped" => Value::array(skipped), "warnings" => Value::array(r.warnings),
+    })
+}
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.
 ///
@@ -50,13 +72,13 @@ impl SessionIndex {
     /// Feeds JSONL text (a whole file or an appended tail). Bad lines are skipped and reported.
     #[wasm_bindgen(js_name = appendJsonl, unchecked_return_type = "IngestReport")]
     pub fn append_jsonl(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        to_js(&ReportDto::from(self.inner.append_jsonl(text)))
+        report_js(self.inner.append_jsonl(text))
     }
 
     /// `appendJsonl` from UTF-8 bytes (e.g. the new tail of a session file).
     #[wasm_bindgen(js_name = appendJsonlBytes, unchecked_return_type = "IngestReport")]
     pub fn append_jsonl_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        to_js(&ReportDto::from(self.inner.append_jsonl_bytes(bytes)))
+        report_js(self.inner.append_jsonl_bytes(bytes))
     }
 
     /// Feeds entries the host holds as objects (e.g. the new items of `sm.getEntries()`).
@@ -65,7 +87,7 @@ impl SessionIndex {
         let texts = entries.iter().map(|e| {
             JSON::stringify(&e).ok().and_then(|s| s.as_string()).ok_or_else(|| "entry cannot be serialised as JSON".to_string())
         });
-        to_js(&ReportDto::from(self.inner.append_entry_texts(texts)))
+        report_js(self.inner.append_entry_texts(texts))
     }
 
     /// Number of entries held (the header is not an entry).

@@ -4,6 +4,7 @@ use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
+use super::json_to_js as to_js;
 use crate::json::{self, Value};
 use super::SessionIndex;
 use crate::tool;
@@ -59,10 +60,6 @@ fn from_js<T>(value: &JsValue, what: &str, read: impl FnOnce(&Value<'_>) -> Resu
     read(&parsed).map_err(js_error)
 }
 
-/// The core's JSON value as a plain JS object (one `JSON.parse` of its text).
-fn to_js(value: &Value<'_>) -> Result<JsValue, JsValue> {
-    JSON::parse(&value.to_json())
-}
 
 #[wasm_bindgen]
 impl SessionIndex {
