@@ -176,10 +176,11 @@ pub fn parse_iso_date(s: &str) -> Option<f64> {
                 if end == start {
                     return None;
                 }
-                // Only the first three fraction digits count; the rest are ignored.
-                let frac = &s[start..end];
-                let three = format!("{:0<3}", &frac[..frac.len().min(3)]);
-                millis = three.parse::<i64>().ok()?;
+                // Only the first three fraction digits count (padded with zeros); the rest are ignored.
+                millis = (0..3).fold(0i64, |ms, k| {
+                    let digit = if start + k < end { i64::from(b[start + k] - b'0') } else { 0 };
+                    ms * 10 + digit
+                });
                 i = end;
             }
         }

@@ -112,7 +112,11 @@ pub fn strip_branch_summary_boilerplate(text: &str) -> &str {
         return text;
     }
     match text.find(GOAL_HEADER) {
-        Some(at) if at > 0 && utf16_len(&text[..at]) < MAX_BOILERPLATE_LEAD_IN => &text[at + GOAL_HEADER.len()..],
+        // `get` rather than indexing: `find` gives char boundaries, and a slicing panic would pull core's
+        // Unicode tables (for its message) into the wasm.
+        Some(at) if at > 0 && utf16_len(text.get(..at).unwrap_or("")) < MAX_BOILERPLATE_LEAD_IN => {
+            text.get(at + GOAL_HEADER.len()..).unwrap_or("")
+        }
         _ => text,
     }
 }

@@ -567,8 +567,8 @@ fn summary_is_empty(summary: &str) -> bool {
     for tag in ["read-files", "modified-files"] {
         let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
         if let (Some(a), Some(b)) = (rest.find(&open), rest.find(&close)) {
-            if a < b && rest[..a].trim().is_empty() {
-                rest = &rest[b + close.len()..];
+            if a < b && rest.get(..a).is_some_and(|lead| lead.trim().is_empty()) {
+                rest = rest.get(b + close.len()..).unwrap_or("");
             }
         }
     }
