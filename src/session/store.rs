@@ -30,13 +30,13 @@ impl Span {
 }
 
 /// Bytes per arena chunk.
-const ARENA_CHUNK: usize = 64 << 10;
+const ARENA_CHUNK: usize = 16 << 10;
 /// Longer strings get a box of their own, so a chunk never ends in a large unused tail.
 const ARENA_BIG: usize = ARENA_CHUNK / 8;
 /// Chunks a u32 offset can address.
 const MAX_CHUNKS: usize = (u32::MAX as usize / ARENA_CHUNK) + 1;
 
-/// Append-only storage for many short strings: one allocation per 64 KB instead of one per string.
+/// Append-only storage for many short strings: one allocation per 16 KB instead of one per string.
 #[derive(Debug, Default)]
 pub(super) struct Arena {
     chunks: Vec<String>,
@@ -84,7 +84,7 @@ impl Arena {
 }
 
 /// Items per chunk of [`Chunks`] (a power of two, so indexing is a shift and a mask).
-const CHUNK_ITEMS: usize = 1024;
+const CHUNK_ITEMS: usize = 256;
 
 /// An append-only array stored in chunks of [`CHUNK_ITEMS`]: growing never copies or frees a block.
 #[derive(Debug)]
