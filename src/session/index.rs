@@ -262,10 +262,9 @@ impl SessionIndex {
                 if self.mode == Mode::Full {
                     self.raw.push(text.into());
                 }
-                if self.push(entry) {
+                if self.push(&entry) {
                     // pi's id map keeps the later entry; so do we (see `push`).
-                    let id = self.id_of(self.len() as Slot - 1);
-                    report.warnings.push(format!("line {number}: duplicate entry id {id}"));
+                    report.warnings.push(format!("line {number}: duplicate entry id {}", entry.id));
                 }
                 report.appended += 1;
             }
@@ -273,7 +272,7 @@ impl SessionIndex {
     }
 
     /// Stores `entry` in the next slot; true when its id repeats an earlier entry's.
-    fn push(&mut self, entry: Entry) -> bool {
+    fn push(&mut self, entry: &Entry) -> bool {
         let slot = self.records.len() as Slot;
         if let EntryKind::Label { target, label } = &entry.kind {
             match label {
@@ -288,7 +287,7 @@ impl SessionIndex {
                 }
             }
         }
-        let mut record = self.record_of(&entry);
+        let mut record = self.record_of(entry);
         // A label written before its target arrived (pi keeps those) applies once it does.
         if !self.labels.is_empty() && self.labels.contains_key(&entry.id) {
             record.flags |= flag::MAYBE_LABELED;
@@ -302,16 +301,15 @@ impl SessionIndex {
         }
         // Resolved after the id went in, so a self-parented entry finds itself (a root, and a cycle for
         // path walks) rather than an earlier holder of its id.
-        self.records[slot as usize].parent = match entry.parent_id.as_deref() {
+        let parent = entry.parent_id.as_deref().map(|pid| (pid, self.slot_of(pid)));
+        self.records[slot as usize].parent = match parent {
             None => NO_PARENT,
-            Some(pid) => match self.slot_of(pid) {
-                Some(p) => p,
-                None => {
-                    let span = self.arena.push(pid);
-                    self.pending.insert(slot, span);
-                    PENDING
-                }
-            },
+            Some((_, Some(p))) => p,
+            Some((pid, None)) => {
+                let span = self.arena.push(pid);
+                self.pending.insert(slot, span);
+                PENDING
+            }
         };
         if let Some(children) = &mut self.children {
             // A self-parented entry is a root in the tree, nobody's child.

@@ -139,7 +139,7 @@ impl<T> std::ops::IndexMut<usize> for Chunks<T> {
 /// over `u32` slots, 4 bytes a bucket, instead of a map holding a boxed copy of every id.
 ///
 /// The hash is FxHash-style multiply–rotate: ids are written by pi or the user's own files, so there is
-/// no adversary to defend against with SipHash, and ingest hashes every id.
+/// no adversary to defend against with `SipHash`, and ingest hashes every id.
 #[derive(Debug, Default)]
 pub(super) struct IdTable {
     buckets: Vec<u32>,
