@@ -455,7 +455,12 @@ impl SessionIndex {
     /// arrive after its children, and a repeated id moves to the later entry, as in pi's id map).
     pub fn parent_of(&mut self, slot: Slot) -> Option<Slot> {
         let i = slot as usize;
-        let holder = match self.records[i].parent {
+        let parent = self.records[i].parent;
+        // The common case, on every step of every walk: a resolved parent whose id nobody took over.
+        if parent < PENDING && (!self.duplicate_ids || !self.records[parent as usize].has(flag::SHADOWED)) {
+            return (parent != slot).then_some(parent);
+        }
+        let holder = match parent {
             NO_PARENT => return None,
             PENDING => {
                 let pid = self.pending.get(&slot).and_then(|&span| self.text(span))?;

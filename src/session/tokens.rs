@@ -69,22 +69,21 @@ impl Running {
 pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
     let mut out = Vec::with_capacity(path.len());
     let mut run = Running::default();
-    // Position of each path entry, to find a compaction's first kept entry without scanning the path
-    // (only built when the path has a compaction at all).
-    let has_compaction = path.iter().any(|&s| index.record(s).kind == Kind::Compaction);
+    // Position of each path entry, to find a compaction's first kept entry without scanning the path.
+    // Filled only up to the latest compaction met, so a path without one never touches the table.
     let mut position = index.take_position_scratch();
-    if has_compaction {
-        position.resize(index.len(), u32::MAX);
-        for (i, &s) in path.iter().enumerate() {
-            // The first position wins, like pi's `findIndex`.
-            if position[s as usize] == u32::MAX {
-                position[s as usize] = i as u32;
-            }
-        }
-    }
+    let mut filled = 0;
     for (i, &slot) in path.iter().enumerate() {
         let record = index.record(slot);
         if record.kind == Kind::Compaction {
+            position.resize(position.len().max(index.len()), u32::MAX);
+            for (j, &s) in path.iter().enumerate().take(i).skip(filled) {
+                // The first position wins, like pi's `findIndex`.
+                if position[s as usize] == u32::MAX {
+                    position[s as usize] = j as u32;
+                }
+            }
+            filled = filled.max(i);
             run = Running::default();
             run.push(record.tokens, None);
             // Kept entries: from `firstKeptEntryId` (the first entry with that id before the compaction,
@@ -101,11 +100,9 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
         }
         out.push(run.estimate());
     }
-    if has_compaction {
-        // Hand the table back all-unset, touching only what this path set (no O(entries) reset per call).
-        for &s in path {
-            position[s as usize] = u32::MAX;
-        }
+    // Hand the table back all-unset, touching only what this path set (no O(entries) reset per call).
+    for &s in &path[..filled] {
+        position[s as usize] = u32::MAX;
     }
     index.return_position_scratch(position);
     out
