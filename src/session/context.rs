@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::entry::{EntryKind, Role};
 use super::index::{Leaf, Mode, SessionIndex, Slot};
+use super::record::{Kind, RoleKind};
 use crate::error::SessionError;
 use crate::js::{date_ms, number_to_js_string};
 
@@ -33,15 +33,15 @@ impl SessionIndex {
     pub fn context_sources(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Slot>, Vec<Source>), SessionError> {
         let slot = self.resolve_leaf(leaf);
         let path = self.path(slot)?;
-        let compaction = path.iter().rposition(|&s| matches!(self.entry(s).kind, EntryKind::Compaction { .. }));
+        let compaction = path.iter().rposition(|&s| self.entry(s).kind() == Kind::Compaction);
         let mut sources = Vec::new();
         let emits = |idx: &Self, s: Slot| idx.entry(s).emits_message();
         let range = match compaction {
             Some(ci) => {
                 let c = path[ci];
                 sources.push(Source::CompactionSummary(c));
-                if let EntryKind::Compaction { first_kept: Some(first) } = &self.entry(c).kind {
-                    if let Some(start) = path[..ci].iter().position(|&s| *self.id_of(s) == **first) {
+                if let Some(first) = self.entry(c).first_kept() {
+                    if let Some(start) = path[..ci].iter().position(|&s| self.id_of(s) == first) {
                         sources.extend(path[start..ci].iter().filter(|&&s| emits(self, s)).map(|&s| Source::Entry(s)));
                     }
                 }
@@ -95,16 +95,16 @@ impl SessionIndex {
     /// thinking-level change and the last model source on the path matter. Full mode.
     pub fn context_settings(&self, path: &[Slot]) -> Result<(Option<String>, String), SessionError> {
         let mut thinking = Some(String::from(r#""off""#));
-        if let Some(&s) = path.iter().rev().find(|&&s| self.entry(s).kind == EntryKind::ThinkingLevelChange) {
+        if let Some(&s) = path.iter().rev().find(|&&s| self.entry(s).kind() == Kind::ThinkingLevelChange) {
             thinking = self.fields(s)?.get("thinkingLevel").map(|v| v.get().to_string());
         }
         let mut model = String::from("null");
         let model_source = path.iter().rev().find(|&&s| {
-            matches!(self.entry(s).kind, EntryKind::ModelChange | EntryKind::Message(Role::Assistant(_)))
+            matches!(self.entry(s).kind(), Kind::ModelChange | Kind::Message(RoleKind::Assistant))
         });
         if let Some(&s) = model_source {
             let f = self.fields(s)?;
-            model = if self.entry(s).kind == EntryKind::ModelChange {
+            model = if self.entry(s).kind() == Kind::ModelChange {
                 object(&[("provider", f.get("provider").copied()), ("modelId", f.get("modelId").copied())])
             } else {
                 let msg: Fields<'_> = f.get("message").map_or(Ok(HashMap::new()), |m| parse_fields(m.get()))?;
@@ -121,15 +121,15 @@ impl SessionIndex {
 
     fn push_message(&self, slot: Slot, out: &mut Vec<String>) -> Result<(), SessionError> {
         let entry = self.entry(slot);
-        match &entry.kind {
-            EntryKind::Message(role) => {
+        match entry.kind() {
+            Kind::Message(role) => {
                 let f = self.fields(slot)?;
                 let Some(msg) = f.get("message") else {
                     // `undefined` in pi's array; it serialises as null.
                     out.push("null".into());
                     return Ok(());
                 };
-                if *role == Role::Custom && msg_role(msg).as_deref() == Some("hookMessage") {
+                if role == RoleKind::Custom && msg_role(msg).as_deref() == Some("hookMessage") {
                     // pi migrates v2 sessions on load: `hookMessage` became `custom`.
                     let mut v: Value = serde_json::from_str(msg.get()).map_err(|e| SessionError::Json(e.to_string()))?;
                     v["role"] = Value::String("custom".into());
@@ -138,7 +138,7 @@ impl SessionIndex {
                     out.push(msg.get().to_string());
                 }
             }
-            EntryKind::CustomMessage => {
+            Kind::CustomMessage => {
                 let f = self.fields(slot)?;
                 out.push(object(&[
                     ("role", Some(raw(r#""custom""#))),
@@ -149,7 +149,7 @@ impl SessionIndex {
                     ("timestamp", Some(&*timestamp_raw(f.get("timestamp").copied()))),
                 ]));
             }
-            EntryKind::BranchSummary { emits: true } => {
+            Kind::BranchSummary if entry.emits_message() => {
                 let f = self.fields(slot)?;
                 out.push(object(&[
                     ("role", Some(raw(r#""branchSummary""#))),

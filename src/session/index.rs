@@ -3,13 +3,13 @@
 
 use std::collections::HashMap;
 
-use super::entry::{parse_line, Entry, EntryKind, Header, Line, LineProblem};
+use super::entry::{parse_line, Entry, EntryKind, Header, Line, LineProblem, Role};
+use super::record::{flag, stop_bits, Call, EntryRef, Kind, Record, RoleKind, StopReason, NO_PARENT, PENDING};
+use super::store::{Arena, Chunks, IdTable, Span};
 use crate::error::SessionError;
 
 /// Position of an entry in append order. Cheap to copy and to send across the wasm boundary.
 pub type Slot = u32;
-
-const NONE: Slot = Slot::MAX;
 
 /// What an index keeps besides the facts of each entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +56,25 @@ impl Default for Kids {
     }
 }
 
+/// Children by the parent id they name — so they belong to whichever entry holds that id now, a parent
+/// that arrives later, or a duplicate that takes the id over, with nothing to move.
+type Children = HashMap<Box<str>, Kids>;
+
+/// Adds `slot` (timestamp `ts`) to the children of `parent_id`. Appending keeps timestamp order in the
+/// usual case; otherwise the list is sorted later, once (stable, so equal timestamps keep arrival order,
+/// like pi's sort).
+fn add_child(children: &mut Children, parent_id: &str, slot: Slot, ts: f64) {
+    let kids = match children.get_mut(parent_id) {
+        Some(kids) => kids,
+        None => children.entry(parent_id.into()).or_default(),
+    };
+    if kids.last_ts > ts {
+        kids.sorted = false;
+    }
+    kids.last_ts = ts;
+    kids.list.push(slot);
+}
+
 /// What one append call did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IngestReport {
@@ -73,18 +92,22 @@ pub struct IngestReport {
 pub struct SessionIndex {
     mode: Mode,
     header: Option<Header>,
-    entries: Vec<Entry>,
+    /// Each entry's facts, by slot. A record's `parent` is trusted unless the parent slot was shadowed
+    /// by a later entry with the same id (pi's id map keeps the later one).
+    records: Chunks<Record>,
+    /// Every id, preview, label, name and tool call string the records point at.
+    arena: Arena,
+    /// Tool calls of all assistant messages, in order (a record holds its run).
+    calls: Chunks<Call>,
     /// Entry JSON text per slot (full mode only).
-    raw: Vec<Box<str>>,
-    by_id: HashMap<Box<str>, Slot>,
-    /// Resolved parent per slot (`NONE`: no parent, or not resolved yet). Trusted unless the parent slot
-    /// was shadowed by a later entry with the same id.
-    parent: Vec<Slot>,
-    /// Whether a later entry took over this slot's id (pi's id map keeps the later one).
-    shadowed: Vec<bool>,
-    /// Children by the parent id they name — so they belong to whichever entry holds that id now, a
-    /// parent that arrives later, or a duplicate that takes the id over, with nothing to move.
-    children: HashMap<Box<str>, Kids>,
+    raw: Chunks<Box<str>>,
+    /// Slot by id (the later one when an id repeats).
+    ids: IdTable,
+    /// Parent ids that no entry held when their child arrived, by child slot (rare: a parent may arrive
+    /// later, or never). Dropped once resolved: the parent's id is then the same string.
+    pending: HashMap<Slot, Span>,
+    /// Built on first use: only tree views need children, and the plugin never asks.
+    children: Option<Children>,
     /// Current label per target id (latest change wins).
     labels: HashMap<Box<str>, Box<str>>,
     leaf: Option<Slot>,
@@ -94,12 +117,6 @@ pub struct SessionIndex {
     position_scratch: std::cell::RefCell<Vec<u32>>,
     /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
     duplicate_ids: bool,
-    /// Per slot: whether a label was ever set on the id it holds (most entries never are, so lookups skip
-    /// hashing them).
-    maybe_labeled: Vec<bool>,
-    /// Per slot, the number of the last walk that visited it: finds a parent cycle at its first repeat.
-    visited: Vec<u32>,
-    walk: u32,
 }
 
 impl SessionIndex {
@@ -108,20 +125,18 @@ impl SessionIndex {
         SessionIndex {
             mode,
             header: None,
-            entries: Vec::new(),
-            raw: Vec::new(),
-            by_id: HashMap::new(),
-            parent: Vec::new(),
-            shadowed: Vec::new(),
-            children: HashMap::new(),
+            records: Chunks::default(),
+            arena: Arena::default(),
+            calls: Chunks::default(),
+            raw: Chunks::default(),
+            ids: IdTable::default(),
+            pending: HashMap::new(),
+            children: None,
             labels: HashMap::new(),
             leaf: None,
             lines_seen: 0,
-            visited: Vec::new(),
-            walk: 0,
             duplicate_ids: false,
             position_scratch: std::cell::RefCell::new(Vec::new()),
-            maybe_labeled: Vec::new(),
         }
     }
 
@@ -137,12 +152,12 @@ impl SessionIndex {
 
     /// Number of entries (header excluded).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.records.len()
     }
 
     /// Whether no entry was fed yet.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.records.len() == 0
     }
 
     /// Feeds JSONL text: a whole file or a newly appended tail. Blank lines are ignored; a line that does
@@ -214,13 +229,17 @@ impl SessionIndex {
     pub fn append_entry_texts<S: AsRef<str>>(&mut self, texts: impl IntoIterator<Item = Result<S, String>>) -> IngestReport {
         let mut report = IngestReport::default();
         for (i, text) in texts.into_iter().enumerate() {
-            let parsed = text.and_then(|t| {
-                let t = t.as_ref();
-                parse_line(t, self.is_legacy_v2()).map(|p| (p, t.to_string())).map_err(|e| e.to_string())
-            });
-            match parsed {
-                Ok((line, t)) => self.take(line, &t, i + 1, &mut report),
-                Err(reason) => report.skipped.push(Skipped { line: i + 1, reason }),
+            let number = i + 1;
+            let text = match text {
+                Ok(t) => t,
+                Err(reason) => {
+                    report.skipped.push(Skipped { line: number, reason });
+                    continue;
+                }
+            };
+            match parse_line(text.as_ref(), self.is_legacy_v2()) {
+                Ok(line) => self.take(line, text.as_ref(), number, &mut report),
+                Err(problem) => report.skipped.push(Skipped { line: number, reason: problem.to_string() }),
             }
         }
         report
@@ -240,27 +259,27 @@ impl SessionIndex {
                 }
             }
             Line::Entry(entry) => {
-                if self.by_id.contains_key(&entry.id) {
-                    // pi's id map keeps the later entry; so do we (see `push`).
-                    report.warnings.push(format!("line {number}: duplicate entry id {}", entry.id));
-                }
                 if self.mode == Mode::Full {
                     self.raw.push(text.into());
                 }
-                self.push(entry);
+                if self.push(&entry) {
+                    // pi's id map keeps the later entry; so do we (see `push`).
+                    report.warnings.push(format!("line {number}: duplicate entry id {}", entry.id));
+                }
                 report.appended += 1;
             }
         }
     }
 
-    fn push(&mut self, entry: Entry) {
-        let slot = self.entries.len() as Slot;
+    /// Stores `entry` in the next slot; true when its id repeats an earlier entry's.
+    fn push(&mut self, entry: &Entry) -> bool {
+        let slot = self.records.len() as Slot;
         if let EntryKind::Label { target, label } = &entry.kind {
             match label {
                 Some(l) => {
                     self.labels.insert(target.clone(), l.clone());
-                    if let Some(&t) = self.by_id.get(target) {
-                        self.maybe_labeled[t as usize] = true;
+                    if let Some(t) = self.slot_of(target) {
+                        self.records[t as usize].flags |= flag::MAYBE_LABELED;
                     }
                 }
                 None => {
@@ -268,43 +287,152 @@ impl SessionIndex {
                 }
             }
         }
-        if let Some(old) = self.by_id.insert(entry.id.clone(), slot) {
-            self.shadowed[old as usize] = true;
+        let mut record = self.record_of(entry);
+        // A label written before its target arrived (pi keeps those) applies once it does.
+        if !self.labels.is_empty() && self.labels.contains_key(&entry.id) {
+            record.flags |= flag::MAYBE_LABELED;
+        }
+        self.records.push(record);
+        let (records, arena) = (&self.records, &self.arena);
+        let repeated = self.ids.insert(&entry.id, slot, |s| arena.get(records[s as usize].id).unwrap_or_default());
+        if let Some(old) = repeated {
+            self.records[old as usize].flags |= flag::SHADOWED;
             self.duplicate_ids = true;
         }
-        // A label written before its target arrived (pi keeps those) applies once it does.
-        self.maybe_labeled.push(self.labels.contains_key(&entry.id));
-        let parent = match entry.parent_id.as_deref().and_then(|pid| self.by_id.get(pid)) {
-            Some(&p) if p != slot => p,
-            _ => NONE,
-        };
-        self.parent.push(parent);
-        self.shadowed.push(false);
-        self.visited.push(0);
-        let ts = entry.timestamp_ms.unwrap_or(f64::INFINITY);
-        // A self-parented entry is a root in the tree (and a cycle for path walks), nobody's child.
-        if let Some(pid) = entry.parent_id.clone().filter(|pid| *pid != entry.id) {
-            let kids = self.children.entry(pid).or_default();
-            // Appending keeps timestamp order in the usual case; otherwise sort later, once (stable, so
-            // equal timestamps keep arrival order, like pi's sort).
-            if kids.last_ts > ts {
-                kids.sorted = false;
+        // Resolved after the id went in, so a self-parented entry finds itself (a root, and a cycle for
+        // path walks) rather than an earlier holder of its id.
+        let parent = entry.parent_id.as_deref().map(|pid| (pid, self.slot_of(pid)));
+        self.records[slot as usize].parent = match parent {
+            None => NO_PARENT,
+            Some((_, Some(p))) => p,
+            Some((pid, None)) => {
+                let span = self.arena.push(pid);
+                self.pending.insert(slot, span);
+                PENDING
             }
-            kids.last_ts = ts;
-            kids.list.push(slot);
+        };
+        if let Some(children) = &mut self.children {
+            // A self-parented entry is a root in the tree, nobody's child.
+            if let Some(pid) = entry.parent_id.as_deref().filter(|pid| **pid != *entry.id) {
+                add_child(children, pid, slot, entry.timestamp_ms.unwrap_or(f64::INFINITY));
+            }
         }
-        self.entries.push(entry);
         self.leaf = Some(slot);
+        repeated.is_some()
+    }
+
+    /// The record of a parsed entry, its strings moved into the arena (ids that name a held entry
+    /// share that entry's bytes). `parent` is left to the caller.
+    fn record_of(&mut self, entry: &Entry) -> Record {
+        let mut flags = 0;
+        let mut extra = Span::NONE;
+        let mut hint = entry.hint.as_deref().map_or(Span::NONE, |h| self.arena.push(h));
+        let kind = match &entry.kind {
+            EntryKind::Message(role) => Kind::Message(match role {
+                Role::User => RoleKind::User,
+                Role::Assistant(info) => {
+                    let start = self.calls.len() as u32;
+                    for (id, name) in &info.tool_calls {
+                        let call = Call { id: self.arena.push(id), name: self.arena.push(name) };
+                        self.calls.push(call);
+                    }
+                    extra = Span::range(start, info.tool_calls.len() as u32);
+                    if info.zero_io {
+                        flags |= flag::ZERO_IO;
+                    }
+                    flags |= stop_bits(StopReason::of(info.stop_reason.as_deref()));
+                    RoleKind::Assistant
+                }
+                Role::ToolResult => RoleKind::ToolResult,
+                Role::Custom => RoleKind::Custom,
+                Role::BashExecution => RoleKind::BashExecution,
+                Role::BranchSummary => RoleKind::BranchSummary,
+                Role::CompactionSummary => RoleKind::CompactionSummary,
+                Role::System => RoleKind::System,
+                Role::Other(name) => {
+                    extra = self.arena.push(name);
+                    RoleKind::Other
+                }
+            }),
+            EntryKind::CustomMessage => Kind::CustomMessage,
+            EntryKind::BranchSummary { emits } => {
+                if *emits {
+                    flags |= flag::EMITS;
+                }
+                Kind::BranchSummary
+            }
+            EntryKind::Compaction { first_kept } => {
+                extra = first_kept.as_deref().map_or(Span::NONE, |id| self.intern_id(id));
+                Kind::Compaction
+            }
+            EntryKind::Label { target, label } => {
+                extra = self.intern_id(target);
+                hint = label.as_deref().map_or(Span::NONE, |l| self.arena.push(l));
+                Kind::Label
+            }
+            EntryKind::ThinkingLevelChange => Kind::ThinkingLevelChange,
+            EntryKind::ModelChange => Kind::ModelChange,
+            EntryKind::Custom => Kind::Custom,
+            EntryKind::SessionInfo => Kind::SessionInfo,
+            EntryKind::Usage => Kind::Usage,
+            EntryKind::ContextEdit => Kind::ContextEdit,
+            EntryKind::Unknown(name) => {
+                extra = self.arena.push(name);
+                Kind::Unknown
+            }
+        };
+        if entry.usage.is_some() {
+            flags |= flag::HAS_USAGE;
+        }
+        Record {
+            tokens: entry.tokens,
+            usage: entry.usage.unwrap_or(0.0),
+            sort_ts: entry.timestamp_ms.unwrap_or(f64::INFINITY),
+            id: self.arena.push(&entry.id),
+            hint,
+            extra,
+            parent: NO_PARENT,
+            kind,
+            flags,
+        }
+    }
+
+    /// Where `id` is in the arena: the held entry's bytes when some entry has this id, else a new copy.
+    fn intern_id(&mut self, id: &str) -> Span {
+        match self.slot_of(id) {
+            Some(s) => self.records[s as usize].id,
+            None => self.arena.push(id),
+        }
+    }
+
+    /// The string at `span` in the arena.
+    pub(super) fn text(&self, span: Span) -> Option<&str> {
+        self.arena.get(span)
+    }
+
+    /// Tool call `i` (of [`Self::calls`]).
+    pub(super) fn call(&self, i: u32) -> Call {
+        self.calls[i as usize]
+    }
+
+    /// The record at `slot`.
+    pub(super) fn record(&self, slot: Slot) -> &Record {
+        &self.records[slot as usize]
+    }
+
+    /// The parent id the entry at `slot` names.
+    pub(super) fn parent_id_at(&self, slot: Slot) -> Option<&str> {
+        match self.records[slot as usize].parent {
+            NO_PARENT => None,
+            PENDING => self.pending.get(&slot).and_then(|&span| self.text(span)),
+            // A resolved parent holds exactly the id that was named.
+            p => Some(self.id_of(p)),
+        }
     }
 
     /// The entry at `slot`.
-    pub fn entry(&self, slot: Slot) -> &Entry {
-        &self.entries[slot as usize]
-    }
-
-    /// All entries in append order.
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+    pub fn entry(&self, slot: Slot) -> EntryRef<'_> {
+        EntryRef { index: self, slot, record: &self.records[slot as usize] }
     }
 
     /// The entry's JSON text (full mode), as fed.
@@ -314,39 +442,55 @@ impl SessionIndex {
 
     /// The slot holding entry `id` (the later one when an id repeats).
     pub fn slot_of(&self, id: &str) -> Option<Slot> {
-        self.by_id.get(id).copied()
+        let (records, arena) = (&self.records, &self.arena);
+        self.ids.find(id, |s| arena.get(records[s as usize].id).unwrap_or_default())
     }
 
     /// The id of the entry at `slot`.
     pub fn id_of(&self, slot: Slot) -> &str {
-        &self.entries[slot as usize].id
+        self.text(self.records[slot as usize].id).unwrap_or_default()
     }
 
     /// The parent slot, when the parent is known: the entry that holds the parent id now (a parent may
     /// arrive after its children, and a repeated id moves to the later entry, as in pi's id map).
     pub fn parent_of(&mut self, slot: Slot) -> Option<Slot> {
         let i = slot as usize;
-        let cached = self.parent[i];
-        if cached != NONE && !self.shadowed[cached as usize] {
-            return Some(cached);
+        let parent = self.records[i].parent;
+        // The common case, on every step of every walk: a resolved parent whose id nobody took over.
+        if parent < PENDING && (!self.duplicate_ids || !self.records[parent as usize].has(flag::SHADOWED)) {
+            return (parent != slot).then_some(parent);
         }
-        let entry = &self.entries[i];
-        let p = entry.parent_id.as_deref().and_then(|pid| self.by_id.get(pid)).copied().filter(|&p| p != slot)?;
-        self.parent[i] = p;
-        Some(p)
+        let holder = match parent {
+            NO_PARENT => return None,
+            PENDING => {
+                let pid = self.pending.get(&slot).and_then(|&span| self.text(span))?;
+                let p = self.slot_of(pid)?;
+                self.pending.remove(&slot);
+                p
+            }
+            p if !self.records[p as usize].has(flag::SHADOWED) => p,
+            // The id moved to a later entry: follow it there (same id, so the same parent id).
+            p => self.slot_of(self.id_of(p))?,
+        };
+        self.records[i].parent = holder;
+        (holder != slot).then_some(holder)
     }
 
     /// Children of `slot`, oldest first (none for an entry whose id a later entry took over).
     pub fn children_of(&mut self, slot: Slot) -> &[Slot] {
-        if self.shadowed[slot as usize] {
+        if self.records[slot as usize].has(flag::SHADOWED) {
             return &[];
         }
-        let entries = &self.entries;
-        match self.children.get_mut(&*entries[slot as usize].id) {
+        if self.children.is_none() {
+            self.children = Some(self.build_children());
+        }
+        let (records, arena) = (&self.records, &self.arena);
+        let id = arena.get(records[slot as usize].id).unwrap_or_default();
+        match self.children.as_mut().and_then(|c| c.get_mut(id)) {
             None => &[],
             Some(kids) => {
                 if !kids.sorted {
-                    let key = |s: &Slot| entries[*s as usize].timestamp_ms.unwrap_or(f64::INFINITY);
+                    let key = |s: &Slot| records[*s as usize].sort_ts;
                     kids.list.sort_by(|a, b| key(a).total_cmp(&key(b)));
                     kids.sorted = true;
                     // Later appends compare with the newest child, wherever it arrived.
@@ -357,9 +501,20 @@ impl SessionIndex {
         }
     }
 
+    /// The children lists as appending every entry would have built them.
+    fn build_children(&self) -> Children {
+        let mut children = Children::new();
+        for slot in 0..self.len() as Slot {
+            if let Some(pid) = self.parent_id_at(slot).filter(|pid| *pid != self.id_of(slot)) {
+                add_child(&mut children, pid, slot, self.records[slot as usize].sort_ts);
+            }
+        }
+        children
+    }
+
     /// Root entries in append order: no parent, an unknown parent, or themselves as parent.
     pub fn roots(&mut self) -> Vec<Slot> {
-        (0..self.entries.len() as Slot).filter(|&s| self.parent_of(s).is_none()).collect()
+        (0..self.len() as Slot).filter(|&s| self.parent_of(s).is_none()).collect()
     }
 
     /// The current leaf (`None` = before the first entry).
@@ -378,7 +533,7 @@ impl SessionIndex {
 
     /// Resolves a leaf argument with pi's `buildSessionContext` rules.
     pub fn resolve_leaf(&self, leaf: Leaf<'_>) -> Option<Slot> {
-        let last = || self.entries.len().checked_sub(1).map(|i| i as Slot);
+        let last = || self.len().checked_sub(1).map(|i| i as Slot);
         match leaf {
             Leaf::Current => self.leaf,
             Leaf::Null => None,
@@ -404,7 +559,7 @@ impl SessionIndex {
     /// The label currently on the entry at `slot` (the same as [`Self::label_of`] its id, without hashing
     /// entries that were never labelled).
     pub fn label_at(&self, slot: Slot) -> Option<&str> {
-        if !self.maybe_labeled[slot as usize] {
+        if !self.records[slot as usize].has(flag::MAYBE_LABELED) {
             return None;
         }
         self.label_of(self.id_of(slot))
@@ -419,24 +574,17 @@ impl SessionIndex {
     /// error rather than a hang.
     pub fn path(&mut self, leaf: Option<Slot>) -> Result<Vec<Slot>, SessionError> {
         let Some(mut cur) = leaf else { return Ok(Vec::new()) };
-        self.walk = self.walk.wrapping_add(1);
-        if self.walk == 0 {
-            // The counter wrapped: forget every old mark so none can look like this walk's.
-            self.visited.fill(0);
-            self.walk = 1;
-        }
         let mut path = Vec::new();
         loop {
-            if self.visited[cur as usize] == self.walk {
-                return Err(SessionError::Cycle(self.id_of(cur).into()));
-            }
-            self.visited[cur as usize] = self.walk;
             path.push(cur);
+            // A path never holds more entries than there are: a longer walk went round a loop.
+            if path.len() > self.len() {
+                return Err(self.cycle_in(&path));
+            }
             let Some(p) = self.parent_of(cur) else {
                 // A self-parented entry would make pi's walk loop forever.
-                let entry = &self.entries[cur as usize];
-                if entry.parent_id.as_deref() == Some(&*entry.id) {
-                    return Err(SessionError::Cycle(entry.id.to_string()));
+                if self.records[cur as usize].parent == cur {
+                    return Err(SessionError::Cycle(self.id_of(cur).into()));
                 }
                 break;
             };
@@ -444,6 +592,13 @@ impl SessionIndex {
         }
         path.reverse();
         Ok(path)
+    }
+
+    /// The cycle error for a walk that went round a loop: names the first entry it reached twice.
+    fn cycle_in(&self, walk: &[Slot]) -> SessionError {
+        let mut seen = vec![false; self.len()];
+        let repeat = walk.iter().find(|&&s| std::mem::replace(&mut seen[s as usize], true));
+        SessionError::Cycle(repeat.map_or("", |&s| self.id_of(s)).into())
     }
 
     /// The entry labelled `label` nearest to `leaf` on its path (walking leaf → root).
@@ -460,7 +615,7 @@ impl SessionIndex {
     }
 
     fn path_mask(&mut self, leaf: Slot) -> Result<Vec<bool>, SessionError> {
-        let mut mask = vec![false; self.entries.len()];
+        let mut mask = vec![false; self.len()];
         for s in self.path(Some(leaf))? {
             mask[s as usize] = true;
         }
@@ -496,9 +651,9 @@ impl SessionIndex {
         let mut cur = Some(slot);
         for _ in 0..MAX_WALK {
             let s = cur?;
-            let entry = &self.entries[s as usize];
-            if let Some(hint) = entry.hint.as_deref() {
-                let prefix = if matches!(entry.kind, EntryKind::BranchSummary { .. }) { "summary: " } else { "" };
+            let entry = self.entry(s);
+            if let Some(hint) = entry.hint() {
+                let prefix = if entry.kind() == Kind::BranchSummary { "summary: " } else { "" };
                 if let Some(line) = crate::text::to_one_line(hint, max_len.saturating_sub(prefix.len())) {
                     return Some(format!("{prefix}{line}"));
                 }

@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::context::Source;
-use super::entry::{parse_json, EntryKind};
+use super::entry::parse_json;
 use super::index::{Leaf, Mode, SessionIndex, Slot};
+use super::record::Kind;
 use crate::error::SessionError;
 
 /// pi's text around a branch summary.
@@ -121,7 +122,7 @@ impl SessionIndex {
         };
         let raw = self.raw(slot).ok_or(SessionError::NeedsFullMode)?;
         let (entry, _) = parse_json(raw).map_err(|e| SessionError::Json(e.to_string()))?;
-        let tokens = self.entry(slot).tokens;
+        let tokens = self.entry(slot).tokens();
         let mut view = ViewMessage {
             source,
             role: "user",
@@ -133,16 +134,16 @@ impl SessionIndex {
             assistant: None,
         };
         let summary = |v: &Value| v.get("summary").and_then(Value::as_str).unwrap_or_default().to_string();
-        match (source, &self.entry(slot).kind) {
+        match (source, self.entry(slot).kind()) {
             (Source::CompactionSummary(_), _) => {
                 view.stored_role = "compactionSummary".into();
                 view.parts = framed(COMPACTION_SUMMARY_PREFIX, summary(&entry), COMPACTION_SUMMARY_SUFFIX);
             }
-            (_, EntryKind::BranchSummary { .. }) => {
+            (_, Kind::BranchSummary) => {
                 view.stored_role = "branchSummary".into();
                 view.parts = framed(BRANCH_SUMMARY_PREFIX, summary(&entry), BRANCH_SUMMARY_SUFFIX);
             }
-            (_, EntryKind::CustomMessage) => {
+            (_, Kind::CustomMessage) => {
                 view.stored_role = "custom".into();
                 view.parts = content_parts(entry.get("content"));
             }

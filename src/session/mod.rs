@@ -5,10 +5,13 @@ pub mod entry;
 mod index;
 mod llm_view;
 mod read;
+mod record;
+mod store;
 mod tokens;
 mod view;
 
 pub use entry::{AssistantInfo, Entry, EntryKind, Header, Role};
+pub use record::{AssistantRef, EntryRef, Kind, RoleKind, StopReason};
 pub use index::{IngestReport, Leaf, Mode, SessionIndex, Skipped, Slot};
 pub use tokens::{cumulative, Estimate};
 pub use view::{Anchor, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};

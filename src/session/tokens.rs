@@ -5,8 +5,8 @@
 //! every message after it; with no such assistant it sums every message. Each entry's own share
 //! (`Entry::tokens`, `Entry::usage`) is computed once at ingest, so an estimate is a walk over numbers.
 
-use super::entry::{Entry, EntryKind};
 use super::index::{Leaf, SessionIndex, Slot};
+use super::record::{Kind, Record};
 use crate::error::SessionError;
 
 /// pi's `estimateContextTokens` result.
@@ -45,9 +45,9 @@ impl Running {
         self.messages += 1;
     }
 
-    fn push_entry(&mut self, entry: &Entry) {
-        if entry.emits_message() {
-            self.push(entry.tokens, entry.usage);
+    fn push_entry(&mut self, record: &Record) {
+        if record.emits_message() {
+            self.push(record.tokens, record.usage());
         }
     }
 
@@ -69,43 +69,40 @@ impl Running {
 pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
     let mut out = Vec::with_capacity(path.len());
     let mut run = Running::default();
-    // Position of each path entry, to find a compaction's first kept entry without scanning the path
-    // (only built when the path has a compaction at all).
-    let has_compaction = path.iter().any(|&s| matches!(index.entry(s).kind, EntryKind::Compaction { .. }));
+    // Position of each path entry, to find a compaction's first kept entry without scanning the path.
+    // Filled only up to the latest compaction met, so a path without one never touches the table.
     let mut position = index.take_position_scratch();
-    if has_compaction {
-        position.resize(index.len(), u32::MAX);
-        for (i, &s) in path.iter().enumerate() {
-            // The first position wins, like pi's `findIndex`.
-            if position[s as usize] == u32::MAX {
-                position[s as usize] = i as u32;
-            }
-        }
-    }
+    let mut filled = 0;
     for (i, &slot) in path.iter().enumerate() {
-        let entry = index.entry(slot);
-        if let EntryKind::Compaction { first_kept } = &entry.kind {
+        let record = index.record(slot);
+        if record.kind == Kind::Compaction {
+            position.resize(position.len().max(index.len()), u32::MAX);
+            for (j, &s) in path.iter().enumerate().take(i).skip(filled) {
+                // The first position wins, like pi's `findIndex`.
+                if position[s as usize] == u32::MAX {
+                    position[s as usize] = j as u32;
+                }
+            }
+            filled = filled.max(i);
             run = Running::default();
-            run.push(entry.tokens, None);
+            run.push(record.tokens, None);
             // Kept entries: from `firstKeptEntryId` (the first entry with that id before the compaction,
             // as pi searches) up to the compaction; none if the id is not there.
-            if let Some(first) = first_kept {
+            if let Some(first) = index.entry(slot).first_kept() {
                 if let Some(start) = kept_start(index, path, &position, first, i) {
                     for &kept in &path[start..i] {
-                        run.push_entry(index.entry(kept));
+                        run.push_entry(index.record(kept));
                     }
                 }
             }
         } else {
-            run.push_entry(entry);
+            run.push_entry(record);
         }
         out.push(run.estimate());
     }
-    if has_compaction {
-        // Hand the table back all-unset, touching only what this path set (no O(entries) reset per call).
-        for &s in path {
-            position[s as usize] = u32::MAX;
-        }
+    // Hand the table back all-unset, touching only what this path set (no O(entries) reset per call).
+    for &s in &path[..filled] {
+        position[s as usize] = u32::MAX;
     }
     index.return_position_scratch(position);
     out

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::entry::EntryKind;
 use super::index::{Leaf, SessionIndex, Slot};
+use super::record::{Kind, RoleKind, StopReason};
 use super::tokens::{cumulative, Estimate};
 use crate::error::SessionError;
 use crate::text::{to_one_line, ANCHOR_PREFIX};
@@ -182,23 +182,19 @@ impl SessionIndex {
         for (i, row) in rows.iter().enumerate() {
             let entry = self.entry(row.slot);
             if let Some(info) = entry.assistant() {
-                let odd_stop = info.stop_reason.as_deref().is_some_and(|r| !r.is_empty() && r != "stop" && r != "toolUse");
-                if Some(row.slot) != leaf && entry.hint.is_none() && !odd_stop {
+                let odd_stop = info.stop_reason() == StopReason::Other;
+                if Some(row.slot) != leaf && entry.hint().is_none() && !odd_stop {
                     continue;
                 }
             }
             let bookkeeping = matches!(
-                entry.kind,
-                EntryKind::Label { .. }
-                    | EntryKind::Custom
-                    | EntryKind::ModelChange
-                    | EntryKind::ThinkingLevelChange
-                    | EntryKind::SessionInfo
+                entry.kind(),
+                Kind::Label | Kind::Custom | Kind::ModelChange | Kind::ThinkingLevelChange | Kind::SessionInfo
             );
             let shown = match filter {
                 TreeFilter::Default => !bookkeeping,
-                TreeFilter::NoTools => !bookkeeping && entry.role_name() != Some("toolResult"),
-                TreeFilter::UserOnly => entry.role_name() == Some("user"),
+                TreeFilter::NoTools => !bookkeeping && entry.kind() != Kind::Message(RoleKind::ToolResult),
+                TreeFilter::UserOnly => entry.kind() == Kind::Message(RoleKind::User),
                 TreeFilter::LabeledOnly => row.label.is_some(),
                 TreeFilter::All => true,
             };
@@ -213,17 +209,17 @@ impl SessionIndex {
     pub fn describe(&mut self, slot: Slot) -> String {
         let entry = self.entry(slot);
         let what = entry.role_name().unwrap_or_else(|| entry.type_name()).to_string();
-        let detail = match &entry.kind {
-            EntryKind::Label { target, label } => Some(match label {
+        let detail = match entry.label_change() {
+            Some((target, label)) => Some(match label {
                 Some(l) => format!("{target} ← {l}"),
                 None => format!("{target} ← (cleared)"),
             }),
-            _ => entry.hint.as_deref().and_then(|h| to_one_line(h, TREE_HINT_MAX)).map(|h| format!("“{h}”")),
+            None => entry.hint().and_then(|h| to_one_line(h, TREE_HINT_MAX)).map(|h| format!("“{h}”")),
         };
         let tools = entry
             .assistant()
-            .filter(|a| !a.tool_calls.is_empty())
-            .map(|a| a.tool_calls.iter().map(|(_, n)| n.as_ref()).collect::<Vec<_>>().join(", "));
+            .filter(|a| a.tool_calls().len() > 0)
+            .map(|a| a.tool_calls().map(|(_, n)| n).collect::<Vec<_>>().join(", "));
         let mut out = what;
         if let Some(d) = detail {
             let _ = write!(out, ": {d}");
@@ -267,8 +263,8 @@ impl SessionIndex {
     /// Counts for `stats`.
     pub fn stats(&mut self, file_bytes: f64) -> Result<Stats, SessionError> {
         let mut by_type = BTreeMap::new();
-        for e in self.entries() {
-            *by_type.entry(e.type_name().to_string()).or_insert(0) += 1;
+        for s in 0..self.len() as Slot {
+            *by_type.entry(self.entry(s).type_name().to_string()).or_insert(0) += 1;
         }
         let n = self.len();
         let mut tips = 0;

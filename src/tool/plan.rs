@@ -12,7 +12,7 @@ use crate::obj;
 
 use crate::error::SessionError;
 use crate::js::utf16_len;
-use crate::session::{cumulative, EntryKind, Leaf, Role, SessionIndex, Slot};
+use crate::session::{cumulative, Kind, Leaf, RoleKind, SessionIndex, Slot, StopReason};
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
@@ -329,9 +329,9 @@ fn in_flight(index: &mut SessionIndex, call_id: &str) -> Option<Slot> {
         steps -= 1;
         let entry = index.entry(slot);
         if let Some(info) = entry.assistant() {
-            return info.tool_calls.iter().any(|(id, _)| **id == *call_id).then_some(slot);
+            return info.tool_calls().any(|(id, _)| id == call_id).then_some(slot);
         }
-        if !matches!(entry.kind, EntryKind::Message(Role::ToolResult) | EntryKind::Label { .. }) {
+        if !matches!(entry.kind(), Kind::Message(RoleKind::ToolResult) | Kind::Label) {
             return None;
         }
         cur = index.parent_of(slot);
@@ -343,11 +343,12 @@ fn in_flight(index: &mut SessionIndex, call_id: &str) -> Option<Slot> {
 fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
     let entry = index.entry(slot);
     entry.assistant().is_some_and(|a| {
-        a.zero_io
-            && a.stop_reason.as_deref() == Some("toolUse")
-            && a.tool_calls.len() == 1
-            && &*a.tool_calls[0].1 == TOOL_NAME
-            && entry.hint.is_none()
+        let mut calls = a.tool_calls();
+        a.zero_io()
+            && a.stop_reason() == StopReason::ToolUse
+            && calls.len() == 1
+            && calls.next().is_some_and(|(_, name)| name == TOOL_NAME)
+            && entry.hint().is_none()
     })
 }
 
@@ -477,9 +478,8 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
             .entry(call)
             .assistant()
             .map(|a| {
-                a.tool_calls
-                    .iter()
-                    .filter(|(id, _)| **id != *facts.call_id)
+                a.tool_calls()
+                    .filter(|(id, _)| *id != facts.call_id)
                     .map(|(id, n)| format!("{n} ({id})"))
                     .collect()
             })
@@ -530,17 +530,17 @@ fn only_artifacts(index: &SessionIndex, work: &[Slot]) -> Option<RefusalCode> {
     let mut after_synthetic = false;
     for &s in work {
         let entry = index.entry(s);
-        match &entry.kind {
-            EntryKind::Message(Role::ToolResult) if after_synthetic => artifacts = true,
-            EntryKind::Message(_) if is_synthetic(index, s) => {
+        match entry.kind() {
+            Kind::Message(RoleKind::ToolResult) if after_synthetic => artifacts = true,
+            Kind::Message(_) if is_synthetic(index, s) => {
                 artifacts = true;
                 after_synthetic = true;
             }
-            EntryKind::BranchSummary { emits: true } => artifacts = true,
-            EntryKind::Message(_) | EntryKind::CustomMessage => return None,
+            Kind::BranchSummary if entry.emits_message() => artifacts = true,
+            Kind::Message(_) | Kind::CustomMessage => return None,
             _ => {}
         }
-        if !matches!(entry.kind, EntryKind::Label { .. }) && !is_synthetic(index, s) {
+        if entry.kind() != Kind::Label && !is_synthetic(index, s) {
             after_synthetic = false;
         }
     }

@@ -126,8 +126,8 @@ impl TreeRowDto {
         let text = index.describe(r.slot);
         let e = index.entry(r.slot);
         TreeRowDto {
-            id: e.id.to_string(),
-            parent_id: e.parent_id.as_deref().map(String::from),
+            id: e.id().to_string(),
+            parent_id: e.parent_id().map(String::from),
             ty: e.type_name().to_string(),
             role: e.role_name().map(String::from),
             depth: r.depth,
@@ -135,7 +135,7 @@ impl TreeRowDto {
             active: r.active,
             leaf: r.leaf,
             label: r.label,
-            tokens: e.tokens,
+            tokens: e.tokens(),
             text,
             end: r.end,
         }

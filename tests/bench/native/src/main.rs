@@ -3,7 +3,32 @@
 //! `ingest`/`full`: append the whole file to a fresh plugin/full index, `iterations` times.
 //! `list`: one plugin index, then `anchors()` + `estimate()` `iterations` times.
 //! `hold`: one plugin index kept alive (for heap profilers: the resident facts at their peak).
+//! `mem`: heap bytes per entry of a plugin index (live after ingest, and the peak above the input text),
+//! fed in 256 KB chunks cut at line ends like the shim feeds a file; counted by the allocator below.
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
+
+/// The system allocator, counting live and peak bytes (for `mem`).
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+        PEAK.fetch_max(live, Relaxed);
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
 
 use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
 
@@ -37,6 +62,23 @@ fn main() {
             index.append_jsonl(&text);
             drop(text);
             eprintln!("{} entries held", index.len());
+            std::hint::black_box(&index);
+        }
+        "mem" => {
+            let base = LIVE.load(Relaxed);
+            PEAK.store(base, Relaxed);
+            let mut index = SessionIndex::new(Mode::Plugin);
+            let bytes = text.as_bytes();
+            let mut at = 0;
+            while at < bytes.len() {
+                let mut end = (at + (256 << 10)).min(bytes.len());
+                end = bytes[end..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| end + i + 1);
+                index.append_jsonl_bytes(&bytes[at..end]);
+                at = end;
+            }
+            let n = index.len().max(1) as f64;
+            let (live, peak) = (LIVE.load(Relaxed) - base, PEAK.load(Relaxed) - base);
+            eprintln!("mem: {} entries, live {live} B ({:.1} B/entry), peak {peak} B ({:.1} B/entry)", index.len(), live as f64 / n, peak as f64 / n);
             std::hint::black_box(&index);
         }
         other => panic!("unknown mode {other}"),
