@@ -313,7 +313,9 @@ fn nulls_for_infinite_numbers(text: &str) -> Option<String> {
             while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
                 i += 1;
             }
-            if text[start..i].parse::<f64>().is_ok_and(f64::is_infinite) {
+            let literal = &text[start..i];
+            // Only a literal JSON allows (no leading zeros, …): anything else stays and is refused.
+            if is_json_number(literal) && literal.parse::<f64>().is_ok_and(f64::is_infinite) {
                 out.push_str(&text[last..start]);
                 out.push_str("null");
                 last = i;
@@ -327,6 +329,36 @@ fn nulls_for_infinite_numbers(text: &str) -> Option<String> {
         out.push_str(&text[last..]);
         out
     })
+}
+
+/// Whether `literal` has JSON's number grammar: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn is_json_number(literal: &str) -> bool {
+    let b = literal.strip_prefix('-').unwrap_or(literal).as_bytes();
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let int = digits(0);
+    if int == 0 || (int > 1 && b[0] == b'0') {
+        return false;
+    }
+    let mut i = int;
+    if b.get(i) == Some(&b'.') {
+        let frac = digits(i + 1);
+        if frac == 0 {
+            return false;
+        }
+        i += 1 + frac;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let exp = digits(i);
+        if exp == 0 {
+            return false;
+        }
+        i += exp;
+    }
+    i == b.len()
 }
 
 /// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration
