@@ -3,7 +3,7 @@
 //! Numbers in pi's sessions are almost always integers or literals already in JavaScript's own form,
 //! so the common cases take fast paths (integers, Clinger's algorithm, a literal that is already
 //! canonical) and everything else takes one general path chosen for size, not speed: the exact
-//! decimal expansion of a double from a small big-integer type ([`Big`]). That replaces `ryu`, the
+//! decimal expansion of a double from a small big-integer type (`Big`). That replaces `ryu`, the
 //! `dec2flt` tables behind `str::parse` and `core::fmt`'s float code, which together cost the wasm
 //! build more than 25 KB gzip.
 //!
