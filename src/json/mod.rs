@@ -75,7 +75,7 @@ impl<'a> Num<'a> {
             return 4;
         }
         match self.literal {
-            Some(lit) if num::is_canonical_int(lit) => lit.len(),
+            Some(lit) if num::is_canonical_literal(lit) => lit.len(),
             _ => num::js_len(self.value),
         }
     }
@@ -84,7 +84,7 @@ impl<'a> Num<'a> {
     pub fn write_json(&self, out: &mut String) {
         match self.literal {
             _ if !self.value.is_finite() => out.push_str("null"),
-            Some(lit) if num::is_canonical_int(lit) => out.push_str(lit),
+            Some(lit) if num::is_canonical_literal(lit) => out.push_str(lit),
             _ => num::write_js(self.value, out),
         }
     }

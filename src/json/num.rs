@@ -1,10 +1,24 @@
-//! Numbers as JavaScript reads and prints them, without `core::fmt` float formatting.
+//! Numbers as JavaScript reads and prints them, exactly, in little code.
 //!
-//! Printing (`Number.prototype.toString`) takes the shortest round-trip digits from `ryu` (built with
-//! its small tables) and lays them out the ECMAScript way; `toFixed` is integer arithmetic on the exact
-//! binary value. Reading takes the exact fast paths (integers, Clinger's algorithm) and leaves the rare
-//! remainder (more than 19 significant digits, or an exponent a single multiplication cannot absorb) to
-//! `str::parse`, which is correctly rounded like `JSON.parse`.
+//! Numbers in pi's sessions are almost always integers or literals already in JavaScript's own form,
+//! so the common cases take fast paths (integers, Clinger's algorithm, a literal that is already
+//! canonical) and everything else takes one general path chosen for size, not speed: the exact
+//! decimal expansion of a double from a small big-integer type (`Big`). That replaces `ryu`, the
+//! `dec2flt` tables behind `str::parse` and `core::fmt`'s float code, which together cost the wasm
+//! build more than 25 KB gzip.
+//!
+//! - Reading ([`parse`]): a literal neither fast path covers is compared exactly against the halfway
+//!   points next to a first guess and moved one double at a time (the "bigcomp" idea).
+//! - Printing ([`js_string`]): the doubles that read back as `x` fill an interval; its ends and `x`
+//!   are expanded exactly in decimal, and for 1, 2, … digits the truncation of `x` and the next
+//!   number up are tested against the ends — the first length with a candidate inside wins.
+//! - `toFixed` ([`to_fixed`]) rounds the exact expansion.
+
+// Digit counts and exponents here stay far below 2^31 (literals keep at most 801 digits, doubles expand
+// to at most 1100), so the usize/i32/i64 conversions between them cannot wrap.
+#![allow(clippy::cast_possible_wrap)]
+
+use core::cmp::Ordering;
 
 /// Exact powers of ten as doubles: every one up to 10^22 is representable.
 const POW10: [f64; 23] = [
@@ -15,178 +29,306 @@ const POW10: [f64; 23] = [
 /// Largest integer a double holds exactly together with all smaller ones.
 const EXACT_INT: u64 = 1 << 53;
 
-/// The longest JavaScript number text: `-0.00000` plus 17 digits (25 bytes); `-1.2345678901234567e-308`
-/// is 24.
-const MAX_LEN: usize = 32;
+/// Significant digits the slow reader keeps. A halfway point between two doubles has at most 767
+/// significant digits, so a literal cut after 800 (with a nonzero digit appended when anything nonzero
+/// was cut) lies on the same side of every halfway point as the full literal.
+const MAX_DIGITS: usize = 800;
 
-/// A number printed into a fixed buffer, so measuring or appending it allocates nothing.
-struct Printed {
-    buf: [u8; MAX_LEN],
-    len: usize,
-}
+/// Bits of `f64::INFINITY`; every finite positive double's bits are below.
+const INF_BITS: u64 = 0x7FF0_0000_0000_0000;
 
-impl Printed {
-    fn new() -> Self {
-        Printed { buf: [0; MAX_LEN], len: 0 }
+/// A nonnegative integer of any size, little-endian base-2^32 limbs. Only what the exact slow paths
+/// need: multiplying by a small factor, dividing by a small divisor, comparing. No 128-bit arithmetic,
+/// whose compiler-rt helpers would cost the wasm build kilobytes.
+#[derive(Clone)]
+struct Big(Vec<u32>);
+
+impl Big {
+    fn from_u64(v: u64) -> Big {
+        let mut b = Big(vec![v as u32, (v >> 32) as u32]);
+        b.trim();
+        b
     }
 
-    fn push(&mut self, b: u8) {
-        // The layouts below never exceed MAX_LEN; a silent cap keeps this panic-free regardless.
-        if let Some(slot) = self.buf.get_mut(self.len) {
-            *slot = b;
-            self.len += 1;
+    /// Drops high zero limbs, so zero is the empty vector.
+    fn trim(&mut self) {
+        while self.0.last() == Some(&0) {
+            self.0.pop();
         }
     }
 
-    fn push_all(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.push(b);
+    /// `self = self × m + a`.
+    fn mul_add(&mut self, m: u32, a: u32) {
+        let mut carry = u64::from(a);
+        for limb in &mut self.0 {
+            let t = u64::from(*limb) * u64::from(m) + carry;
+            *limb = t as u32;
+            carry = t >> 32;
+        }
+        if carry > 0 {
+            self.0.push(carry as u32);
         }
     }
 
-    fn zeros(&mut self, n: i32) {
-        for _ in 0..n {
-            self.push(b'0');
-        }
-    }
-
-    fn as_str(&self) -> &str {
-        // Only ASCII is ever pushed.
-        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("NaN")
-    }
-}
-
-/// Shortest round-trip decimal digits of a positive finite `x`: `(digits, n)` with
-/// `x ≈ 0.d1d2…dk × 10^n`, as ECMAScript's `Number::toString` defines `s`, `k` and `n`.
-fn shortest_digits(x: f64, digits: &mut [u8; 17]) -> (usize, i32) {
-    let mut ryu_buf = ryu::Buffer::new();
-    // ryu prints either `123.45`, `0.00012` or `1.2e-7` / `1e21`; read its digits and exponent back.
-    let text = ryu_buf.format_finite(x).as_bytes();
-    let (mut k, mut frac_digits, mut in_frac, mut exp, mut exp_neg, mut in_exp) = (0usize, 0i32, false, 0i32, false, false);
-    for &b in text {
-        match b {
-            b'.' => in_frac = true,
-            b'e' | b'E' => in_exp = true,
-            b'-' if in_exp => exp_neg = true,
-            b'0'..=b'9' if in_exp => exp = exp * 10 + i32::from(b - b'0'),
-            b'0'..=b'9' => {
-                if in_frac {
-                    frac_digits += 1;
-                }
-                // Leading zeros carry no value; ryu gives at most 17 significant digits.
-                if (k > 0 || b != b'0') && k < digits.len() {
-                    digits[k] = b;
-                    k += 1;
-                } else if k >= digits.len() && !in_frac {
-                    exp += 1; // unreachable for ryu output, kept so the value stays right
+    /// `self ×= base^n`, in the largest powers of `base` that fit a limb.
+    fn mul_pow(&mut self, base: u32, mut n: u64) {
+        while n > 0 {
+            let (mut factor, mut k) = (base, 1);
+            while k < n {
+                match factor.checked_mul(base) {
+                    Some(f) => (factor, k) = (f, k + 1),
+                    None => break,
                 }
             }
-            _ => {}
+            self.mul_add(factor, 0);
+            n -= k;
         }
     }
-    if exp_neg {
-        exp = -exp;
+
+    /// `self /= d`, returning the remainder (`d > 0`).
+    fn div_rem(&mut self, d: u32) -> u32 {
+        let mut rem = 0u64;
+        for limb in self.0.iter_mut().rev() {
+            let t = (rem << 32) | u64::from(*limb);
+            *limb = (t / u64::from(d)) as u32;
+            rem = t % u64::from(d);
+        }
+        self.trim();
+        rem as u32
     }
-    // Value = digits × 10^(exp - frac_digits); strip trailing zeros (ryu writes `123.0`, `100.0`).
-    let mut scale = exp - frac_digits;
-    while k > 1 && digits[k - 1] == b'0' {
-        k -= 1;
-        scale += 1;
+
+    fn cmp(&self, other: &Big) -> Ordering {
+        // Both are trimmed, so the longer one is larger; equal lengths compare from the top limb.
+        self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
-    (k, i32::try_from(k).unwrap_or(0) + scale)
+
+    /// Decimal digits (ASCII, most significant first, none for zero).
+    fn into_digits(mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        while !self.0.is_empty() {
+            let mut chunk = self.div_rem(1_000_000_000);
+            for _ in 0..9 {
+                out.push(b'0' + (chunk % 10) as u8);
+                chunk /= 10;
+            }
+        }
+        while out.last() == Some(&b'0') {
+            out.pop();
+        }
+        out.reverse();
+        out
+    }
 }
 
-#[allow(clippy::many_single_char_names, reason = "the names ECMAScript's Number::toString uses")]
-fn print_js(x: f64) -> Printed {
-    let mut out = Printed::new();
-    if x.is_nan() {
-        out.push_all(b"NaN");
-        return out;
-    }
-    if x < 0.0 {
-        out.push(b'-');
-    }
-    let x = x.abs();
-    if x.is_infinite() {
-        out.push_all(b"Infinity");
-        return out;
-    }
-    if x == 0.0 {
-        // Also -0: the sign was pushed only for x < 0, which -0 is not.
-        out.push(b'0');
-        return out;
-    }
-    let mut digits = [0u8; 17];
-    let (k, n) = shortest_digits(x, &mut digits);
-    let d = &digits[..k];
-    let k = i32::try_from(k).unwrap_or(0);
-    if k <= n && n <= 21 {
-        out.push_all(d);
-        out.zeros(n - k);
-    } else if 0 < n && n <= 21 {
-        out.push_all(&d[..n as usize]);
-        out.push(b'.');
-        out.push_all(&d[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        out.push_all(b"0.");
-        out.zeros(-n);
-        out.push_all(d);
+/// A positive finite double's bits (or zero) as `m × 2^q`, `m < 2^53`.
+fn decompose(bits: u64) -> (u64, i32) {
+    let exp_bits = ((bits >> 52) & 0x7FF) as i32;
+    let frac = bits & ((1 << 52) - 1);
+    if exp_bits == 0 {
+        (frac, -1074)
     } else {
-        out.push(d[0]);
-        if k > 1 {
-            out.push(b'.');
-            out.push_all(&d[1..]);
-        }
-        let e = n - 1;
-        out.push(b'e');
-        out.push(if e < 0 { b'-' } else { b'+' });
-        push_uint(&mut out, u64::from(e.unsigned_abs()));
+        (frac | (1 << 52), exp_bits - 1075)
     }
-    out
 }
 
-fn push_uint(out: &mut Printed, mut v: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
+/// The exact decimal value of `m × 2^q` as `(digits, t)` with `m × 2^q = digits × 10^t`: an integer
+/// for `q ≥ 0`, otherwise `m × 5^-q` scaled by `10^q` (every binary fraction is a finite decimal).
+fn exact_decimal(m: u64, q: i32) -> (Vec<u8>, i32) {
+    let mut b = Big::from_u64(m);
+    if q >= 0 {
+        b.mul_pow(2, u64::from(q.unsigned_abs()));
+        (b.into_digits(), 0)
+    } else {
+        b.mul_pow(5, u64::from(q.unsigned_abs()));
+        (b.into_digits(), q)
+    }
+}
+
+fn all_zero(d: &[u8]) -> bool {
+    d.iter().all(|&c| c == b'0')
+}
+
+/// Adds one unit in the last place of an ASCII digit string; false when it carries out of the front.
+fn increment(d: &mut [u8]) -> bool {
+    for c in d.iter_mut().rev() {
+        if *c == b'9' {
+            *c = b'0';
+        } else {
+            *c += 1;
+            return true;
+        }
+    }
+    false
+}
+
+/// Appends the decimal digits of `v`.
+fn push_uint(out: &mut Vec<u8>, v: u64) {
+    let start = out.len();
+    let mut v = v;
     loop {
-        i -= 1;
-        tmp[i] = b'0' + (v % 10) as u8;
+        out.push(b'0' + (v % 10) as u8);
         v /= 10;
         if v == 0 {
             break;
         }
     }
-    out.push_all(&tmp[i..]);
+    out[start..].reverse();
+}
+
+/// An ASCII byte string as a `String` (no UTF-8 validation code needed).
+fn ascii(bytes: &[u8]) -> String {
+    bytes.iter().map(|&c| char::from(c)).collect()
+}
+
+/// Shortest round-trip digits of a positive finite `x`, as ECMAScript's `Number::toString` defines them:
+/// `(s, n)` with `x ≈ 0.s × 10^n`, `s` as short as possible, and among equally short choices the one
+/// closest to `x` (on an exact tie, the even one).
+#[allow(clippy::many_single_char_names, reason = "m × 2^q as in IEEE 754; s, n as in Number::toString")]
+fn shortest_digits(x: f64) -> (Vec<u8>, i32) {
+    let bits = x.to_bits();
+    let (m, q) = decompose(bits);
+    // The decimals that read back as x are those in [low, high], the halfway points to its neighbours;
+    // ties read as the even mantissa, so the ends count when m is even. In units of 2^(q-2) all three
+    // are integers; the gap below is half as wide at a power of two (except next to the subnormals).
+    let low = if m == 1 << 52 && bits >> 52 > 1 { 4 * m - 1 } else { 4 * m - 2 };
+    let even = m % 2 == 0;
+    let (hi, t) = exact_decimal(4 * m + 2, q - 2);
+    let width = hi.len();
+    // Same width for all three (high is the largest), so comparing digit strings compares values.
+    let pad = |(d, _): (Vec<u8>, i32)| {
+        let mut v = vec![b'0'; width.saturating_sub(d.len())];
+        v.extend_from_slice(&d);
+        v
+    };
+    let xd = pad(exact_decimal(4 * m, q - 2));
+    let lo = pad(exact_decimal(low, q - 2));
+    let first = xd.iter().position(|&c| c != b'0').unwrap_or(0);
+    for cut in first + 1..=width {
+        // Candidate below: x truncated after `cut` digits; above: that plus one unit in the last place.
+        let (head, tail) = xd.split_at(cut);
+        let (lo_head, lo_tail) = lo.split_at(cut);
+        let (hi_head, hi_tail) = hi.split_at(cut);
+        if all_zero(tail) {
+            return finish(head, width, t); // x itself has this few digits
+        }
+        let down_ok = match head.cmp(lo_head) {
+            Ordering::Greater => true,
+            Ordering::Equal => even && all_zero(lo_tail),
+            Ordering::Less => false,
+        };
+        let mut up = head.to_vec();
+        // Carrying out of the full width would exceed `high`, whose digits fill that width.
+        let up_ok = increment(&mut up)
+            && match up.as_slice().cmp(hi_head) {
+                Ordering::Less => true,
+                Ordering::Equal => even || !all_zero(hi_tail),
+                Ordering::Greater => false,
+            };
+        let take_up = match (down_ok, up_ok) {
+            (false, false) => continue,
+            (true, false) => false,
+            (false, true) => true,
+            // Both read back: the closer one, i.e. round the tail half up; on an exact tie the even one.
+            (true, true) => match tail.first().cmp(&Some(&b'5')) {
+                Ordering::Greater => true,
+                Ordering::Less => false,
+                Ordering::Equal => !all_zero(&tail[1..]) || head.last().is_some_and(|d| d % 2 == 1),
+            },
+        };
+        return finish(if take_up { &up } else { head }, width, t);
+    }
+    finish(&xd, width, t) // not reached: 17 digits always suffice
+}
+
+/// `(s, n)` from the leading `digits` of a `width`-digit number scaled by `10^t`.
+fn finish(digits: &[u8], width: usize, t: i32) -> (Vec<u8>, i32) {
+    let start = digits.iter().position(|&c| c != b'0').unwrap_or(0);
+    let mut s = digits[start..].to_vec();
+    while s.len() > 1 && s.last() == Some(&b'0') {
+        s.pop();
+    }
+    (s, (width - start) as i32 + t)
+}
+
+/// Appends `0.s × 10^n` laid out as `Number::toString` does: fixed notation for -6 < n ≤ 21 (every place
+/// from the highest down to the last digit, at least the ones), otherwise `d.ddde±x`.
+#[allow(clippy::many_single_char_names, reason = "the names ECMAScript's Number::toString uses")]
+fn layout(s: &[u8], n: i32, out: &mut Vec<u8>) {
+    if -6 < n && n <= 21 {
+        let k = s.len() as i32;
+        for place in ((n - k).min(0)..n.max(1)).rev() {
+            if place == -1 {
+                out.push(b'.');
+            }
+            // The digit at 10^place is s[n-1-place]; places outside s are zeros.
+            out.push(usize::try_from(n - 1 - place).ok().and_then(|i| s.get(i)).copied().unwrap_or(b'0'));
+        }
+    } else {
+        let (lead, rest) = s.split_at(s.len().min(1));
+        out.extend_from_slice(lead);
+        if !rest.is_empty() {
+            out.push(b'.');
+            out.extend_from_slice(rest);
+        }
+        out.extend_from_slice(if n > 0 { b"e+" } else { b"e-" });
+        push_uint(out, u64::from((n - 1).unsigned_abs()));
+    }
+}
+
+/// Whether `x` is an integer below 2^53 in magnitude: those (all below 1e21) print as their own digits.
+fn is_small_int(x: f64) -> bool {
+    x.abs() < EXACT_INT as f64 && x.fract() == 0.0
+}
+
+fn print_js(x: f64, out: &mut Vec<u8>) {
+    if x.is_nan() {
+        out.extend_from_slice(b"NaN");
+        return;
+    }
+    if x < 0.0 {
+        out.push(b'-'); // not for -0, which prints as `0`
+    }
+    let x = x.abs();
+    if x.is_infinite() {
+        out.extend_from_slice(b"Infinity");
+    } else if is_small_int(x) {
+        push_uint(out, x as u64);
+    } else {
+        let (s, n) = shortest_digits(x);
+        layout(&s, n, out);
+    }
 }
 
 /// `String(x)` in JavaScript (`Number.prototype.toString()`): shortest round-trip digits, fixed notation
 /// for 1e-7 ≤ |x| < 1e21, otherwise `1e+21` / `1.5e-7`; `-0` prints as `0`.
 pub fn js_string(x: f64) -> String {
-    print_js(x).as_str().to_owned()
+    let mut out = Vec::new();
+    print_js(x, &mut out);
+    ascii(&out)
 }
 
-/// Appends [`js_string`]`(x)` to `out` without an intermediate allocation.
+/// Appends [`js_string`]`(x)` to `out`.
 pub fn write_js(x: f64, out: &mut String) {
-    out.push_str(print_js(x).as_str());
+    out.push_str(&js_string(x));
 }
 
-/// `String(x).length`, without allocating; integers below 2^53 are counted directly.
+/// `String(x).length`; integers below 2^53 are counted without allocating.
 pub fn js_len(x: f64) -> usize {
-    if x.fract() == 0.0 && x.abs() < EXACT_INT as f64 {
-        // Integers up to 2^53 < 1e21 print as plain digits; -0 prints as `0`.
-        let mut v = x.abs() as u64;
-        let mut len = usize::from(x < 0.0) + 1;
+    if is_small_int(x) {
+        let (mut v, mut len) = (x.abs() as u64, usize::from(x < 0.0) + 1);
         while v >= 10 {
             v /= 10;
             len += 1;
         }
         return len;
     }
-    print_js(x).len
+    let mut out = Vec::new();
+    print_js(x, &mut out);
+    out.len()
 }
 
-/// `x.toFixed(digits)` in JavaScript, exact for `digits` up to 17 and |x| < 1e21 (larger values print as
-/// `String(x)`, as JavaScript does). Larger `digits` are treated as 17.
+/// `x.toFixed(digits)` in JavaScript, exact for every `digits` up to 100 (JavaScript's own limit; larger
+/// values are treated as 100) and |x| < 1e21 (larger values print as `String(x)`, as JavaScript does).
 ///
 /// JavaScript rounds the exact binary value, ties away from zero: `(0.25).toFixed(1)` is `"0.3"` (0.25 is
 /// exact), while `(1.005).toFixed(2)` is `"1.00"` (1.005 is stored as 1.00499999999999989…).
@@ -195,47 +337,27 @@ pub fn to_fixed(x: f64, digits: u32) -> String {
     if !x.is_finite() || x.abs() >= 1e21 {
         return js_string(x);
     }
-    let f = digits.min(17);
-    let mut out = String::new();
+    let f = digits.min(100) as usize;
+    let (m, q) = decompose(x.abs().to_bits());
+    // |x| = d × 10^t exactly. Keep the places down to 10^-f (zeros past the end of d) and round on the
+    // next digit: the expansion is exact, so a next digit of 5 or more means at least half a unit.
+    let (d, t) = exact_decimal(m, q);
+    let at = usize::try_from(d.len() as i64 + i64::from(t) + f as i64).ok();
+    let mut n: Vec<u8> = (0..at.unwrap_or(0)).map(|i| d.get(i).copied().unwrap_or(b'0')).collect();
+    if at.and_then(|i| d.get(i)).is_some_and(|&c| c >= b'5') && !increment(&mut n) {
+        n.insert(0, b'1');
+    }
+    while n.len() <= f {
+        n.insert(0, b'0'); // at least one digit before the point
+    }
+    if f > 0 {
+        n.insert(n.len() - f, b'.');
+    }
     if x < 0.0 {
         // `-0` is not below zero, so it prints without a sign; a small negative value rounding to zero keeps it.
-        out.push('-');
+        n.insert(0, b'-');
     }
-    // |x| = m × 2^e exactly, with m < 2^53.
-    let bits = x.abs().to_bits();
-    let exp_bits = ((bits >> 52) & 0x7FF) as i32;
-    let frac = bits & ((1 << 52) - 1);
-    let (m, e) = if exp_bits == 0 { (frac, -1074) } else { (frac | (1 << 52), exp_bits - 1075) };
-    let scale = 10u128.pow(f);
-    // n = round-half-up(m × 2^e × 10^f). |x| < 1e21 < 2^70 and 10^17 < 2^57 keep every product in a u128.
-    let n: u128 = if e >= 0 {
-        (u128::from(m) << e) * scale
-    } else {
-        let shift = e.unsigned_abs();
-        let scaled = u128::from(m) * scale; // < 2^110
-        if shift >= 120 {
-            0 // scaled / 2^shift < 2^-10: rounds to zero
-        } else {
-            (scaled + (1u128 << (shift - 1))) >> shift
-        }
-    };
-    let text = n.to_string();
-    let f = f as usize;
-    if f == 0 {
-        out.push_str(&text);
-    } else if text.len() <= f {
-        out.push_str("0.");
-        for _ in text.len()..f {
-            out.push('0');
-        }
-        out.push_str(&text);
-    } else {
-        let (int, dec) = text.split_at(text.len() - f);
-        out.push_str(int);
-        out.push('.');
-        out.push_str(dec);
-    }
-    out
+    ascii(&n)
 }
 
 /// A JSON number literal taken apart while it is scanned: `±mantissa × 10^exp10`, where `mantissa`
@@ -318,8 +440,7 @@ pub(crate) fn value_of(parts: Parts, literal: &str) -> f64 {
     } else if let Some(v) = fast_magnitude(parts) {
         v
     } else {
-        // Correctly rounded, ±Infinity beyond the range; the grammar was already checked.
-        return literal.parse::<f64>().unwrap_or(f64::NAN);
+        slow_magnitude(literal.as_bytes())
     };
     if parts.negative {
         -magnitude
@@ -347,6 +468,132 @@ fn fast_magnitude(p: Parts) -> Option<f64> {
     }
 }
 
+/// The significant digits of a number literal (ASCII, without leading or trailing zeros) and their scale:
+/// value = digits × 10^exp. At most [`MAX_DIGITS`] are kept, followed by a sticky 1 when a nonzero digit
+/// was cut. Bytes outside the number grammar are skipped; callers pass valid literals or check the result.
+fn significant(literal: &[u8]) -> (Vec<u8>, i64) {
+    let (mut digits, mut exp, mut sticky, mut in_frac) = (Vec::new(), 0i64, false, false);
+    let mut rest = literal.iter();
+    for &c in rest.by_ref() {
+        match c {
+            b'.' => in_frac = true,
+            b'0'..=b'9' => {
+                if digits.is_empty() && c == b'0' {
+                    exp -= i64::from(in_frac); // a leading zero only moves the point
+                } else if digits.len() < MAX_DIGITS {
+                    digits.push(c);
+                    exp -= i64::from(in_frac);
+                } else {
+                    sticky |= c != b'0';
+                    exp += i64::from(!in_frac);
+                }
+            }
+            b'e' | b'E' => break,
+            _ => {} // the sign
+        }
+    }
+    let (mut e, mut negative) = (0i64, false);
+    for &c in rest {
+        match c {
+            b'-' => negative = true,
+            // Saturate far beyond any double's range: the value is 0 or infinite by then anyway.
+            b'0'..=b'9' => e = (e * 10 + i64::from(c - b'0')).min(1 << 40),
+            _ => {}
+        }
+    }
+    exp += if negative { -e } else { e };
+    if sticky {
+        digits.push(b'1');
+        exp -= 1;
+    }
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+        exp += 1;
+    }
+    (digits, exp)
+}
+
+/// The correctly rounded magnitude of a valid JSON number literal, for any literal (the slow path).
+fn slow_magnitude(literal: &[u8]) -> f64 {
+    let (digits, exp) = significant(literal);
+    decimal_to_f64(&digits, exp)
+}
+
+/// The double nearest to `digits × 10^exp` (ASCII digits without leading zeros; ties to even).
+fn decimal_to_f64(digits: &[u8], exp: i64) -> f64 {
+    // 10^(n-1) ≤ value < 10^n: beyond 10^309 it is infinite, below 10^-324 (under half the least
+    // subnormal) it rounds to zero.
+    let n = digits.len() as i64 + exp;
+    if digits.is_empty() || n <= -324 {
+        return 0.0;
+    }
+    if n > 310 {
+        return f64::INFINITY;
+    }
+    // A first guess from the leading 19 digits and a chain of exact powers of ten: each step rounds once,
+    // so it is off by a few doubles at most. Multiplying only grows and dividing only shrinks toward the
+    // result, so no intermediate overflows or underflows before the result would.
+    let lead = digits.len().min(19);
+    let mut guess = digits[..lead].iter().fold(0u64, |m, &c| m * 10 + u64::from(c - b'0')) as f64;
+    let mut e = exp + (digits.len() - lead) as i64;
+    while e > 22 {
+        guess *= POW10[22];
+        e -= 22;
+    }
+    while e < -22 {
+        guess /= POW10[22];
+        e += 22;
+    }
+    guess = if e >= 0 { guess * POW10[e as usize] } else { guess / POW10[(-e) as usize] };
+    let mut d = Big(Vec::new());
+    for &c in digits {
+        d.mul_add(10, u32::from(c - b'0'));
+    }
+    // Walk to the right double by exact comparisons with the halfway points next to the guess.
+    let mut bits = guess.to_bits().min(f64::MAX.to_bits());
+    loop {
+        match cmp_halfway_up(&d, exp, bits) {
+            Ordering::Greater => {
+                bits += 1;
+                if bits == INF_BITS {
+                    return f64::INFINITY;
+                }
+                continue;
+            }
+            Ordering::Equal => return f64::from_bits(bits + (bits & 1)), // the even one (MAX's tie: infinity)
+            Ordering::Less => {}
+        }
+        if bits == 0 {
+            return 0.0;
+        }
+        match cmp_halfway_up(&d, exp, bits - 1) {
+            Ordering::Less => bits -= 1,
+            Ordering::Equal => return f64::from_bits(bits - (bits & 1)),
+            Ordering::Greater => return f64::from_bits(bits),
+        }
+    }
+}
+
+/// Compares `d × 10^exp` with the point halfway between the double with `bits` and the next one up,
+/// `(2m + 1) × 2^(q-1)`, exactly: both sides are turned into integers by multiplying out 5s and 2s.
+fn cmp_halfway_up(d: &Big, exp: i64, bits: u64) -> Ordering {
+    let (m, q) = decompose(bits);
+    let (mut left, mut right) = (d.clone(), Big::from_u64(2 * m + 1));
+    // d × 5^exp × 2^exp  vs  (2m + 1) × 2^(q-1)
+    if exp >= 0 {
+        left.mul_pow(5, exp.unsigned_abs());
+    } else {
+        right.mul_pow(5, exp.unsigned_abs());
+    }
+    let twos = exp - i64::from(q - 1);
+    if twos >= 0 {
+        left.mul_pow(2, twos.unsigned_abs());
+    } else {
+        right.mul_pow(2, twos.unsigned_abs());
+    }
+    left.cmp(&right)
+}
+
 /// `JSON.parse(literal)` for a JSON number literal: correctly rounded, ±Infinity beyond ±1.8e308.
 /// Anything outside the JSON number grammar (including surrounding whitespace) gives NaN.
 pub fn parse(literal: &str) -> f64 {
@@ -356,11 +603,36 @@ pub fn parse(literal: &str) -> f64 {
     }
 }
 
-/// Whether `literal` (a valid JSON number) already is the text `String(JSON.parse(literal))` gives, judged
-/// cheaply: an integer without leading zeros or exponent, at most 15 digits, and not `-0`.
-pub(crate) fn is_canonical_int(literal: &str) -> bool {
-    let digits = literal.strip_prefix('-').unwrap_or(literal);
-    digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) && (digits != "0" || literal == "0")
+/// Whether `literal` is already the text `String(JSON.parse(literal))` gives, judged from the text alone:
+/// JavaScript's layout (no leading or trailing zeros, fixed notation exactly for 1e-7 ≤ |x| < 1e21,
+/// `e+`/`e-` otherwise, no `-0`) with at most 15 significant digits and a normal magnitude
+/// (1e-307 ≤ |x| < 1e308).
+///
+/// Such a literal needs no conversion: two different decimals of at most 15 significant digits never
+/// read as the same normal double (2^52 > 10^15), so no shorter or other equally short digits read back
+/// as its value, and the layout is the one JavaScript would choose.
+pub fn is_canonical_literal(literal: &str) -> bool {
+    let b = literal.as_bytes();
+    let body = b.strip_prefix(b"-").unwrap_or(b);
+    // The common case first, without allocating: a plain integer of at most 15 digits.
+    if body.len() <= 15 && body.iter().all(u8::is_ascii_digit) && body.first() != Some(&b'0') {
+        return !body.is_empty();
+    }
+    let (s, exp) = significant(b);
+    let n = s.len() as i64 + exp;
+    if s.is_empty() {
+        return literal == "0";
+    }
+    if s.len() > 15 || !(-306..=308).contains(&n) {
+        return false;
+    }
+    // Canonical exactly when laying the digits out again gives the same text.
+    let mut text = Vec::with_capacity(b.len());
+    if body.len() < b.len() {
+        text.push(b'-');
+    }
+    layout(&s, n as i32, &mut text);
+    text == b
 }
 
 #[cfg(test)]
@@ -430,13 +702,22 @@ mod tests {
     }
 
     #[test]
-    fn canonical_integers_are_recognised() {
-        assert!(is_canonical_int("0"));
-        assert!(is_canonical_int("-12"));
-        assert!(is_canonical_int("123456789012345"));
-        assert!(!is_canonical_int("1234567890123456"));
-        assert!(!is_canonical_int("-0"));
-        assert!(!is_canonical_int("1e3"));
-        assert!(!is_canonical_int("1.0"));
+    fn canonical_literals_are_recognised() {
+        let yes = [
+            "0", "-12", "123456789012345", "100000000000000000000", "1.5", "-0.001", "0.000001", "0.1234567890123",
+            "123456789.012345", "1e+21", "-1.5e+300", "1.23456789012345e-7", "2e-307", "9.99999999999999e+307",
+        ];
+        let no = [
+            "-0", "1234567890123456", "1e3", "1.0", "1.50", "01", "00.5", "0.0000001", "1e21", "1e+020", "1e+20",
+            "1e-6", "10e+21", "1E+21", "1.e+21", "1e-308", "1e+308", "1.234567890123456e+21", "0.1234567890123456",
+            "1000000000000000000000", "", "-", "0.", ".5", "1e+", "1e-0", "abc", "1.5e+2x", "0.00000", "0e+21",
+        ];
+        for lit in yes {
+            assert!(is_canonical_literal(lit), "{lit}");
+            assert_eq!(js_string(parse(lit)), lit);
+        }
+        for lit in no {
+            assert!(!is_canonical_literal(lit), "{lit}");
+        }
     }
 }

@@ -1,7 +1,5 @@
 //! `JSON.stringify`: its exact length ([`stringify_len`]) and its text ([`write_json`]), from one walk.
 
-use std::borrow::Cow;
-
 use super::str::Str;
 use super::{Num, Value};
 
@@ -125,44 +123,50 @@ fn walk<S: Sink>(root: &Value<'_>, sink: &mut S) {
 }
 
 /// For each member, whether a later member has the same key (`None` when no key repeats).
+///
+/// Small objects (all of pi's) are checked pairwise. Larger ones go through a small open-addressing
+/// table of member indices, filled from the last member back, so each earlier duplicate finds the member
+/// that overrides it: linear for distinct keys. Keys whose hashes (FNV-1a of the decoded text) are equal
+/// are compared exactly, so the worst case — many keys that hash alike, e.g. deliberate collisions or
+/// `"\ud800"`-style keys that decode alike yet differ — is quadratic, like the pairwise check.
 fn shadowed(members: &[(Str<'_>, Value<'_>)]) -> Option<Vec<bool>> {
-    /// Up to this many members a pairwise check is cheaper than sorting.
-    const PAIRWISE_MAX: usize = 32;
+    /// Up to this many members a pairwise check is cheaper than hashing.
+    const PAIRWISE_MAX: usize = 16;
     let n = members.len();
     if n < 2 {
         return None;
     }
     let mut marks = vec![false; n];
-    let mut any = false;
     if n <= PAIRWISE_MAX {
-        for i in 0..n {
-            if members[i + 1..].iter().any(|(k, _)| k.same_as(&members[i].0)) {
-                marks[i] = true;
-                any = true;
-            }
+        for (i, (key, _)) in members.iter().enumerate() {
+            marks[i] = members[i + 1..].iter().any(|(k, _)| k.same_as(key));
         }
     } else {
-        // Sort by decoded key; equal decoded keys are then adjacent, and `same_as` tells the ones that only
-        // decode alike (an unpaired surrogate and a real U+FFFD) apart.
-        let mut order: Vec<(Cow<'_, str>, usize)> = members.iter().enumerate().map(|(i, (k, _))| (k.decoded(), i)).collect();
-        order.sort_unstable();
-        let mut start = 0;
-        while start < n {
-            let mut end = start + 1;
-            while end < n && order[end].0 == order[start].0 {
-                end += 1;
-            }
-            let group = &order[start..end];
-            for (a, &(_, i)) in group.iter().enumerate() {
-                if group[a + 1..].iter().any(|&(_, j)| members[j].0.same_as(&members[i].0)) {
-                    marks[i] = true;
-                    any = true;
+        let hash = |k: &Str<'_>| {
+            k.decoded().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+        };
+        let hashes: Vec<u64> = members.iter().map(|(k, _)| hash(k)).collect();
+        // At most half full, so probing always reaches an empty slot.
+        let mask = (2 * n).next_power_of_two() - 1;
+        let mut slots = vec![usize::MAX; mask + 1];
+        for i in (0..n).rev() {
+            let mut at = hashes[i] as usize & mask;
+            loop {
+                match slots[at] {
+                    usize::MAX => {
+                        slots[at] = i;
+                        break;
+                    }
+                    j if hashes[j] == hashes[i] && members[j].0.same_as(&members[i].0) => {
+                        marks[i] = true;
+                        break;
+                    }
+                    _ => at = (at + 1) & mask,
                 }
             }
-            start = end;
         }
     }
-    any.then_some(marks)
+    marks.contains(&true).then_some(marks)
 }
 
 #[cfg(test)]
