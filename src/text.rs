@@ -105,13 +105,23 @@ pub fn format_position(tokens: f64, context_window: f64) -> String {
     }
 }
 
+/// Byte offset of the first `needle` in `text` (as `str::find` with a `&str` pattern, whose searcher
+/// would bring core's panicking slicing and its Unicode tables into the wasm).
+pub(crate) fn find(text: &str, needle: &str) -> Option<usize> {
+    let (hay, needle) = (text.as_bytes(), needle.as_bytes());
+    if needle.is_empty() {
+        return Some(0);
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
 /// Removes pi's branch-summary prelude up to and including `## Goal`, so a preview shows content.
 /// Text that does not start with the prelude comes back unchanged.
 pub fn strip_branch_summary_boilerplate(text: &str) -> &str {
     if !text.starts_with(BRANCH_SUMMARY_SENTINEL) {
         return text;
     }
-    match text.find(GOAL_HEADER) {
+    match find(text, GOAL_HEADER) {
         // `get` rather than indexing: `find` gives char boundaries, and a slicing panic would pull core's
         // Unicode tables (for its message) into the wasm.
         Some(at) if at > 0 && utf16_len(text.get(..at).unwrap_or("")) < MAX_BOILERPLATE_LEAD_IN => {
