@@ -33,8 +33,8 @@ rmSync(pkgDir, { recursive: true, force: true });
 const args = ["build", "--mode", "no-install", "--target", "web", dev ? "--dev" : "--release",
   "--out-dir", "pkg", "--no-gitignore", ...(dev ? ["--no-opt"] : [])];
 log(`wasm-pack ${args.join(" ")}  (wasm-opt: ${which("wasm-opt") || "none"})`);
-const wasmPack = (argv) => {
-  const r = spawnSync("wasm-pack", argv, { cwd: root, env, stdio: "inherit" });
+const wasmPack = (argv, extraEnv = {}) => {
+  const r = spawnSync("wasm-pack", argv, { cwd: root, env: { ...env, ...extraEnv }, stdio: "inherit" });
   if (r.error) die(`wasm-pack failed to start: ${r.error.message}`);
   if (r.status !== 0) die(`wasm-pack exited with ${r.status}`);
 };
@@ -47,8 +47,12 @@ rmSync(pluginOut, { recursive: true, force: true });
 const pluginArgs = ["build", "--mode", "no-install", "--target", "web", dev ? "--dev" : "--release",
   "--out-dir", pluginOut, "--out-name", "pi_tree_navigator_plugin", "--no-gitignore", "--no-pack", ...(dev ? ["--no-opt"] : []),
   "--", "--no-default-features"];
-log(`wasm-pack ${pluginArgs.join(" ")}`);
-wasmPack(pluginArgs);
+// Optimised for size (opt-level "z"): it is what pi loads with every session, and its per-call work is
+// small; the full build keeps "s" for the viewer's and CLI's throughput. Its own target dir, so switching
+// profiles does not rebuild the other build's dependencies every time.
+const pluginEnv = { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z", CARGO_TARGET_DIR: join(root, "target", "plugin") };
+log(`wasm-pack ${pluginArgs.join(" ")}  (opt-level z)`);
+wasmPack(pluginArgs, pluginEnv);
 for (const name of readdirSync(pluginOut)) {
   if (name.startsWith("pi_tree_navigator_plugin")) cpSync(join(pluginOut, name), join(pkgDir, name));
 }
