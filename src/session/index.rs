@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::entry::{parse_line, Entry, EntryKind, Header, Line, LineProblem, Role};
 use super::record::{flag, stop_bits, Call, EntryRef, Kind, Record, RoleKind, StopReason, NO_PARENT, PENDING};
-use super::store::{Arena, Chunks, IdTable, Span};
+use super::store::{Arena, Chunks, IdTable, Span, StrMap};
 use crate::error::SessionError;
 
 /// Position of an entry in append order. Cheap to copy and to send across the wasm boundary.
@@ -105,11 +105,11 @@ pub struct SessionIndex {
     ids: IdTable,
     /// Parent ids that no entry held when their child arrived, by child slot (rare: a parent may arrive
     /// later, or never). Dropped once resolved: the parent's id is then the same string.
-    pending: HashMap<Slot, Span>,
+    pending: Vec<(Slot, Span)>,
     /// Built on first use: only tree views need children, and the plugin never asks.
     children: Option<Children>,
     /// Current label per target id (latest change wins).
-    labels: HashMap<Box<str>, Box<str>>,
+    labels: StrMap,
     leaf: Option<Slot>,
     /// Lines seen by `append_jsonl`, so line numbers continue across appended chunks.
     lines_seen: usize,
@@ -130,9 +130,9 @@ impl SessionIndex {
             calls: Chunks::default(),
             raw: Chunks::default(),
             ids: IdTable::default(),
-            pending: HashMap::new(),
+            pending: Vec::new(),
             children: None,
-            labels: HashMap::new(),
+            labels: StrMap::default(),
             leaf: None,
             lines_seen: 0,
             duplicate_ids: false,
@@ -277,19 +277,17 @@ impl SessionIndex {
         if let EntryKind::Label { target, label } = &entry.kind {
             match label {
                 Some(l) => {
-                    self.labels.insert(target.clone(), l.clone());
+                    self.labels.set(target, Some(l.clone()));
                     if let Some(t) = self.slot_of(target) {
                         self.records[t as usize].flags |= flag::MAYBE_LABELED;
                     }
                 }
-                None => {
-                    self.labels.remove(target);
-                }
+                None => self.labels.set(target, None),
             }
         }
         let mut record = self.record_of(entry);
         // A label written before its target arrived (pi keeps those) applies once it does.
-        if !self.labels.is_empty() && self.labels.contains_key(&entry.id) {
+        if !self.labels.is_empty() && self.labels.get(&entry.id).is_some() {
             record.flags |= flag::MAYBE_LABELED;
         }
         self.records.push(record);
@@ -307,15 +305,23 @@ impl SessionIndex {
             Some((_, Some(p))) => p,
             Some((pid, None)) => {
                 let span = self.arena.push(pid);
-                self.pending.insert(slot, span);
+                // Slots only grow, so the list stays sorted for the lookups below.
+                self.pending.push((slot, span));
                 PENDING
             }
         };
+        #[cfg(feature = "full")]
         if let Some(children) = &mut self.children {
             // A self-parented entry is a root in the tree, nobody's child.
             if let Some(pid) = entry.parent_id.as_deref().filter(|pid| **pid != *entry.id) {
                 add_child(children, pid, slot, entry.timestamp_ms.unwrap_or(f64::INFINITY));
             }
+        }
+        // Only tree views ask for children, and the plugin build has none: it drops the lists (rebuilt on
+        // a next ask) rather than carry the code that keeps them current.
+        #[cfg(not(feature = "full"))]
+        {
+            self.children = None;
         }
         self.leaf = Some(slot);
         repeated.is_some()
@@ -424,10 +430,15 @@ impl SessionIndex {
     pub(super) fn parent_id_at(&self, slot: Slot) -> Option<&str> {
         match self.records[slot as usize].parent {
             NO_PARENT => None,
-            PENDING => self.pending.get(&slot).and_then(|&span| self.text(span)),
+            PENDING => self.pending_parent(slot).and_then(|at| self.text(self.pending[at].1)),
             // A resolved parent holds exactly the id that was named.
             p => Some(self.id_of(p)),
         }
+    }
+
+    /// Where `slot`'s not yet resolved parent id is in `pending`.
+    fn pending_parent(&self, slot: Slot) -> Option<usize> {
+        self.pending.binary_search_by_key(&slot, |&(s, _)| s).ok()
     }
 
     /// The entry at `slot`.
@@ -463,9 +474,9 @@ impl SessionIndex {
         let holder = match parent {
             NO_PARENT => return None,
             PENDING => {
-                let pid = self.pending.get(&slot).and_then(|&span| self.text(span))?;
-                let p = self.slot_of(pid)?;
-                self.pending.remove(&slot);
+                let at = self.pending_parent(slot)?;
+                let p = self.slot_of(self.text(self.pending[at].1)?)?;
+                self.pending.remove(at);
                 p
             }
             p if !self.records[p as usize].has(flag::SHADOWED) => p,
@@ -567,7 +578,7 @@ impl SessionIndex {
 
     /// The label currently on entry `id`.
     pub fn label_of(&self, id: &str) -> Option<&str> {
-        self.labels.get(id).map(AsRef::as_ref)
+        self.labels.get(id)
     }
 
     /// Slots from the root to `leaf` (inclusive). Iterative, so any depth is fine; a parent cycle is an

@@ -224,9 +224,115 @@ impl IdTable {
     }
 }
 
+/// A map from strings to strings (the current label per target id): open addressing over indexes into
+/// a list of members, with the hash of [`IdTable`]. A removed member keeps its key with no value, so
+/// indexes never move; labels are few next to entries, and a key that comes back reuses its member.
+#[derive(Debug, Default)]
+pub(super) struct StrMap {
+    members: Vec<(Box<str>, Option<Box<str>>)>,
+    buckets: Vec<u32>,
+    live: usize,
+}
+
+impl StrMap {
+    /// Whether no key has a value.
+    pub(super) fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// The value under `key`.
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
+        let i = self.find(key)?;
+        self.members.get(i as usize).and_then(|(_, v)| v.as_deref())
+    }
+
+    /// Sets (`Some`) or removes (`None`) the value under `key`.
+    pub(super) fn set(&mut self, key: &str, value: Option<Box<str>>) {
+        if let Some(i) = self.find(key) {
+            let member = &mut self.members[i as usize];
+            self.live = self.live + usize::from(value.is_some()) - usize::from(member.1.is_some());
+            member.1 = value;
+            return;
+        }
+        if value.is_none() {
+            return;
+        }
+        if (self.members.len() + 1) * 8 > self.buckets.len() * 7 {
+            self.grow();
+        }
+        let index = self.members.len() as u32;
+        self.members.push((key.into(), value));
+        self.live += 1;
+        let at = self.free_bucket(key);
+        self.buckets[at] = index;
+    }
+
+    fn start(&self, key: &str) -> usize {
+        let bits = self.buckets.len().trailing_zeros();
+        (hash(key) >> (64 - bits)) as usize
+    }
+
+    fn find(&self, key: &str) -> Option<u32> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let mask = self.buckets.len() - 1;
+        let (mut i, mut step) = (self.start(key), 1);
+        loop {
+            match self.buckets[i] {
+                EMPTY => return None,
+                m if *self.members[m as usize].0 == *key => return Some(m),
+                _ => (i, step) = ((i + step) & mask, step + 1),
+            }
+        }
+    }
+
+    /// The first empty bucket on `key`'s probe sequence (the table is never full).
+    fn free_bucket(&self, key: &str) -> usize {
+        let mask = self.buckets.len() - 1;
+        let (mut i, mut step) = (self.start(key), 1);
+        while self.buckets[i] != EMPTY {
+            i = (i + step) & mask;
+            step += 1;
+        }
+        i
+    }
+
+    fn grow(&mut self) {
+        let size = (self.buckets.len() * 2).max(16);
+        self.buckets = vec![EMPTY; size];
+        for m in 0..self.members.len() {
+            let at = self.free_bucket(&self.members[m].0);
+            self.buckets[at] = m as u32;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn str_map_sets_replaces_and_removes() {
+        let mut map = StrMap::default();
+        assert!(map.is_empty() && map.get("a").is_none());
+        for i in 0..1000 {
+            map.set(&format!("k{i}"), Some(format!("v{i}").into()));
+        }
+        map.set("k7", Some("again".into()));
+        map.set("k8", None);
+        map.set("never", None);
+        assert_eq!(map.get("k7"), Some("again"));
+        assert_eq!(map.get("k8"), None);
+        assert_eq!(map.get("k999"), Some("v999"));
+        assert_eq!(map.get("never"), None);
+        for i in 0..1000 {
+            map.set(&format!("k{i}"), None);
+        }
+        assert!(map.is_empty());
+        map.set("k8", Some("back".into()));
+        assert_eq!((map.get("k8"), map.is_empty()), (Some("back"), false));
+    }
 
     #[test]
     fn arena_keeps_strings_of_every_size() {
