@@ -358,3 +358,34 @@ fn bytes_load_like_text_and_invalid_utf8_is_replaced() {
     assert_eq!(c.load_file_bytes(&bad).unwrap().appended, 1);
     assert!(c.context_json(Leaf::Current).unwrap().contains("\u{fffd}éllo"));
 }
+
+/// Feeding bytes in pieces of any size (as the wasm binding does, 64 KB at a time) gives exactly what
+/// feeding the whole text gives: entries, leaf, estimate, and the line numbers of skipped lines — with a
+/// byte-order mark at the start (dropped) and one at the start of a later line (content, so skipped).
+#[test]
+fn byte_feed_in_pieces_equals_the_whole_text() {
+    use pi_tree_navigator::session::ByteFeed;
+    let mut text = String::from("\u{feff}");
+    for path in ["tests/fixtures/branches.jsonl", "tests/fixtures/crlf-bom.jsonl", "tests/fixtures/hostile.jsonl", "tests/fixtures/images.jsonl"] {
+        let t = std::fs::read_to_string(path).expect("fixture");
+        text.push_str(t.trim_start_matches('\u{feff}'));
+        text.push('\n');
+    }
+    text.push_str("\u{feff}{\"type\":\"custom\",\"id\":\"bom-line\",\"parentId\":null,\"timestamp\":1}\n\nnot json\n");
+    text.push_str(&user("tail", None, 9, "a last line without a newline, é and 😀"));
+    let mut whole = SessionIndex::new(Mode::Plugin);
+    let expected = whole.append_jsonl(&text);
+    assert!(expected.skipped.len() >= 2, "{:?}", expected.skipped);
+    let bytes = text.as_bytes();
+    for size in [1, 2, 3, 7, 64, 1000, bytes.len()] {
+        let mut fed = SessionIndex::new(Mode::Plugin);
+        let mut feed = ByteFeed::default();
+        for piece in bytes.chunks(size) {
+            feed.push(&mut fed, piece);
+        }
+        let report = feed.finish(&mut fed);
+        assert_eq!(report, expected, "pieces of {size}");
+        assert_eq!((fed.len(), fed.leaf().map(|s| fed.id_of(s).to_string())), (whole.len(), whole.leaf().map(|s| whole.id_of(s).to_string())));
+        assert_eq!(fed.estimate(Leaf::Current).unwrap(), whole.estimate(Leaf::Current).unwrap(), "pieces of {size}");
+    }
+}

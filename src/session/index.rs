@@ -86,6 +86,52 @@ pub struct IngestReport {
     pub warnings: Vec<String>,
 }
 
+impl IngestReport {
+    /// Adds what a later call on the same input did (line numbers already count across calls).
+    pub fn merge(&mut self, later: IngestReport) {
+        self.appended += later.appended;
+        self.skipped.extend(later.skipped);
+        self.warnings.extend(later.warnings);
+    }
+}
+
+/// Feeds a byte stream to an index in pieces, so the input never has to be in wasm memory whole: only
+/// the current piece and a line cut by its end (linear memory never shrinks, so a whole file copied in
+/// once would stay in the high-water mark for good).
+#[derive(Debug, Default)]
+pub struct ByteFeed {
+    carry: Vec<u8>,
+    report: IngestReport,
+    started: bool,
+}
+
+impl ByteFeed {
+    /// Feeds the next piece: every complete line in it (with the carried start of the first) goes in now.
+    pub fn push(&mut self, index: &mut SessionIndex, piece: &[u8]) {
+        self.carry.extend_from_slice(piece);
+        if let Some(last) = self.carry.iter().rposition(|&b| b == b'\n') {
+            self.feed(index, last + 1);
+        }
+    }
+
+    /// Feeds what is left (a last line without a newline) and returns what the whole stream did.
+    pub fn finish(mut self, index: &mut SessionIndex) -> IngestReport {
+        if !self.carry.is_empty() {
+            self.feed(index, self.carry.len());
+        }
+        self.report
+    }
+
+    fn feed(&mut self, index: &mut SessionIndex, end: usize) {
+        let text = String::from_utf8_lossy(&self.carry[..end]);
+        // Only the stream's own start may carry a byte-order mark (pi drops it with `trim()`).
+        let done = if self.started { index.append_jsonl_continued(&text) } else { index.append_jsonl(&text) };
+        self.started = true;
+        self.report.merge(done);
+        self.carry.drain(..end);
+    }
+}
+
 /// The resident index of one pi session. Sessions are append-only, so it only ever grows; feed it the
 /// new entries as they come.
 #[derive(Debug)]
@@ -163,9 +209,13 @@ impl SessionIndex {
     /// Feeds JSONL text: a whole file or a newly appended tail. Blank lines are ignored; a line that does
     /// not parse is skipped and reported with its line number (counted across calls); nothing is fatal.
     pub fn append_jsonl(&mut self, text: &str) -> IngestReport {
-        let mut report = IngestReport::default();
         // pi reads files with `content.trim()`, which also drops a byte-order mark.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        self.append_jsonl_continued(text.strip_prefix('\u{feff}').unwrap_or(text))
+    }
+
+    /// [`Self::append_jsonl`] for text that continues earlier input (a byte-order mark here is content).
+    fn append_jsonl_continued(&mut self, text: &str) -> IngestReport {
+        let mut report = IngestReport::default();
         for line in text.split('\n') {
             self.lines_seen += 1;
             let trimmed = line.trim();

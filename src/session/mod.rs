@@ -12,7 +12,7 @@ mod view;
 
 pub use entry::{AssistantInfo, Entry, EntryKind, Header, Role};
 pub use record::{AssistantRef, EntryRef, Kind, RoleKind, StopReason};
-pub use index::{IngestReport, Leaf, Mode, SessionIndex, Skipped, Slot};
+pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped, Slot};
 pub use tokens::{cumulative, Estimate};
 pub use view::{Anchor, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};
 pub use context::Source;

@@ -8,7 +8,7 @@ mod error;
 pub mod full;
 pub mod tool;
 
-use js_sys::{Array, JSON};
+use js_sys::{Array, JsString, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
 use crate::json::Value;
@@ -71,14 +71,45 @@ impl SessionIndex {
 
     /// Feeds JSONL text (a whole file or an appended tail). Bad lines are skipped and reported.
     #[wasm_bindgen(js_name = appendJsonl, unchecked_return_type = "IngestReport")]
-    pub fn append_jsonl(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        report_js(self.inner.append_jsonl(text))
+    pub fn append_jsonl(&mut self, #[wasm_bindgen(unchecked_param_type = "string")] text: &JsString) -> Result<JsValue, JsValue> {
+        // Taken in pieces of 16K UTF-16 units, like `appendJsonlBytes`: a whole string would be copied in
+        // at once (in a buffer of 3× its length) and stay in wasm memory's high-water mark.
+        const PIECE: u32 = 16 << 10;
+        let (total, mut at) = (text.length(), 0);
+        let mut feed = session::ByteFeed::default();
+        while at < total {
+            let mut end = total.min(at + PIECE);
+            // Never between the two halves of a surrogate pair (a high surrogate, 0xD800–0xDBFF, ends it).
+            if end < total && (55296.0..56320.0).contains(&text.char_code_at(end - 1)) {
+                end -= 1;
+            }
+            let piece = String::from(text.slice(at, end));
+            feed.push(&mut self.inner, piece.as_bytes());
+            at = end;
+        }
+        report_js(feed.finish(&mut self.inner))
     }
 
     /// `appendJsonl` from UTF-8 bytes (e.g. the new tail of a session file).
     #[wasm_bindgen(js_name = appendJsonlBytes, unchecked_return_type = "IngestReport")]
-    pub fn append_jsonl_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        report_js(self.inner.append_jsonl_bytes(bytes))
+    pub fn append_jsonl_bytes(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: &Uint8Array,
+    ) -> Result<JsValue, JsValue> {
+        // Copied in 64 KB pieces (plus a line cut by a piece's end), never whole: wasm memory only grows,
+        // so a file copied in at once would stay in its footprint for good.
+        const PIECE: u32 = 64 << 10;
+        let (total, mut at) = (bytes.length(), 0);
+        let mut feed = session::ByteFeed::default();
+        let mut piece = Vec::new();
+        while at < total {
+            let end = total.min(at + PIECE);
+            piece.resize((end - at) as usize, 0);
+            bytes.subarray(at, end).copy_to(&mut piece);
+            feed.push(&mut self.inner, &piece);
+            at = end;
+        }
+        report_js(feed.finish(&mut self.inner))
     }
 
     /// Feeds entries the host holds as objects (e.g. the new items of `sm.getEntries()`).

@@ -131,3 +131,48 @@ test("pkg/ packs and installs as an npm package; resolves by name (ESM import an
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("appendJsonl and appendJsonlBytes take big inputs in pieces with the same result as line by line (plugin and full wasm)", async () => {
+  // ~300 KB: several 16K-unit / 64 KB pieces, astral characters (surrogate pairs) everywhere, so some piece
+  // boundaries fall inside a pair or inside a UTF-8 sequence; a lone surrogate and a blank line as well.
+  const lines = ['{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}'];
+  let parent = null;
+  for (let i = 0; i < 400; i++) {
+    const id = `e${i}`;
+    // Mostly astral characters, with an odd-length prefix on some lines, so that piece cuts land inside pairs.
+    const text = `${"a".repeat(i % 3)}${"😀".repeat(300)}é${i === 200 ? "\ud800" : ""}`;
+    lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}.000Z`, message: { role: "user", content: text } }));
+    if (i === 100) lines.push("");
+    parent = id;
+  }
+  const text = lines.join("\n") + "\n";
+  const plugin = await import(pathToFileURL(join(pkgDir, "load-plugin.js")).href);
+  for (const core of [api, plugin]) {
+    const one = core.SessionIndex.plugin();
+    for (const line of lines) one.appendJsonl(line + "\n");
+    const whole = core.SessionIndex.plugin();
+    const report = whole.appendJsonl(text);
+    const bytes = core.SessionIndex.plugin();
+    const reportBytes = bytes.appendJsonlBytes(new TextEncoder().encode(text));
+    assert.deepEqual(report, { appended: 400, skipped: [], warnings: [] });
+    assert.deepEqual(reportBytes, report);
+    for (const index of [whole, bytes]) {
+      assert.equal(index.entryCount, one.entryCount);
+      assert.equal(index.leafId(), one.leafId());
+      const plan = (i) => i.toolPlan({ action: "list" }, { callId: "c", contextWindow: 100000 });
+      assert.deepEqual(plan(index), plan(one));
+    }
+  }
+  // Every character arrived intact (a piece cut inside a surrogate pair or a UTF-8 sequence would not):
+  // the full index keeps each entry's text as fed.
+  const full = api.SessionIndex.full();
+  full.appendJsonl(text);
+  const fullBytes = api.SessionIndex.full();
+  fullBytes.appendJsonlBytes(new TextEncoder().encode(text));
+  for (const line of lines.slice(1).filter(Boolean)) {
+    const id = JSON.parse(line).id;
+    const fed = new TextDecoder().decode(new TextEncoder().encode(line)); // the lone surrogate as U+FFFD
+    assert.equal(full.entryJson(id), fed, id);
+    assert.equal(fullBytes.entryJson(id), fed, id);
+  }
+});
