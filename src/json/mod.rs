@@ -301,6 +301,49 @@ macro_rules! obj {
     };
 }
 
+impl Value<'_> {
+    /// The same value, owning all its text (for values that must outlive what they were read from).
+    /// Numbers keep their value; the literal they were read from is dropped, which changes nothing
+    /// JavaScript could observe.
+    pub fn into_owned(self) -> Value<'static> {
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(b),
+            Value::Num(n) => Value::from(n.value),
+            Value::Str(s) => Value::Str(s.into_owned()),
+            // Plain loops: `map(..).collect()` here becomes an in-place collect, much larger in the wasm build.
+            Value::Arr(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for v in items {
+                    out.push(v.into_owned());
+                }
+                Value::Arr(out)
+            }
+            Value::Obj(members) => {
+                let mut out = Vec::with_capacity(members.len());
+                for (k, v) in members {
+                    out.push((k.into_owned(), v.into_owned()));
+                }
+                Value::Obj(out)
+            }
+        }
+    }
+}
+
+/// Drops a value without recursion. A plain drop of a `Value` recurses once per nesting level; values
+/// read from session lines may nest tens of thousands of levels deep, which would overflow the 1 MB
+/// wasm stack, so the ingest disposes of them with this instead.
+pub fn dispose(value: Value<'_>) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Arr(items) => stack.extend(items),
+            Value::Obj(members) => stack.extend(members.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,35 +385,5 @@ mod tests {
         };
         assert_eq!(v.to_json(), r#"{"name":"n\"1","ids":["a","b"],"tokens":0.30000000000000004,"count":3,"hint":null,"inf":null,"nested":{"x":0}}"#);
         assert_eq!(stringify_len(&v), v.to_json().len());
-    }
-}
-
-impl Value<'_> {
-    /// The same value, owning all its text (for values that must outlive what they were read from).
-    /// Numbers keep their value; the literal they were read from is dropped, which changes nothing
-    /// JavaScript could observe.
-    pub fn into_owned(self) -> Value<'static> {
-        match self {
-            Value::Null => Value::Null,
-            Value::Bool(b) => Value::Bool(b),
-            Value::Num(n) => Value::from(n.value),
-            Value::Str(s) => Value::Str(s.into_owned()),
-            Value::Arr(items) => Value::Arr(items.into_iter().map(Value::into_owned).collect()),
-            Value::Obj(members) => Value::Obj(members.into_iter().map(|(k, v)| (k.into_owned(), v.into_owned())).collect()),
-        }
-    }
-}
-
-/// Drops a value without recursion. A plain drop of a `Value` recurses once per nesting level; values
-/// read from session lines may nest tens of thousands of levels deep, which would overflow the 1 MB
-/// wasm stack, so the ingest disposes of them with this instead.
-pub fn dispose(value: Value<'_>) {
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Arr(items) => stack.extend(items),
-            Value::Obj(members) => stack.extend(members.into_iter().map(|(_, v)| v)),
-            _ => {}
-        }
     }
 }

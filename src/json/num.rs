@@ -375,42 +375,37 @@ pub(crate) struct Parts {
 pub(crate) fn scan(b: &[u8], start: usize) -> Result<(usize, Parts), usize> {
     /// Mantissas stay below 10^18 before a digit is added, so 19 digits fit in a u64.
     const MANT_LIMIT: u64 = 1_000_000_000_000_000_000;
-    let mut i = start;
-    let negative = b.get(i) == Some(&b'-');
-    if negative {
-        i += 1;
-    }
+    let negative = b.get(start) == Some(&b'-');
+    let int_start = start + usize::from(negative);
+    let (mut i, mut point) = (int_start, None);
     let (mut mantissa, mut exp10, mut inexact) = (0u64, 0i64, false);
-    match b.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            while let Some(&c @ b'0'..=b'9') = b.get(i) {
+    // The digits before and after the point in one loop: a digit past the point scales by 1/10 when it
+    // is kept, a digit before it scales by 10 when it is dropped.
+    loop {
+        match b.get(i) {
+            Some(&c @ b'0'..=b'9') => {
                 if mantissa < MANT_LIMIT {
                     mantissa = mantissa * 10 + u64::from(c - b'0');
+                    exp10 -= i64::from(point.is_some());
                 } else {
-                    exp10 += 1;
+                    exp10 += i64::from(point.is_none());
                     inexact |= c != b'0';
                 }
-                i += 1;
             }
+            Some(b'.') if point.is_none() => point = Some(i),
+            _ => break,
         }
-        _ => return Err(i),
-    }
-    if b.get(i) == Some(&b'.') {
         i += 1;
-        let first = i;
-        while let Some(&c @ b'0'..=b'9') = b.get(i) {
-            if mantissa < MANT_LIMIT {
-                mantissa = mantissa * 10 + u64::from(c - b'0');
-                exp10 -= 1;
-            } else {
-                inexact |= c != b'0';
-            }
-            i += 1;
-        }
-        if i == first {
-            return Err(i);
-        }
+    }
+    let int_end = point.unwrap_or(i);
+    if int_end == int_start {
+        return Err(int_start);
+    }
+    if b.get(int_start) == Some(&b'0') && int_end > int_start + 1 {
+        return Err(int_start + 1); // no leading zeros
+    }
+    if point.is_some_and(|p| p + 1 == i) {
+        return Err(i); // a point needs digits after it
     }
     if let Some(b'e' | b'E') = b.get(i) {
         i += 1;
@@ -459,11 +454,6 @@ fn fast_magnitude(p: Parts) -> Option<f64> {
     match p.exp10 {
         0..=22 => Some(m * POW10[p.exp10 as usize]),
         -22..=-1 => Some(m / POW10[(-p.exp10) as usize]),
-        23..=37 => {
-            // `123e30` = 123000000 × 1e22 exactly, as long as the shifted mantissa stays exact.
-            let shifted = p.mantissa.checked_mul(10u64.pow((p.exp10 - 22) as u32))?;
-            (shifted <= EXACT_INT).then(|| shifted as f64 * POW10[22])
-        }
         _ => None,
     }
 }

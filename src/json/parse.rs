@@ -46,7 +46,7 @@ impl std::error::Error for Error {}
 /// A container being filled: its items so far and, in an object, the key waiting for its value.
 enum Frame<'a> {
     Arr(Vec<Value<'a>>),
-    Obj(Vec<(Str<'a>, Value<'a>)>, Option<Str<'a>>),
+    Obj(Vec<(Str<'a>, Value<'a>)>, Str<'a>),
 }
 
 /// Parses `text` exactly as `JSON.parse` would accept it, with arrays and objects nested at most
@@ -69,28 +69,19 @@ impl<'a> Reader<'a> {
     fn run(&mut self, max_depth: usize) -> Result<Value<'a>, Error> {
         let mut stack: Vec<Frame<'a>> = Vec::new();
         'value: loop {
-            self.skip_ws();
-            let mut value = match self.peek() {
-                Some(b'{') => {
-                    self.open(&stack, max_depth)?;
-                    self.skip_ws();
-                    if self.peek() == Some(b'}') {
-                        self.i += 1;
-                        Value::Obj(Vec::new())
-                    } else {
-                        let key = self.key()?;
-                        stack.push(Frame::Obj(Vec::new(), Some(key)));
-                        continue 'value;
+            let mut value = match self.peek_ws() {
+                Some(open @ (b'{' | b'[')) => {
+                    if stack.len() >= max_depth {
+                        return Err(Error { kind: ErrorKind::TooDeep, offset: self.i });
                     }
-                }
-                Some(b'[') => {
-                    self.open(&stack, max_depth)?;
-                    self.skip_ws();
-                    if self.peek() == Some(b']') {
+                    self.i += 1;
+                    let obj = open == b'{';
+                    // `{` + 2 is `}` and `[` + 2 is `]`.
+                    if self.peek_ws() == Some(open + 2) {
                         self.i += 1;
-                        Value::Arr(Vec::new())
+                        if obj { Value::Obj(Vec::new()) } else { Value::Arr(Vec::new()) }
                     } else {
-                        stack.push(Frame::Arr(Vec::new()));
+                        stack.push(if obj { Frame::Obj(Vec::new(), self.key()?) } else { Frame::Arr(Vec::new()) });
                         continue 'value;
                     }
                 }
@@ -104,54 +95,44 @@ impl<'a> Reader<'a> {
             // Hand the finished value to its container; close containers as long as they end here.
             loop {
                 let Some(frame) = stack.last_mut() else {
-                    self.skip_ws();
-                    return if self.i == self.b.len() { Ok(value) } else { Err(self.unexpected()) };
+                    return if self.peek_ws().is_none() { Ok(value) } else { Err(self.unexpected()) };
                 };
-                self.skip_ws();
-                match frame {
+                let close = match frame {
                     Frame::Arr(items) => {
                         items.push(value);
-                        match self.peek() {
-                            Some(b',') => {
-                                self.i += 1;
-                                continue 'value;
-                            }
-                            Some(b']') => self.i += 1,
-                            _ => return Err(self.unexpected()),
-                        }
+                        b']'
                     }
-                    Frame::Obj(items, key) => {
-                        let k = key.take().unwrap_or_else(|| Str::plain(""));
-                        items.push((k, value));
-                        match self.peek() {
-                            Some(b',') => {
-                                self.i += 1;
-                                self.skip_ws();
-                                *key = Some(self.key()?);
-                                continue 'value;
-                            }
-                            Some(b'}') => self.i += 1,
-                            _ => return Err(self.unexpected()),
-                        }
+                    Frame::Obj(members, key) => {
+                        members.push((std::mem::replace(key, Str::plain("")), value));
+                        b'}'
                     }
+                };
+                match self.peek_ws() {
+                    Some(b',') => {
+                        self.i += 1;
+                        if let Frame::Obj(_, key) = frame {
+                            *key = self.key()?;
+                        }
+                        continue 'value;
+                    }
+                    Some(c) if c == close => self.i += 1,
+                    _ => return Err(self.unexpected()),
                 }
                 value = match stack.pop() {
                     Some(Frame::Arr(items)) => Value::Arr(items),
-                    Some(Frame::Obj(items, _)) => Value::Obj(items),
-                    None => return Err(self.unexpected()), // unreachable: the stack had a last frame
+                    Some(Frame::Obj(members, _)) => Value::Obj(members),
+                    None => Value::Null, // not reached: the stack had a last frame
                 };
             }
         }
     }
 
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-
-    fn skip_ws(&mut self) {
+    /// The next byte after any whitespace (which is skipped).
+    fn peek_ws(&mut self) -> Option<u8> {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
             self.i += 1;
         }
+        self.b.get(self.i).copied()
     }
 
     /// Error at the current position: the character there, or the end of the text.
@@ -166,23 +147,13 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Steps over an opening bracket, refusing to go deeper than `max_depth`.
-    fn open(&mut self, stack: &[Frame<'a>], max_depth: usize) -> Result<(), Error> {
-        if stack.len() >= max_depth {
-            return Err(Error { kind: ErrorKind::TooDeep, offset: self.i });
-        }
-        self.i += 1;
-        Ok(())
-    }
-
-    /// An object key and its colon.
+    /// An object key and its colon, after any whitespace.
     fn key(&mut self) -> Result<Str<'a>, Error> {
-        if self.peek() != Some(b'"') {
+        if self.peek_ws() != Some(b'"') {
             return Err(self.unexpected());
         }
         let key = self.string()?;
-        self.skip_ws();
-        if self.peek() != Some(b':') {
+        if self.peek_ws() != Some(b':') {
             return Err(self.unexpected());
         }
         self.i += 1;

@@ -53,17 +53,17 @@ impl<'a> Str<'a> {
 
     /// Length as JavaScript's `.length` counts it (UTF-16 units), computed without decoding or allocating.
     pub fn units(&self) -> usize {
-        if self.form != Form::Escaped {
-            return crate::js::utf16_len(&self.text);
-        }
-        // Every escape stands for exactly one UTF-16 unit (a surrogate pair is written as two escapes), so
-        // count the raw bytes as units and take off what each escape spends beyond one.
-        let b = self.text.as_bytes();
-        let (mut units, mut i) = (utf16_units(b), 0);
-        while let Some(at) = find_backslash(b, i) {
-            let raw = if b.get(at + 1) == Some(&b'u') { 6 } else { 2 };
-            units -= raw - 1;
-            i = at + raw;
+        let mut units = crate::js::utf16_len(&self.text);
+        if self.escaped() {
+            // Every escape stands for exactly one UTF-16 unit (a surrogate pair is written as two escapes),
+            // so count the raw bytes as units and take off what each escape spends beyond one.
+            let b = self.text.as_bytes();
+            let mut i = 0;
+            while let Some(at) = find_backslash(b, i) {
+                let raw = if b.get(at + 1) == Some(&b'u') { 6 } else { 2 };
+                units -= raw - 1;
+                i = at + raw;
+            }
         }
         units
     }
@@ -75,18 +75,7 @@ impl<'a> Str<'a> {
 
     /// The decoded text with every unpaired surrogate replaced by `lone`.
     pub fn decode_with(&self, lone: char) -> Cow<'_, str> {
-        if self.form != Form::Escaped {
-            return Cow::Borrowed(&self.text);
-        }
-        let mut out = String::with_capacity(self.text.len());
-        self.for_each_piece(|piece| {
-            out.push(match piece {
-                Piece::Char(c) => c,
-                Piece::Lone(_) => lone,
-            });
-            true
-        });
-        Cow::Owned(out)
+        decode(&self.text, self.escaped(), lone)
     }
 
     /// Into an owned, decoded `String` (unpaired surrogates become U+FFFD).
@@ -100,76 +89,36 @@ impl<'a> Str<'a> {
     /// The decoded start of the string: whole characters up to `max_units` UTF-16 units (a character
     /// that would cross the limit is left out). Only that start is decoded.
     pub fn prefix(&self, max_units: usize) -> Cow<'_, str> {
-        if self.form != Form::Escaped {
-            let mut units = 0;
-            for (at, c) in self.text.char_indices() {
-                units += c.len_utf16();
-                if units > max_units {
-                    return Cow::Borrowed(self.text.get(..at).unwrap_or(""));
-                }
-            }
-            return Cow::Borrowed(&self.text);
-        }
-        let mut out = String::new();
+        // Find where the prefix ends in the raw text (always between pieces), then decode only that.
+        let mut pieces = self.pieces();
         let mut units = 0;
-        self.for_each_piece(|piece| {
-            let (c, n) = match piece {
-                Piece::Char(c) => (c, c.len_utf16()),
-                Piece::Lone(_) => ('\u{fffd}', 1),
-            };
-            units += n;
+        let mut cut = self.text.len();
+        loop {
+            let before = pieces.rest.len();
+            let Some(piece) = pieces.next() else { break };
+            units += piece.units();
             if units > max_units {
-                return false;
+                cut -= before;
+                break;
             }
-            out.push(c);
-            true
-        });
-        Cow::Owned(out)
+        }
+        decode(self.text.get(..cut).unwrap_or(""), self.escaped(), '\u{fffd}')
     }
 
     /// Whether the decoded string equals `s`, without allocating. An unpaired surrogate equals nothing a
     /// Rust string can hold (as in JavaScript, `"\ud800" !== "\ufffd"`).
     pub fn eq_str(&self, s: &str) -> bool {
-        if self.form != Form::Escaped {
-            return self.text == s;
-        }
         // Decoding never makes a string longer in UTF-8 bytes, so a shorter raw text cannot match.
-        if self.text.len() < s.len() {
-            return false;
-        }
-        let mut rest = s.chars();
-        let mut equal = true;
-        self.for_each_piece(|piece| {
-            equal = matches!(piece, Piece::Char(c) if rest.next() == Some(c));
-            equal
-        });
-        equal && rest.next().is_none()
+        if self.escaped() { self.text.len() >= s.len() && self.same_as(&Str::plain(s)) } else { self.text == s }
     }
 
     /// Whether two strings decode to the same JavaScript string.
     pub fn same_as(&self, other: &Str<'_>) -> bool {
-        match (self.form == Form::Escaped, other.form == Form::Escaped) {
-            (false, false) => self.text == other.text,
-            (false, true) => other.eq_str(&self.text),
-            (true, false) => self.eq_str(&other.text),
-            (true, true) => {
-                if self.text == other.text {
-                    return true;
-                }
-                let mut theirs = Vec::new();
-                other.for_each_piece(|p| {
-                    theirs.push(p);
-                    true
-                });
-                let mut it = theirs.into_iter();
-                let mut equal = true;
-                self.for_each_piece(|p| {
-                    equal = it.next() == Some(p);
-                    equal
-                });
-                equal && it.next().is_none()
-            }
+        // Equal raw text read the same way is the same string; two texts without escapes are equal only so.
+        if self.escaped() == other.escaped() && self.text == other.text {
+            return true;
         }
+        (self.escaped() || other.escaped()) && self.pieces().eq(other.pieces())
     }
 
     /// Length of `JSON.stringify(s)` for this string: quotes, escapes, and six for each unpaired surrogate.
@@ -182,7 +131,7 @@ impl<'a> Str<'a> {
                 // Raw bytes counted as units, corrected by what each escape prints instead: `\n`, `\"`
                 // and the like print as written (no correction), `\/` and `\uXXXX` do not.
                 let b = self.text.as_bytes();
-                let (mut len, mut i) = (2 + utf16_units(b), 0);
+                let (mut len, mut i) = (2 + crate::js::utf16_len(&self.text), 0);
                 while let Some(at) = find_backslash(b, i) {
                     let (out, raw) = escaped_out_len(b, at);
                     len = len + out - raw;
@@ -196,56 +145,82 @@ impl<'a> Str<'a> {
     /// Appends `JSON.stringify(s)` to `out`.
     pub fn write_quoted(&self, out: &mut String) {
         out.push('"');
-        match self.form {
-            Form::Clean => out.push_str(&self.text),
-            Form::Plain => {
-                let mut last = 0;
-                for (at, c) in self.text.char_indices() {
-                    if c < ' ' || c == '"' || c == '\\' {
-                        out.push_str(self.text.get(last..at).unwrap_or(""));
-                        push_escape(out, c as u32);
-                        last = at + 1;
+        if self.form == Form::Clean {
+            out.push_str(&self.text); // nothing in it needs escaping
+        } else {
+            for piece in self.pieces() {
+                let unit = match piece {
+                    Piece::Char(c) if c >= ' ' && c != '"' && c != '\\' => {
+                        out.push(c);
+                        continue;
                     }
-                }
-                out.push_str(self.text.get(last..).unwrap_or(""));
+                    Piece::Char(c) => c as u32,
+                    Piece::Lone(unit) => u32::from(unit),
+                };
+                push_escape(out, unit);
             }
-            Form::Escaped => self.for_each_piece(|piece| {
-                match piece {
-                    Piece::Char(c) if c < ' ' || c == '"' || c == '\\' => push_escape(out, c as u32),
-                    Piece::Char(c) => out.push(c),
-                    Piece::Lone(unit) => push_escape(out, u32::from(unit)),
-                }
-                true
-            }),
         }
         out.push('"');
     }
 
-    /// Calls `f` on each decoded piece until it returns `false`. Only for `Form::Escaped` text, which the
-    /// reader validated (any malformed escape is passed through as its characters).
-    fn for_each_piece(&self, mut f: impl FnMut(Piece) -> bool) {
-        let text: &str = &self.text;
-        let b = text.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            let Some(at) = find_backslash(b, i) else {
-                for c in text.get(i..).unwrap_or("").chars() {
-                    if !f(Piece::Char(c)) {
-                        return;
-                    }
-                }
-                return;
-            };
-            for c in text.get(i..at).unwrap_or("").chars() {
-                if !f(Piece::Char(c)) {
-                    return;
-                }
-            }
-            let (piece, consumed) = decode_escape(b, at);
-            if !f(piece) {
-                return;
-            }
-            i = at + consumed;
+    fn escaped(&self) -> bool {
+        self.form == Form::Escaped
+    }
+
+    /// The decoded pieces, one after the other.
+    fn pieces(&self) -> Pieces<'_> {
+        Pieces { rest: &self.text, escaped: self.escaped() }
+    }
+}
+
+/// Decodes `text` (JSON escapes when `escaped`) with every unpaired surrogate replaced by `lone`.
+fn decode(text: &str, escaped: bool, lone: char) -> Cow<'_, str> {
+    if !escaped {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    // Runs between escapes are copied whole, which keeps decoding long texts fast.
+    while let Some(at) = find_backslash(rest.as_bytes(), 0) {
+        out.push_str(rest.get(..at).unwrap_or(""));
+        let (piece, raw) = decode_escape(rest.as_bytes(), at);
+        out.push(match piece {
+            Piece::Char(c) => c,
+            Piece::Lone(_) => lone,
+        });
+        rest = rest.get(at + raw..).unwrap_or("");
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// The pieces a string decodes to, one at a time: what every comparison and escaping walk shares.
+/// Escaped text was validated by the reader (a malformed escape would pass through as its characters).
+struct Pieces<'t> {
+    rest: &'t str,
+    escaped: bool,
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = Piece;
+
+    // Kept out of line: it is the one decoding loop body for all the walks that use it.
+    #[inline(never)]
+    fn next(&mut self) -> Option<Piece> {
+        let c = self.rest.chars().next()?;
+        let (piece, raw) =
+            if c == '\\' && self.escaped { decode_escape(self.rest.as_bytes(), 0) } else { (Piece::Char(c), c.len_utf8()) };
+        self.rest = self.rest.get(raw..).unwrap_or("");
+        Some(piece)
+    }
+}
+
+impl Piece {
+    /// UTF-16 units.
+    fn units(self) -> usize {
+        match self {
+            Piece::Char(c) => c.len_utf16(),
+            Piece::Lone(_) => 1,
         }
     }
 }
@@ -344,13 +319,6 @@ fn find_backslash(b: &[u8], from: usize) -> Option<usize> {
     b.get(from..)?.iter().position(|&c| c == b'\\').map(|p| p + from)
 }
 
-/// UTF-16 units of a UTF-8 byte slice cut at character boundaries (the same count as `js::utf16_len`).
-fn utf16_units(b: &[u8]) -> usize {
-    let starts = b.iter().filter(|&&c| c & 0xC0 != 0x80).count();
-    let astral = b.iter().filter(|&&c| c >= 0xF0).count();
-    starts + astral
-}
-
 impl fmt::Debug for Str<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut quoted = String::new();
@@ -381,6 +349,13 @@ impl From<String> for Str<'_> {
 impl<'a> From<Cow<'a, str>> for Str<'a> {
     fn from(s: Cow<'a, str>) -> Self {
         Str::plain(s)
+    }
+}
+
+impl Str<'_> {
+    /// The same string, owning its text (escapes stay as written, so nothing about it changes).
+    pub fn into_owned(self) -> Str<'static> {
+        Str { text: Cow::Owned(self.text.into_owned()), form: self.form }
     }
 }
 
@@ -422,12 +397,10 @@ mod tests {
         assert_eq!(Str::raw(r"\u0041", true), Str::plain("A"));
         assert_eq!(Str::raw(r"\ud800", true), Str::raw(r"\uD800", true));
         assert_ne!(Str::raw(r"\ud800", true), Str::raw(r"\udc00", true));
-    }
-}
-
-impl Str<'_> {
-    /// The same string, owning its text (escapes stay as written, so nothing about it changes).
-    pub fn into_owned(self) -> Str<'static> {
-        Str { text: Cow::Owned(self.text.into_owned()), form: self.form }
+        // The same raw text read two ways is two different strings.
+        assert_ne!(Str::plain(r"\u0041"), Str::raw(r"\u0041", true));
+        assert!(!Str::raw(r"\u0041", true).eq_str(r"\u0041"));
+        assert_eq!(Str::raw("a😀b", false).prefix(2), "a", "a clean prefix stops before a character that crosses");
+        assert_eq!(Str::raw(r"\ud83d\ude00x", true).prefix(2), "😀", "a pair is one piece");
     }
 }

@@ -9,55 +9,47 @@ use super::{Num, Value};
 ///
 /// It walks with its own stack, so any depth the reader accepted is measured without recursion.
 pub fn stringify_len(v: &Value<'_>) -> usize {
-    let mut len = Len(0);
+    let mut len = Sink::Len(0);
     walk(v, &mut len);
-    len.0
+    match len {
+        Sink::Len(n) => n,
+        Sink::Out(_) => 0,
+    }
 }
 
 /// Appends `JSON.stringify(v)` to `out` (see [`Value::to_json`]).
 pub(crate) fn write_json(v: &Value<'_>, out: &mut String) {
-    walk(v, &mut Out(out));
+    walk(v, &mut Sink::Out(out));
 }
 
-/// What the walk produces: the same events measured or written.
-trait Sink {
-    fn punct(&mut self, b: char);
-    fn word(&mut self, w: &'static str);
-    fn string(&mut self, s: &Str<'_>);
-    fn number(&mut self, n: &Num<'_>);
+/// What the walk produces: the same events measured or written. An enum rather than a trait, so the
+/// walk exists once in the wasm build instead of once per kind of output.
+enum Sink<'o> {
+    Len(usize),
+    Out(&'o mut String),
 }
 
-struct Len(usize);
+impl Sink<'_> {
+    /// Punctuation and the words `null`, `true`, `false` (ASCII, so bytes are UTF-16 units).
+    fn text(&mut self, t: &str) {
+        match self {
+            Sink::Len(n) => *n += t.len(),
+            Sink::Out(out) => out.push_str(t),
+        }
+    }
 
-impl Sink for Len {
-    fn punct(&mut self, _: char) {
-        self.0 += 1;
-    }
-    fn word(&mut self, w: &'static str) {
-        self.0 += w.len();
-    }
     fn string(&mut self, s: &Str<'_>) {
-        self.0 += s.quoted_len();
+        match self {
+            Sink::Len(n) => *n += s.quoted_len(),
+            Sink::Out(out) => s.write_quoted(out),
+        }
     }
-    fn number(&mut self, n: &Num<'_>) {
-        self.0 += n.json_len();
-    }
-}
 
-struct Out<'o>(&'o mut String);
-
-impl Sink for Out<'_> {
-    fn punct(&mut self, b: char) {
-        self.0.push(b);
-    }
-    fn word(&mut self, w: &'static str) {
-        self.0.push_str(w);
-    }
-    fn string(&mut self, s: &Str<'_>) {
-        s.write_quoted(self.0);
-    }
-    fn number(&mut self, n: &Num<'_>) {
-        n.write_json(self.0);
+    fn number(&mut self, x: &Num<'_>) {
+        match self {
+            Sink::Len(n) => *n += x.json_len(),
+            Sink::Out(out) => x.write_json(out),
+        }
     }
 }
 
@@ -67,23 +59,23 @@ enum Frame<'v, 'a> {
     Obj(std::iter::Enumerate<std::slice::Iter<'v, (Str<'a>, Value<'a>)>>, Option<Vec<bool>>, bool),
 }
 
-fn walk<S: Sink>(root: &Value<'_>, sink: &mut S) {
+fn walk(root: &Value<'_>, sink: &mut Sink<'_>) {
     let mut stack: Vec<Frame<'_, '_>> = Vec::new();
     let mut next = Some(root);
     loop {
         if let Some(v) = next.take() {
             match v {
-                Value::Null => sink.word("null"),
-                Value::Bool(true) => sink.word("true"),
-                Value::Bool(false) => sink.word("false"),
+                Value::Null => sink.text("null"),
+                Value::Bool(true) => sink.text("true"),
+                Value::Bool(false) => sink.text("false"),
                 Value::Num(n) => sink.number(n),
                 Value::Str(s) => sink.string(s),
                 Value::Arr(items) => {
-                    sink.punct('[');
+                    sink.text("[");
                     stack.push(Frame::Arr(items.iter(), false));
                 }
                 Value::Obj(members) => {
-                    sink.punct('{');
+                    sink.text("{");
                     stack.push(Frame::Obj(members.iter().enumerate(), shadowed(members), false));
                 }
             }
@@ -93,12 +85,12 @@ fn walk<S: Sink>(root: &Value<'_>, sink: &mut S) {
             Frame::Arr(items, started) => {
                 if let Some(item) = items.next() {
                     if *started {
-                        sink.punct(',');
+                        sink.text(",");
                     }
                     *started = true;
                     next = Some(item);
                 } else {
-                    sink.punct(']');
+                    sink.text("]");
                     stack.pop();
                 }
             }
@@ -107,14 +99,14 @@ fn walk<S: Sink>(root: &Value<'_>, sink: &mut S) {
                 let member = members.find(|(i, _)| !shadowed.as_ref().is_some_and(|s| s.get(*i) == Some(&true)));
                 if let Some((_, (key, value))) = member {
                     if *started {
-                        sink.punct(',');
+                        sink.text(",");
                     }
                     *started = true;
                     sink.string(key);
-                    sink.punct(':');
+                    sink.text(":");
                     next = Some(value);
                 } else {
-                    sink.punct('}');
+                    sink.text("}");
                     stack.pop();
                 }
             }
@@ -124,45 +116,36 @@ fn walk<S: Sink>(root: &Value<'_>, sink: &mut S) {
 
 /// For each member, whether a later member has the same key (`None` when no key repeats).
 ///
-/// Small objects (all of pi's) are checked pairwise. Larger ones go through a small open-addressing
-/// table of member indices, filled from the last member back, so each earlier duplicate finds the member
-/// that overrides it: linear for distinct keys. Keys whose hashes (FNV-1a of the decoded text) are equal
-/// are compared exactly, so the worst case — many keys that hash alike, e.g. deliberate collisions or
-/// `"\ud800"`-style keys that decode alike yet differ — is quadratic, like the pairwise check.
+/// A small open-addressing table of member indices, filled from the last member back, so each earlier
+/// duplicate finds the member that overrides it: linear for distinct keys. Keys that land in the same
+/// slots are compared exactly, so the worst case — many keys that hash alike, e.g. deliberate collisions
+/// or `"\ud800"`-style keys that decode alike yet differ — is quadratic, like a pairwise check.
 fn shadowed(members: &[(Str<'_>, Value<'_>)]) -> Option<Vec<bool>> {
-    /// Up to this many members a pairwise check is cheaper than hashing.
-    const PAIRWISE_MAX: usize = 16;
     let n = members.len();
     if n < 2 {
         return None;
     }
     let mut marks = vec![false; n];
-    if n <= PAIRWISE_MAX {
-        for (i, (key, _)) in members.iter().enumerate() {
-            marks[i] = members[i + 1..].iter().any(|(k, _)| k.same_as(key));
-        }
-    } else {
-        let hash = |k: &Str<'_>| {
-            k.decoded().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-        };
-        let hashes: Vec<u64> = members.iter().map(|(k, _)| hash(k)).collect();
-        // At most half full, so probing always reaches an empty slot.
-        let mask = (2 * n).next_power_of_two() - 1;
-        let mut slots = vec![usize::MAX; mask + 1];
-        for i in (0..n).rev() {
-            let mut at = hashes[i] as usize & mask;
-            loop {
-                match slots[at] {
-                    usize::MAX => {
-                        slots[at] = i;
-                        break;
-                    }
-                    j if hashes[j] == hashes[i] && members[j].0.same_as(&members[i].0) => {
-                        marks[i] = true;
-                        break;
-                    }
-                    _ => at = (at + 1) & mask,
+    // At most half full, so probing always reaches an empty slot.
+    let mask = (2 * n).next_power_of_two() - 1;
+    // An empty slot holds `usize::MAX`, which is no member's index.
+    let mut slots = vec![usize::MAX; mask + 1];
+    for (i, (key, _)) in members.iter().enumerate().rev() {
+        // FNV-1a of the decoded text, which is what equal keys share.
+        let mut at = key.decoded().bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)) as usize;
+        loop {
+            at &= mask;
+            let Some(slot) = slots.get_mut(at) else { break };
+            match members.get(*slot) {
+                None => {
+                    *slot = i;
+                    break;
                 }
+                Some((k, _)) if k.same_as(key) => {
+                    marks[i] = true;
+                    break;
+                }
+                Some(_) => at += 1,
             }
         }
     }
