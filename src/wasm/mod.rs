@@ -3,6 +3,8 @@
 
 #[cfg(feature = "full")]
 mod dto;
+#[cfg(not(feature = "full"))]
+mod alloc;
 mod error;
 #[cfg(feature = "full")]
 pub mod full;
