@@ -183,7 +183,8 @@ impl<'a> Reader<'a> {
         let b = self.b;
         let start = self.i + 1;
         let mut i = start;
-        let mut escaped = false;
+        // Bytes the escapes take beyond the one UTF-16 unit each stands for (see `Str::units`).
+        let mut excess = 0u32;
         loop {
             // Eight bytes at a time up to the next quote, backslash or control byte.
             while let Some(chunk) = b.get(i..i + 8) {
@@ -200,11 +201,10 @@ impl<'a> Reader<'a> {
                 None => return Err(self.error_at(i)),
                 Some(b'"') => {
                     self.i = i + 1;
-                    return Ok(Str::raw(self.text.get(start..i).unwrap_or(""), escaped));
+                    return Ok(Str::raw_measured(self.text.get(start..i).unwrap_or(""), excess));
                 }
                 Some(b'\\') => {
-                    escaped = true;
-                    i += match b.get(i + 1) {
+                    let len = match b.get(i + 1) {
                         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => 2,
                         Some(b'u') => {
                             if let Some(bad) = (i + 2..i + 6).find(|&k| b.get(k).and_then(|&d| hex_value(d)).is_none()) {
@@ -214,6 +214,8 @@ impl<'a> Reader<'a> {
                         }
                         _ => return Err(self.error_at(i + 1)),
                     };
+                    excess = excess.saturating_add(len - 1);
+                    i += len as usize;
                 }
                 Some(&c) if c < 0x20 => return Err(self.error_at(i)),
                 Some(_) => i += 1,

@@ -13,7 +13,13 @@ use std::fmt;
 pub struct Str<'a> {
     text: Cow<'a, str>,
     form: Form,
+    /// For escaped text: how many more bytes its escapes take than the UTF-16 units they stand for (so
+    /// `units` needs no second scan), or [`UNMEASURED`]. Zero otherwise.
+    excess: u32,
 }
+
+/// `Str::excess` not known (the string was not made by the reader): `units` scans for it.
+const UNMEASURED: u32 = u32::MAX;
 
 /// What `Str::text` holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,13 +43,22 @@ pub(crate) enum Piece {
 impl<'a> Str<'a> {
     /// A string from the body of a JSON string literal (between the quotes), already validated by the
     /// reader. `escaped` tells whether it holds a backslash.
+    #[cfg(test)]
     pub(crate) fn raw(body: &'a str, escaped: bool) -> Self {
-        Str { text: Cow::Borrowed(body), form: if escaped { Form::Escaped } else { Form::Clean } }
+        let (form, excess) = if escaped { (Form::Escaped, UNMEASURED) } else { (Form::Clean, 0) };
+        Str { text: Cow::Borrowed(body), form, excess }
+    }
+
+    /// [`Str::raw`] with the escapes already measured by the reader: `excess` is how many more bytes they
+    /// take than the units they stand for (0: no escapes).
+    pub(crate) fn raw_measured(body: &'a str, excess: u32) -> Self {
+        let form = if excess == 0 { Form::Clean } else { Form::Escaped };
+        Str { text: Cow::Borrowed(body), form, excess }
     }
 
     /// Plain text (no escapes are interpreted).
     pub fn plain(text: impl Into<Cow<'a, str>>) -> Self {
-        Str { text: text.into(), form: Form::Plain }
+        Str { text: text.into(), form: Form::Plain, excess: 0 }
     }
 
     /// Whether the text holds JSON escapes that decoding resolves.
@@ -54,9 +69,13 @@ impl<'a> Str<'a> {
     /// Length as JavaScript's `.length` counts it (UTF-16 units), computed without decoding or allocating.
     pub fn units(&self) -> usize {
         let mut units = crate::js::utf16_len(&self.text);
+        // Every escape stands for exactly one UTF-16 unit (a surrogate pair is written as two escapes), so
+        // count the raw bytes as units and take off what each escape spends beyond one — as the reader
+        // measured it, or by scanning for the escapes.
+        if self.excess != UNMEASURED {
+            return units - self.excess as usize;
+        }
         if self.escaped() {
-            // Every escape stands for exactly one UTF-16 unit (a surrogate pair is written as two escapes),
-            // so count the raw bytes as units and take off what each escape spends beyond one.
             let b = self.text.as_bytes();
             let mut i = 0;
             while let Some(at) = find_backslash(b, i) {
@@ -355,7 +374,7 @@ impl<'a> From<Cow<'a, str>> for Str<'a> {
 impl Str<'_> {
     /// The same string, owning its text (escapes stay as written, so nothing about it changes).
     pub fn into_owned(self) -> Str<'static> {
-        Str { text: Cow::Owned(self.text.into_owned()), form: self.form }
+        Str { text: Cow::Owned(self.text.into_owned()), form: self.form, excess: self.excess }
     }
 }
 

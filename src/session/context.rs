@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::index::{Leaf, Mode, SessionIndex, Slot};
 use super::record::{Kind, RoleKind};
 use crate::error::SessionError;
-use crate::js::{date_ms, number_to_js_string};
+use crate::js::date_ms;
+use crate::json::num::js_string as number_to_js_string;
 
 pub(super) type Fields<'a> = HashMap<String, &'a RawValue>;
 

@@ -248,7 +248,7 @@ fn recover(text: &str) -> Option<Result<(Value, Option<char>), LineProblem>> {
     if let Some(f) = &finite {
         fixed = f;
     }
-    let depth = nesting_depth(fixed);
+    let depth = super::read::nesting_depth(fixed);
     // serde_json refuses a 128th level already (its recursion limit counts down from 128).
     if masked.is_none() && finite.is_none() && depth < 128 {
         return None;
@@ -262,31 +262,6 @@ fn recover(text: &str) -> Option<Result<(Value, Option<char>), LineProblem>> {
     Some(value.map(|v| (v, masked.is_some().then_some(mask))).map_err(|e| LineProblem::Malformed(e.to_string())))
 }
 
-/// Deepest `[`/`{` nesting outside strings.
-fn nesting_depth(text: &str) -> usize {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
-    for &b in text.as_bytes() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
-}
 
 /// Rewrites number literals (outside strings) that overflow a double into `null`; `None` if there are none.
 fn nulls_for_infinite_numbers(text: &str) -> Option<String> {

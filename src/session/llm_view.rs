@@ -213,7 +213,7 @@ fn bash_execution_text(msg: &Value) -> String {
     if msg.get("cancelled").and_then(Value::as_bool).unwrap_or(false) {
         text.push_str("\n\n(command cancelled)");
     } else if let Some(code) = msg.get("exitCode").and_then(Value::as_f64).filter(|c| *c != 0.0) {
-        let _ = write!(text, "\n\nCommand exited with code {}", crate::js::number_to_js_string(code));
+        let _ = write!(text, "\n\nCommand exited with code {}", crate::json::num::js_string(code));
     }
     if msg.get("truncated").and_then(Value::as_bool).unwrap_or(false) {
         if let Some(path) = msg.get("fullOutputPath").and_then(Value::as_str).filter(|p| !p.is_empty()) {

@@ -289,8 +289,9 @@ struct Hint {
     pending_space: bool,
 }
 
-/// How much of a string is decoded at first for its preview; more only when whitespace runs ate it.
-const HINT_DECODE: usize = 1024;
+/// How much of a string is decoded for its preview, step by step: a preview needs ~65 units, so the first
+/// step almost always does; more only when whitespace runs ate it (then the whole string).
+const HINT_DECODE: [usize; 2] = [128, 4096];
 
 impl Hint {
     fn full(&self) -> bool {
@@ -318,12 +319,17 @@ impl Hint {
 
     /// Adds a JSON string, decoding only its start unless the preview needs more.
     fn push_str_value(&mut self, s: &Str<'_>) {
-        let start = s.prefix(HINT_DECODE);
-        self.push(&start);
-        if !self.full() && s.units() > HINT_DECODE {
-            let whole = s.decoded();
-            self.push(whole.get(start.len()..).unwrap_or(""));
+        let mut done = 0; // bytes of the decoded string already pushed
+        for limit in HINT_DECODE {
+            let start = s.prefix(limit);
+            self.push(start.get(done..).unwrap_or(""));
+            done = start.len();
+            if self.full() || s.units() <= limit {
+                return;
+            }
         }
+        let whole = s.decoded();
+        self.push(whole.get(done..).unwrap_or(""));
     }
 
     fn finish(self) -> Option<Box<str>> {
