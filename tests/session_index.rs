@@ -378,14 +378,15 @@ fn byte_feed_in_pieces_equals_the_whole_text() {
     assert!(expected.skipped.len() >= 2, "{:?}", expected.skipped);
     let bytes = text.as_bytes();
     for size in [1, 2, 3, 7, 64, 1000, bytes.len()] {
-        let mut fed = SessionIndex::new(Mode::Plugin);
+        let mut pieced = SessionIndex::new(Mode::Plugin);
         let mut feed = ByteFeed::default();
         for piece in bytes.chunks(size) {
-            feed.push(&mut fed, piece);
+            feed.push(&mut pieced, piece);
         }
-        let report = feed.finish(&mut fed);
+        let report = feed.finish(&mut pieced);
         assert_eq!(report, expected, "pieces of {size}");
-        assert_eq!((fed.len(), fed.leaf().map(|s| fed.id_of(s).to_string())), (whole.len(), whole.leaf().map(|s| whole.id_of(s).to_string())));
-        assert_eq!(fed.estimate(Leaf::Current).unwrap(), whole.estimate(Leaf::Current).unwrap(), "pieces of {size}");
+        let leaf = |i: &SessionIndex| i.leaf().map(|s| i.id_of(s).to_string());
+        assert_eq!((pieced.len(), leaf(&pieced)), (whole.len(), leaf(&whole)));
+        assert_eq!(pieced.estimate(Leaf::Current).unwrap(), whole.estimate(Leaf::Current).unwrap(), "pieces of {size}");
     }
 }

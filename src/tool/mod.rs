@@ -26,6 +26,7 @@ mod tests;
 
 /// Test input written with `serde_json::json!`, as the core's own JSON value.
 #[cfg(test)]
+#[allow(clippy::needless_pass_by_value, reason = "called with json! temporaries")]
 pub(crate) fn test_json(v: serde_json::Value) -> crate::json::Value<'static> {
     crate::json::parse(&v.to_string(), 1000).expect("serde_json writes valid JSON").into_owned()
 }
