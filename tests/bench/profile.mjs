@@ -2,6 +2,7 @@
 // Profiles the core where a benchmark goal is missed (the "Findings" of docs/benchmarks.md).
 //
 //   node tests/bench/profile.mjs [size|list|ingest|text|objects|all] [--entries 10000] [--anchors 100] [--keep]
+//   node tests/bench/profile.mjs size --plugin      # the plugin's wasm (no `full` feature, opt-level "z")
 //
 // Builds a wasm with its function names kept (release profile, not stripped; wasm-bindgen; wasm-opt -Os -g)
 // from the working tree into a temp dir — src/ and pkg/ are not touched — then:
@@ -38,11 +39,15 @@ const run = (cmd, args, opts = {}) => {
 };
 
 // ---- a names-kept build ---------------------------------------------------------------------------------
-const target = join(ptnCache(), "profile-target");
-log(`cargo build (wasm32, release, names kept) → ${target}`);
-run("cargo", ["build", "--release", "--lib", "--target", "wasm32-unknown-unknown"], {
+// --plugin: the module the pi extension loads (built as scripts/build.mjs builds it); size only, since the
+// CPU profiles drive the full API.
+const PLUGIN = argv.includes("--plugin");
+if (PLUGIN && what !== "size") throw new Error("--plugin goes with `size` only");
+const target = join(ptnCache(), PLUGIN ? "profile-target-plugin" : "profile-target");
+log(`cargo build (wasm32, release, names kept${PLUGIN ? ", plugin: no default features, opt-level z" : ""}) → ${target}`);
+run("cargo", ["build", "--release", "--lib", "--target", "wasm32-unknown-unknown", ...(PLUGIN ? ["--no-default-features"] : [])], {
   cwd: REPO,
-  env: { ...env, CARGO_TARGET_DIR: target, CARGO_PROFILE_RELEASE_STRIP: "false" },
+  env: { ...env, CARGO_TARGET_DIR: target, CARGO_PROFILE_RELEASE_STRIP: "false", ...(PLUGIN ? { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" } : {}) },
   stdio: ["ignore", "ignore", "pipe"],
 });
 const pkg = join(work, "pkg");
@@ -58,11 +63,12 @@ for (const f of ["load-node.js", "index-node.js"]) copyFileSync(join(REPO, "js",
 
 // ---- size -------------------------------------------------------------------------------------------------
 const AREAS = [
-  ["wasm-bindgen export shims (DTO (de)serialisation inlined per export)", /shim|wasm_bindgen::|__wbg|__wbindgen|js_sys|externref/],
+  ["wasm-bindgen export shims (with what wasm-opt inlined into them: in the plugin, most of the tool)", /shim|wasm_bindgen::|__wbg|__wbindgen|js_sys|externref/],
   ["serde_json (parser, Value, float parsing/printing)", /serde_json/],
   ["serde_wasm_bindgen", /serde_wasm_bindgen/],
   ["number formatting/parsing (core::fmt, flt2dec, dec2flt, zmij)", /flt2dec|dec2flt|core.*::fmt|zmij|LowerExp|Display|Debug|::fmt::/],
-  ["allocator (dlmalloc) + alloc/collections (hashbrown, btree)", /dlmalloc|alloc::|hashbrown|btree|RawVec|__rdl_|__rust_alloc/],
+  ["allocator (dlmalloc, or the plugin's own) + alloc/collections (hashbrown, btree)", /dlmalloc|alloc::|hashbrown|btree|RawVec|__rdl_|__rust_alloc|wasm::alloc/],
+  ["core: json (reader, writer, numbers)", /pi_tree_navigator::json/],
   ["core: session (ingest, index, context, estimates)", /pi_tree_navigator::session/],
   ["core: tool (plans, texts, synthetic)", /pi_tree_navigator::tool/],
   ["core: text / js helpers", /pi_tree_navigator::(text|js)/],
