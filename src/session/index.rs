@@ -222,11 +222,7 @@ impl SessionIndex {
             if trimmed.is_empty() {
                 continue;
             }
-            let number = self.lines_seen;
-            match parse_line(trimmed, self.is_legacy_v2()) {
-                Ok(parsed) => self.take(parsed, trimmed, number, &mut report),
-                Err(problem) => report.skipped.push(Skipped { line: number, reason: problem.to_string() }),
-            }
+            self.take_line(trimmed, self.lines_seen, &mut report);
         }
         // A trailing newline is not a line of its own.
         if text.ends_with('\n') {
@@ -287,16 +283,23 @@ impl SessionIndex {
                     continue;
                 }
             };
-            match parse_line(text.as_ref(), self.is_legacy_v2()) {
-                Ok(line) => self.take(line, text.as_ref(), number, &mut report),
-                Err(problem) => report.skipped.push(Skipped { line: number, reason: problem.to_string() }),
-            }
+            self.take_line(text.as_ref(), number, &mut report);
         }
         report
     }
 
     fn is_legacy_v2(&self) -> bool {
         self.header.as_ref().is_some_and(|h| h.version.is_some_and(|v| v < 3.0))
+    }
+
+    /// Parses one line (or entry text) and takes it, or reports it skipped. The one copy of this step
+    /// for both ingest paths (JSONL and entry texts).
+    #[inline(never)]
+    fn take_line(&mut self, text: &str, number: usize, report: &mut IngestReport) {
+        match parse_line(text, self.is_legacy_v2()) {
+            Ok(parsed) => self.take(parsed, text, number, report),
+            Err(problem) => report.skipped.push(Skipped { line: number, reason: problem.to_string() }),
+        }
     }
 
     fn take(&mut self, parsed: Line, text: &str, number: usize, report: &mut IngestReport) {
@@ -716,7 +719,7 @@ impl SessionIndex {
             if let Some(hint) = entry.hint() {
                 let prefix = if entry.kind() == Kind::BranchSummary { "summary: " } else { "" };
                 if let Some(line) = crate::text::to_one_line(hint, max_len.saturating_sub(prefix.len())) {
-                    return Some(format!("{prefix}{line}"));
+                    return Some([prefix, &line].concat());
                 }
             }
             cur = self.parent_of(s);

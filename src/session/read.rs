@@ -58,6 +58,13 @@ fn str_field<'v>(v: &'v Value<'_>, key: &str) -> Option<Cow<'v, str>> {
     v.get(key).and_then(Value::as_str)
 }
 
+/// A field that is a string, decoded into its own box. One out-of-line copy of the `Cow` → box step for
+/// the many fields an entry keeps (inlined, each field carried its own).
+#[inline(never)]
+fn boxed_field(v: &Value<'_>, key: &str) -> Option<Box<str>> {
+    str_field(v, key).map(Box::from)
+}
+
 /// A field that is a string, undecoded (for measuring).
 fn json_str<'v, 'a>(v: &'v Value<'a>, key: &str) -> Option<&'v Str<'a>> {
     v.get(key).and_then(Value::as_json_str)
@@ -84,18 +91,19 @@ fn from_object(obj: &Value<'_>, legacy_v2: bool) -> Result<Line, LineProblem> {
     let ty = str_field(obj, "type").unwrap_or_default();
     if ty == "session" {
         return Ok(Line::Header(Header {
-            id: str_field(obj, "id").map(Cow::into_owned),
+            id: boxed_field(obj, "id").map(String::from),
             version: obj.get("version").and_then(Value::as_f64),
-            cwd: str_field(obj, "cwd").map(Cow::into_owned),
-            timestamp: str_field(obj, "timestamp").map(Cow::into_owned),
+            cwd: boxed_field(obj, "cwd").map(String::from),
+            timestamp: boxed_field(obj, "timestamp").map(String::from),
         }));
     }
-    let id = str_field(obj, "id").ok_or(LineProblem::NoId)?;
+    let id = boxed_field(obj, "id").ok_or(LineProblem::NoId)?;
     let mut entry = Entry {
-        id: id.into(),
-        parent_id: str_field(obj, "parentId").map(Box::from),
+        id,
+        parent_id: boxed_field(obj, "parentId"),
         timestamp_ms: date_ms(obj.get("timestamp")),
-        kind: EntryKind::Unknown(ty.as_ref().into()),
+        // Set below; `Unknown` only for a type no arm names (no box made for the known ones).
+        kind: EntryKind::Custom,
         tokens: 0.0,
         usage: None,
         hint: None,
@@ -120,14 +128,14 @@ fn from_object(obj: &Value<'_>, legacy_v2: bool) -> Result<Line, LineProblem> {
             }
         }
         "compaction" => {
-            entry.kind = EntryKind::Compaction { first_kept: str_field(obj, "firstKeptEntryId").map(Box::from) };
+            entry.kind = EntryKind::Compaction { first_kept: boxed_field(obj, "firstKeptEntryId") };
             entry.tokens = ceil_quarter(units(obj, "summary"));
         }
         "label" => {
             entry.kind = EntryKind::Label {
-                target: str_field(obj, "targetId").unwrap_or_default().into(),
+                target: boxed_field(obj, "targetId").unwrap_or_default(),
                 // pi sets the label when it is truthy and clears it otherwise.
-                label: str_field(obj, "label").filter(|l| !l.is_empty()).map(Box::from),
+                label: boxed_field(obj, "label").filter(|l| !l.is_empty()),
             };
         }
         "thinking_level_change" => entry.kind = EntryKind::ThinkingLevelChange,
@@ -136,7 +144,7 @@ fn from_object(obj: &Value<'_>, legacy_v2: bool) -> Result<Line, LineProblem> {
         "session_info" => entry.kind = EntryKind::SessionInfo,
         "usage" => entry.kind = EntryKind::Usage,
         "context_edit" => entry.kind = EntryKind::ContextEdit,
-        _ => {}
+        _ => entry.kind = EntryKind::Unknown(ty.as_ref().into()),
     }
     Ok(Line::Entry(entry))
 }
@@ -215,7 +223,7 @@ fn content_tokens(content: Option<&Value<'_>>, images_count: bool) -> f64 {
 
 fn assistant_facts(msg: &Value<'_>) -> (f64, AssistantInfo) {
     let mut chars = 0;
-    let mut info = AssistantInfo { stop_reason: str_field(msg, "stopReason").map(Box::from), ..AssistantInfo::default() };
+    let mut info = AssistantInfo { stop_reason: boxed_field(msg, "stopReason"), ..AssistantInfo::default() };
     // pi iterates an assistant's content as an array; anything else counts nothing.
     if let Some(Value::Arr(blocks)) = msg.get("content") {
         for block in blocks {
@@ -224,11 +232,11 @@ fn assistant_facts(msg: &Value<'_>) -> (f64, AssistantInfo) {
             } else if is_type(block, "thinking") {
                 chars += units(block, "thinking");
             } else if is_type(block, "toolCall") {
-                let name = str_field(block, "name").unwrap_or_default();
+                let name = boxed_field(block, "name").unwrap_or_default();
                 // `JSON.stringify(undefined)` is undefined; pi's safe variant prints "undefined".
                 let args = block.get("arguments").map_or(9, json::stringify_len);
                 chars += units(block, "name") + args;
-                info.tool_calls.push((str_field(block, "id").unwrap_or_default().into(), name.into()));
+                info.tool_calls.push((boxed_field(block, "id").unwrap_or_default(), name));
             }
         }
     }

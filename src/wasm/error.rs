@@ -17,7 +17,8 @@ fn with_code(message: &str, code: &str, entry_id: Option<&str>) -> JsValue {
 
 /// A core error as a JS `Error` with `code` and, when the error is about an entry, `entryId`.
 pub(super) fn js_error(e: SessionError) -> JsValue {
-    with_code(&e.to_string(), e.code(), e.entry_id())
+    let (lead, detail) = e.parts();
+    with_code(&[lead, detail].concat(), e.code(), e.entry_id())
 }
 
 /// A JS `Error` with code `InvalidArgument`.

@@ -53,13 +53,22 @@ fn json_text(value: &JsValue) -> Option<String> {
     JSON::stringify(value).ok().and_then(|s| s.as_string())
 }
 
-/// A JS value as the core's JSON value, reading it with `read`.
-fn from_js<T>(value: &JsValue, what: &str, read: impl FnOnce(&Value<'_>) -> Result<T, crate::SessionError>) -> Result<T, JsValue> {
-    let text = json_text(value).ok_or_else(|| invalid(&format!("{what} cannot be serialised as JSON")))?;
-    let parsed = json::parse(&text, MAX_DEPTH).map_err(|e| invalid(&format!("{what}: {e}")))?;
-    read(&parsed).map_err(js_error)
+/// A JS value's JSON text (`InvalidArgument` when it has none). Text and parse are two plain functions,
+/// not one generic over the reader, so the binding carries one copy of them and of their error paths.
+fn js_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
+    json_text(value).ok_or_else(|| invalid(&[what, " cannot be serialised as JSON"].concat()))
 }
 
+/// That text as the core's JSON value.
+fn parse_js<'t>(text: &'t str, what: &str) -> Result<Value<'t>, JsValue> {
+    json::parse(text, MAX_DEPTH).map_err(|e| invalid(&format!("{what}: {e}")))
+}
+
+/// A host result checked by `check`: the refusal, or `null` when there is none.
+fn refusal_js(result: &JsValue, check: fn(&Value<'_>) -> Option<tool::Refusal>) -> Result<JsValue, JsValue> {
+    let text = js_text(result, "result")?;
+    check(&parse_js(&text, "result")?).map_or(Ok(JsValue::NULL), |r| to_js(&r.to_value()))
+}
 
 #[wasm_bindgen]
 impl SessionIndex {
@@ -81,7 +90,8 @@ impl SessionIndex {
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] params: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ToolFacts")] facts: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let facts = from_js(&facts, "facts", tool::Facts::from_value)?;
+        let facts_text = js_text(&facts, "facts")?;
+        let facts = tool::Facts::from_value(&parse_js(&facts_text, "facts")?).map_err(js_error)?;
         let plan = match JSON::stringify(&params) {
             // `JSON.stringify` throws on what it cannot write (a cycle, a BigInt, nesting past its stack).
             Err(e) => tool::unreadable(&js_sys::Error::from(e).message().as_string().unwrap_or_else(|| "not JSON".into())),
@@ -105,7 +115,8 @@ impl SessionIndex {
         summary_id: &str,
         now_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        let plan = from_js(&plan, "plan", tool::RewindPlan::from_value)?;
+        let text = js_text(&plan, "plan")?;
+        let plan = tool::RewindPlan::from_value(&parse_js(&text, "plan")?).map_err(js_error)?;
         to_js(&tool::finish(&mut self.inner, &plan, summary_id, now_ms).map_err(js_error)?.to_value())
     }
 }
@@ -121,8 +132,7 @@ pub fn tool_definition() -> Result<JsValue, JsValue> {
 pub fn check_auth(
     #[wasm_bindgen(unchecked_param_type = "{ ok?: boolean; error?: string }")] result: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let refusal = from_js(&result, "result", |v| Ok(tool::check_auth(v)))?;
-    refusal.map_or(Ok(JsValue::NULL), |r| to_js(&r.to_value()))
+    refusal_js(&result, tool::check_auth)
 }
 
 /// The refusal for an unusable summarizer result (`aborted`, `error`, empty), or `null`.
@@ -130,8 +140,7 @@ pub fn check_auth(
 pub fn check_summary(
     #[wasm_bindgen(unchecked_param_type = "{ summary?: string; aborted?: boolean; error?: string }")] result: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let refusal = from_js(&result, "result", |v| Ok(tool::check_summary(v)))?;
-    refusal.map_or(Ok(JsValue::NULL), |r| to_js(&r.to_value()))
+    refusal_js(&result, tool::check_summary)
 }
 
 /// The refusal for a summarizer that threw `message`.
