@@ -353,9 +353,12 @@ impl Plan {
             ),
             Plan::Rewind(r) => ("rewind", r.to_value()),
         };
-        let Value::Obj(mut members) = body else { unreachable!("plans are objects") };
-        members.insert(0, ("kind".into(), Value::from(kind)));
-        Value::Obj(members)
+        let mut body = body;
+        // Every body is an object; `if let` rather than a panicking `else` keeps the panic machinery out.
+        if let Value::Obj(members) = &mut body {
+            members.insert(0, ("kind".into(), Value::from(kind)));
+        }
+        body
     }
 }
 
@@ -491,11 +494,6 @@ fn anchor(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     Ok(Plan::Anchor(AnchorPlan { entry_id, label, move_from, text, details }))
 }
 
-/// `(name, tokens)` of every anchor on the active branch, root → leaf.
-fn anchor_list(index: &mut SessionIndex) -> Result<Vec<(String, f64)>, SessionError> {
-    Ok(index.anchors(Leaf::Current)?.into_iter().map(|a| (a.name, a.tokens)).collect())
-}
-
 fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
     let Some(start) = params.label_start.as_deref().filter(|n| is_valid_name(n)) else {
         let problem = name_problem(&params.raw, "labelStart");
@@ -517,7 +515,7 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let leaf = index.leaf();
     let label = full_label(start);
     let Some(target) = index.find_label_on_path(&label, leaf)? else {
-        let rows = texts::anchor_rows(&anchor_list(index)?, facts.context_window);
+        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
         let elsewhere = (0..index.len() as Slot).any(|s| index.label_of(index.id_of(s)) == Some(label.as_str()));
         let text = if elsewhere { texts::anchor_off_path(start, &rows) } else { texts::unknown_anchor(start, &rows) };
         return Ok(refuse(RefusalCode::UnknownAnchor, text));
@@ -559,7 +557,7 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let target_at = path.iter().position(|&s| s == target).unwrap_or(0);
     let at_target = estimates.get(target_at).map_or(0.0, |e| e.tokens);
     if before - at_target < MIN_SAVED_TOKENS {
-        let rows = texts::anchor_rows(&anchor_list(index)?, facts.context_window);
+        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
         return Ok(refuse(RefusalCode::TooLittleSaved, texts::too_little_saved(start, before - at_target, &rows)));
     }
     if facts.model.is_none() {

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::json::num::js_string;
+use crate::session::Anchor;
 use crate::text::{format_context_delta, format_pct1, format_position, MAX_NAME_LENGTH};
 
 use super::plan::{MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS};
@@ -260,11 +261,11 @@ pub(crate) fn anchor_move_failed(error: &str) -> String {
 }
 
 /// Anchor rows as in `list`: `  12.3%  name`.
-pub(crate) fn anchor_rows(rows: &[(String, f64)], window: f64) -> String {
+pub(crate) fn anchor_rows(anchors: &[Anchor], window: f64) -> String {
     let mut out = String::new();
-    for (name, tokens) in rows {
+    for a in anchors {
         let sep = if out.is_empty() { "" } else { "\n" };
-        let _ = write!(out, "{sep}  {:>5}  {name}", format_pct1(*tokens, window));
+        let _ = write!(out, "{sep}  {:>5}  {}", format_pct1(a.tokens, window), a.name);
     }
     out
 }
