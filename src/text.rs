@@ -35,7 +35,14 @@ pub fn is_valid_name(name: &str) -> bool {
 /// Collapses whitespace runs to one space, trims, and cuts to `max_len` characters with a trailing `…`.
 /// Returns `None` for text with nothing visible.
 pub fn to_one_line(text: &str, max_len: usize) -> Option<String> {
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A loop rather than `collect::<Vec<_>>().join(" ")`: the same text without a `join` instantiation.
+    let mut collapsed = String::new();
+    for word in text.split_whitespace() {
+        if !collapsed.is_empty() {
+            collapsed.push(' ');
+        }
+        collapsed.push_str(word);
+    }
     if collapsed.is_empty() {
         return None;
     }

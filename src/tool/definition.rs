@@ -5,9 +5,6 @@
 use crate::js::utf16_len;
 use crate::json::Value;
 use crate::obj;
-use crate::text::MAX_NAME_LENGTH;
-
-use super::plan::MIN_FOCUS_CHARS;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "navigate_tree";
@@ -21,32 +18,20 @@ Anchor when a stage starts; rewind when it is done and its details are no longer
 
 const PROMPT_SNIPPET: &str = "Anchor milestones and rewind finished work into a summary to free context";
 
-fn action_description() -> String {
-    "anchor | rewind | list".into()
-}
+/// The parameter schema as JSON text, parsed when asked for: a borrowed parse of a constant is much smaller
+/// in the wasm than building the same object member by member. The numbers in the descriptions are
+/// `MAX_NAME_LENGTH` and `MIN_FOCUS_CHARS`; a test checks they match.
+const PARAMETERS: &str = r#"{"type":"object","properties":{
+"action":{"type":"string","enum":["anchor","rewind","list"],"description":"anchor | rewind | list"},
+"name":{"type":"string","description":"anchor: kebab-case, max 40 chars, e.g. 'impl-start'"},
+"labelStart":{"type":"string","description":"rewind: the anchor to go back to"},
+"labelEnd":{"type":"string","description":"rewind: kebab-case name for the summary's new anchor"},
+"summaryFocus":{"type":"string","description":"rewind: ≥20 chars telling the summarizer what to keep: the user's latest instruction verbatim, what is done, what is left"}},
+"required":["action"]}"#;
 
-fn name_description() -> String {
-    format!("anchor: kebab-case, max {MAX_NAME_LENGTH} chars, e.g. 'impl-start'")
-}
-
-fn label_start_description() -> String {
-    "rewind: the anchor to go back to".into()
-}
-
-fn label_end_description() -> String {
-    "rewind: kebab-case name for the summary's new anchor".into()
-}
-
-fn focus_description() -> String {
-    format!(
-        "rewind: ≥{MIN_FOCUS_CHARS} chars telling the summarizer what to keep: the user's latest instruction \
-         verbatim, what is done, what is left"
-    )
-}
-
-/// A string parameter's JSON Schema.
-fn string_property(description: String) -> Value<'static> {
-    obj! { "type" => "string", "description" => description }
+/// [`PARAMETERS`] as a value (`null` only if the constant were not JSON, which a test rules out).
+fn parameters() -> Value<'static> {
+    crate::json::parse(PARAMETERS, 8).unwrap_or(Value::Null)
 }
 
 /// Everything `pi.registerTool` needs besides `execute`. `parameters` is plain JSON Schema (pi validates
@@ -89,40 +74,24 @@ pub fn definition() -> ToolDefinition {
         description: DESCRIPTION,
         prompt_snippet: PROMPT_SNIPPET,
         execution_mode: "sequential",
-        parameters: obj! {
-            "type" => "object",
-            "properties" => obj! {
-                "action" => obj! {
-                    "type" => "string",
-                    "enum" => Value::array(["anchor", "rewind", "list"]),
-                    "description" => action_description(),
-                },
-                "name" => string_property(name_description()),
-                "labelStart" => string_property(label_start_description()),
-                "labelEnd" => string_property(label_end_description()),
-                "summaryFocus" => string_property(focus_description()),
-            },
-            "required" => Value::array(["action"]),
-        },
+        parameters: parameters(),
     }
 }
 
 /// Characters (UTF-16 units) of the description plus every parameter description: the part of the
 /// definition written in prose, which the 400-token budget is about.
 pub fn definition_text_len() -> usize {
-    let params = [
-        action_description(),
-        name_description(),
-        label_start_description(),
-        label_end_description(),
-        focus_description(),
-    ];
-    utf16_len(DESCRIPTION) + params.iter().map(|p| utf16_len(p)).sum::<usize>()
+    let params = parameters();
+    let properties = params.get("properties").and_then(Value::as_object).unwrap_or_default();
+    let described = properties.iter().filter_map(|(_, p)| p.get("description").and_then(Value::as_str));
+    utf16_len(DESCRIPTION) + described.map(|d| utf16_len(&d)).sum::<usize>()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::MAX_NAME_LENGTH;
+    use crate::tool::plan::MIN_FOCUS_CHARS;
     use serde_json::json;
 
     #[test]
@@ -137,6 +106,34 @@ mod tests {
         )
         .unwrap();
         assert!(utf16_len(&whole).div_ceil(4) < 500, "{}", whole.len());
+    }
+
+    #[test]
+    fn schema_is_word_for_word() {
+        let p: serde_json::Value = serde_json::from_str(&definition().parameters.to_json()).unwrap();
+        let text = |d: &str| json!({"type": "string", "description": d});
+        let expected = json!({
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ["anchor", "rewind", "list"], "description": "anchor | rewind | list"},
+                "name": text(&format!("anchor: kebab-case, max {MAX_NAME_LENGTH} chars, e.g. 'impl-start'")),
+                "labelStart": text("rewind: the anchor to go back to"),
+                "labelEnd": text("rewind: kebab-case name for the summary's new anchor"),
+                "summaryFocus": text(&format!(
+                    "rewind: ≥{MIN_FOCUS_CHARS} chars telling the summarizer what to keep: the user's latest \
+                     instruction verbatim, what is done, what is left"
+                )),
+            },
+            "required": ["action"],
+        });
+        assert_eq!(p, expected);
+        let params = definition().parameters;
+        let keys: Vec<String> =
+            params.get("properties").unwrap().as_object().unwrap().iter().map(|(k, _)| k.decoded().into_owned()).collect();
+        assert_eq!(keys, ["action", "name", "labelStart", "labelEnd", "summaryFocus"], "the order the model reads");
+        let prose = utf16_len(DESCRIPTION) + expected["properties"].as_object().unwrap().values()
+            .map(|v| utf16_len(v["description"].as_str().unwrap())).sum::<usize>();
+        assert_eq!(definition_text_len(), prose);
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! - "before" numbers are taken at that same point, and a rewind's collapsed entries are exactly what
 //!   pi's `collectEntriesForBranchSummary(sm, leaf, target)` returns.
 
+use std::fmt::Write as _;
+
 use crate::json::Value;
 use crate::obj;
 
@@ -56,27 +58,64 @@ pub struct Facts {
     pub now_ms: f64,
 }
 
-/// Reads a field that must be a string.
-fn string_field(v: &Value<'_>, key: &str) -> Result<String, SessionError> {
-    match v.get(key) {
-        Some(Value::Str(s)) => Ok(s.decoded().into_owned()),
-        Some(_) => Err(SessionError::InvalidArgument(format!("`{key}` must be a string"))),
-        None => Err(SessionError::InvalidArgument(format!("`{key}` is missing"))),
-    }
+/// The JSON type a field read back from JavaScript must have.
+#[derive(Clone, Copy, PartialEq)]
+enum Want {
+    Str,
+    Num,
+    Bool,
+    Obj,
+    Arr,
 }
 
-/// Reads an optional field with `read`; absent or `undefined` (dropped by `JSON.stringify`) gives `default`.
-fn optional<'a, T>(
-    v: &Value<'a>,
-    key: &str,
-    default: T,
-    read: impl FnOnce(&Value<'a>) -> Option<T>,
-    expected: &str,
-) -> Result<T, SessionError> {
-    match v.get(key) {
-        None => Ok(default),
-        Some(x) => read(x).ok_or_else(|| SessionError::InvalidArgument(format!("`{key}` must be {expected}"))),
+/// `v[key]` when it has the type `want`; anything else (missing included) is an error naming the field.
+/// One non-generic reader for every field, so each struct's reader is a list of calls rather than an
+/// inlined copy of the checks and the message formatting per field.
+#[inline(never)]
+fn field<'v, 'a>(v: &'v Value<'a>, key: &str, want: Want) -> Result<&'v Value<'a>, SessionError> {
+    let found = v.get(key).filter(|x| {
+        want == match x {
+            Value::Str(_) => Want::Str,
+            Value::Num(_) => Want::Num,
+            Value::Bool(_) => Want::Bool,
+            Value::Obj(_) => Want::Obj,
+            Value::Arr(_) => Want::Arr,
+            Value::Null => return false,
+        }
+    });
+    found.ok_or_else(|| {
+        let what = ["a string", "a number", "a boolean", "an object", "an array"][want as usize];
+        SessionError::InvalidArgument(format!("`{key}` must be {what}"))
+    })
+}
+
+/// Checks the fields `(key, type, required)` of `v` in order; the first one of the wrong type (or missing
+/// when required) is the error. Readers check first and then build without `?` between fields, so no error
+/// path has to drop a half-built struct.
+#[inline(never)]
+fn check(v: &Value<'_>, fields: &[(&str, Want, bool)]) -> Result<(), SessionError> {
+    for &(key, want, required) in fields {
+        if required || v.get(key).is_some() {
+            field(v, key, want)?;
+        }
     }
+    Ok(())
+}
+
+/// A field [`check`]ed to be a string (empty if it is not).
+#[inline(never)]
+fn text(v: &Value<'_>, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or_default().into_owned()
+}
+
+/// A field [`check`]ed to be a number (`default` if absent).
+fn number(v: &Value<'_>, key: &str, default: f64) -> f64 {
+    v.get(key).and_then(Value::as_f64).unwrap_or(default)
+}
+
+/// A field [`check`]ed to be a boolean (`default` if absent).
+fn boolean(v: &Value<'_>, key: &str, default: bool) -> bool {
+    v.get(key).and_then(Value::as_bool).unwrap_or(default)
 }
 
 impl ModelFacts {
@@ -85,11 +124,12 @@ impl ModelFacts {
     /// # Errors
     /// `InvalidArgument` naming the first field of the wrong shape.
     pub fn from_value(v: &Value<'_>) -> Result<ModelFacts, SessionError> {
-        Ok(ModelFacts { api: string_field(v, "api")?, provider: string_field(v, "provider")?, id: string_field(v, "id")? })
+        check(v, &[("api", Want::Str, true), ("provider", Want::Str, true), ("id", Want::Str, true)])?;
+        Ok(ModelFacts { api: text(v, "api"), provider: text(v, "provider"), id: text(v, "id") })
     }
 
-    fn to_value(&self) -> Value<'static> {
-        obj! { "api" => self.api.clone(), "provider" => self.provider.clone(), "id" => self.id.clone() }
+    fn to_value(&self) -> Value<'_> {
+        obj! { "api" => self.api.as_str(), "provider" => self.provider.as_str(), "id" => self.id.as_str() }
     }
 }
 
@@ -97,8 +137,7 @@ impl ModelFacts {
 fn model_field(v: &Value<'_>) -> Result<Option<ModelFacts>, SessionError> {
     match v.get("model") {
         None | Some(Value::Null) => Ok(None),
-        Some(m) if m.is_object() => ModelFacts::from_value(m).map(Some),
-        Some(_) => Err(SessionError::InvalidArgument("`model` must be an object or null".into())),
+        Some(_) => ModelFacts::from_value(field(v, "model", Want::Obj)?).map(Some),
     }
 }
 
@@ -112,12 +151,22 @@ impl Facts {
         if !v.is_object() {
             return Err(SessionError::InvalidArgument("the facts must be an object".into()));
         }
+        check(
+            v,
+            &[
+                ("callId", Want::Str, true),
+                ("contextWindow", Want::Num, false),
+                ("refreshReaches", Want::Bool, false),
+                ("nowMs", Want::Num, false),
+            ],
+        )?;
+        let model = model_field(v)?;
         Ok(Facts {
-            call_id: string_field(v, "callId")?,
-            context_window: optional(v, "contextWindow", 0.0, Value::as_f64, "a number")?,
-            model: model_field(v)?,
-            refresh_reaches: optional(v, "refreshReaches", true, Value::as_bool, "a boolean")?,
-            now_ms: optional(v, "nowMs", 0.0, Value::as_f64, "a number")?,
+            call_id: text(v, "callId"),
+            context_window: number(v, "contextWindow", 0.0),
+            model,
+            refresh_reaches: boolean(v, "refreshReaches", true),
+            now_ms: number(v, "nowMs", 0.0),
         })
     }
 }
@@ -225,19 +274,21 @@ pub struct Finish {
 
 impl Refusal {
     /// `{code, text}`, as the shim reports a refusal.
-    pub fn to_value(&self) -> Value<'static> {
-        obj! { "code" => self.code.as_str(), "text" => self.text.clone() }
+    pub fn to_value(&self) -> Value<'_> {
+        obj! { "code" => self.code.as_str(), "text" => self.text.as_str() }
     }
 }
 
 impl RewindPlan {
     /// The plan as the shim carries it (camelCase fields), to hand back to [`finish`] unchanged.
-    pub fn to_value(&self) -> Value<'static> {
+    pub fn to_value(&self) -> Value<'_> {
+        // Strings are borrowed, not cloned: the value is serialized at once and dropped.
         obj! {
-            "targetId" => self.target_id.clone(), "labelStart" => self.label_start.clone(),
-            "labelEnd" => self.label_end.clone(), "summarizeIds" => Value::array(self.summarize_ids.clone()),
-            "focus" => self.focus.clone(), "beforeTokens" => self.before_tokens,
-            "contextWindow" => self.context_window, "callId" => self.call_id.clone(),
+            "targetId" => self.target_id.as_str(), "labelStart" => self.label_start.as_str(),
+            "labelEnd" => self.label_end.as_str(),
+            "summarizeIds" => Value::array(self.summarize_ids.iter().map(String::as_str)),
+            "focus" => self.focus.as_str(), "beforeTokens" => self.before_tokens,
+            "contextWindow" => self.context_window, "callId" => self.call_id.as_str(),
             "arguments" => self.arguments.clone(), "model" => self.model.as_ref().map(ModelFacts::to_value),
             "refreshReaches" => self.refresh_reaches, "fallbackSynthetic" => self.fallback_synthetic.clone(),
         }
@@ -248,62 +299,76 @@ impl RewindPlan {
     /// # Errors
     /// `InvalidArgument` naming the first field of the wrong shape.
     pub fn from_value(v: &Value<'_>) -> Result<RewindPlan, SessionError> {
-        let wrong = |key: &str, what: &str| SessionError::InvalidArgument(format!("`{key}` must be {what}"));
-        let number = |key: &str| v.get(key).and_then(Value::as_f64).ok_or_else(|| wrong(key, "a number"));
-        let ids = v.get("summarizeIds").and_then(Value::as_array).ok_or_else(|| wrong("summarizeIds", "an array"))?;
-        let summarize_ids = ids
-            .iter()
-            .map(|id| id.as_str().map(std::borrow::Cow::into_owned).ok_or_else(|| wrong("summarizeIds", "strings")))
-            .collect::<Result<_, _>>()?;
-        let object = |key: &str| match v.get(key) {
-            Some(x) if x.is_object() => Ok(x.clone().into_owned()),
-            _ => Err(wrong(key, "an object")),
-        };
+        check(
+            v,
+            &[
+                ("summarizeIds", Want::Arr, true),
+                ("targetId", Want::Str, true),
+                ("labelStart", Want::Str, true),
+                ("labelEnd", Want::Str, true),
+                ("focus", Want::Str, true),
+                ("beforeTokens", Want::Num, true),
+                ("contextWindow", Want::Num, true),
+                ("callId", Want::Str, true),
+                ("arguments", Want::Obj, true),
+                ("refreshReaches", Want::Bool, true),
+                ("fallbackSynthetic", Want::Obj, true),
+            ],
+        )?;
+        let ids = v.get("summarizeIds").and_then(Value::as_array).unwrap_or_default();
+        if !ids.iter().all(Value::is_string) {
+            return Err(SessionError::InvalidArgument("`summarizeIds` must be strings".into()));
+        }
+        let model = model_field(v)?;
+        let object = |key| v.get(key).map_or(Value::Null, |x| x.clone().into_owned());
         Ok(RewindPlan {
-            target_id: string_field(v, "targetId")?,
-            label_start: string_field(v, "labelStart")?,
-            label_end: string_field(v, "labelEnd")?,
-            summarize_ids,
-            focus: string_field(v, "focus")?,
-            before_tokens: number("beforeTokens")?,
-            context_window: number("contextWindow")?,
-            call_id: string_field(v, "callId")?,
-            arguments: object("arguments")?,
-            model: model_field(v)?,
-            refresh_reaches: v.get("refreshReaches").and_then(Value::as_bool).ok_or_else(|| wrong("refreshReaches", "a boolean"))?,
-            fallback_synthetic: object("fallbackSynthetic")?,
+            target_id: text(v, "targetId"),
+            label_start: text(v, "labelStart"),
+            label_end: text(v, "labelEnd"),
+            summarize_ids: ids.iter().map(|id| id.as_str().unwrap_or_default().into_owned()).collect(),
+            focus: text(v, "focus"),
+            before_tokens: number(v, "beforeTokens", 0.0),
+            context_window: number(v, "contextWindow", 0.0),
+            call_id: text(v, "callId"),
+            arguments: object("arguments"),
+            model,
+            refresh_reaches: boolean(v, "refreshReaches", false),
+            fallback_synthetic: object("fallbackSynthetic"),
         })
     }
 }
 
 impl Plan {
     /// The plan as the shim reads it: `{kind: "refuse" | "list" | "anchor" | "rewind", …fields}`.
-    pub fn to_value(&self) -> Value<'static> {
+    pub fn to_value(&self) -> Value<'_> {
         let (kind, body) = match self {
             Plan::Refuse(r) => ("refuse", r.to_value()),
-            Plan::List(l) => ("list", obj! { "text" => l.text.clone(), "details" => l.details.clone() }),
+            Plan::List(l) => ("list", obj! { "text" => l.text.as_str(), "details" => l.details.clone() }),
             Plan::Anchor(a) => (
                 "anchor",
                 obj! {
-                    "entryId" => a.entry_id.clone(), "label" => a.label.clone(), "moveFrom" => a.move_from.clone(),
-                    "text" => a.text.clone(), "details" => a.details.clone(),
+                    "entryId" => a.entry_id.as_str(), "label" => a.label.as_str(), "moveFrom" => a.move_from.as_deref(),
+                    "text" => a.text.as_str(), "details" => a.details.clone(),
                 },
             ),
             Plan::Rewind(r) => ("rewind", r.to_value()),
         };
-        let Value::Obj(mut members) = body else { unreachable!("plans are objects") };
-        members.insert(0, ("kind".into(), Value::from(kind)));
-        Value::Obj(members)
+        let mut body = body;
+        // Every body is an object; `if let` rather than a panicking `else` keeps the panic machinery out.
+        if let Value::Obj(members) = &mut body {
+            members.insert(0, ("kind".into(), Value::from(kind)));
+        }
+        body
     }
 }
 
 impl Finish {
     /// `{labels: [{entryId, label}], synthetic, afterTokens, text, details}`.
-    pub fn to_value(&self) -> Value<'static> {
-        let labels = self.labels.iter().map(|l| obj! { "entryId" => l.entry_id.clone(), "label" => l.label.clone() });
+    pub fn to_value(&self) -> Value<'_> {
+        let labels = self.labels.iter().map(|l| obj! { "entryId" => l.entry_id.as_str(), "label" => l.label.as_deref() });
         obj! {
             "labels" => Value::array(labels), "synthetic" => self.synthetic.clone(), "afterTokens" => self.after_tokens,
-            "text" => self.text.clone(), "details" => self.details.clone(),
+            "text" => self.text.as_str(), "details" => self.details.clone(),
         }
     }
 }
@@ -429,11 +494,6 @@ fn anchor(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     Ok(Plan::Anchor(AnchorPlan { entry_id, label, move_from, text, details }))
 }
 
-/// `(name, tokens)` of every anchor on the active branch, root → leaf.
-fn anchor_list(index: &mut SessionIndex) -> Result<Vec<(String, f64)>, SessionError> {
-    Ok(index.anchors(Leaf::Current)?.into_iter().map(|a| (a.name, a.tokens)).collect())
-}
-
 fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
     let Some(start) = params.label_start.as_deref().filter(|n| is_valid_name(n)) else {
         let problem = name_problem(&params.raw, "labelStart");
@@ -455,7 +515,7 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let leaf = index.leaf();
     let label = full_label(start);
     let Some(target) = index.find_label_on_path(&label, leaf)? else {
-        let rows = texts::anchor_rows(&anchor_list(index)?, facts.context_window);
+        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
         let elsewhere = (0..index.len() as Slot).any(|s| index.label_of(index.id_of(s)) == Some(label.as_str()));
         let text = if elsewhere { texts::anchor_off_path(start, &rows) } else { texts::unknown_anchor(start, &rows) };
         return Ok(refuse(RefusalCode::UnknownAnchor, text));
@@ -474,16 +534,14 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
         return Ok(refuse(code, text));
     }
     if let Some(call) = call {
-        let others: Vec<String> = index
-            .entry(call)
-            .assistant()
-            .map(|a| {
-                a.tool_calls()
-                    .filter(|(id, _)| *id != facts.call_id)
-                    .map(|(id, n)| format!("{n} ({id})"))
-                    .collect()
-            })
-            .unwrap_or_default();
+        // Written straight into one string (no `Vec` + `join`): `name (id)` each, `, ` between.
+        let mut others = String::new();
+        if let Some(a) = index.entry(call).assistant() {
+            for (id, n) in a.tool_calls().filter(|(id, _)| *id != facts.call_id) {
+                let sep = if others.is_empty() { "" } else { ", " };
+                let _ = write!(others, "{sep}{n} ({id})");
+            }
+        }
         if !others.is_empty() {
             return Ok(refuse(RefusalCode::BatchedRewind, texts::batched_rewind(&others)));
         }
@@ -499,7 +557,7 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let target_at = path.iter().position(|&s| s == target).unwrap_or(0);
     let at_target = estimates.get(target_at).map_or(0.0, |e| e.tokens);
     if before - at_target < MIN_SAVED_TOKENS {
-        let rows = texts::anchor_rows(&anchor_list(index)?, facts.context_window);
+        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
         return Ok(refuse(RefusalCode::TooLittleSaved, texts::too_little_saved(start, before - at_target, &rows)));
     }
     if facts.model.is_none() {
@@ -564,9 +622,8 @@ const PI_SUMMARY_PREAMBLE: &str =
 /// nothing, which pi still wraps).
 fn summary_is_empty(summary: &str) -> bool {
     let mut rest = summary.trim_start().strip_prefix(PI_SUMMARY_PREAMBLE).unwrap_or(summary);
-    for tag in ["read-files", "modified-files"] {
-        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
-        if let (Some(a), Some(b)) = (crate::text::find(rest, &open), crate::text::find(rest, &close)) {
+    for (open, close) in [("<read-files>", "</read-files>"), ("<modified-files>", "</modified-files>")] {
+        if let (Some(a), Some(b)) = (crate::text::find(rest, open), crate::text::find(rest, close)) {
             if a < b && rest.get(..a).is_some_and(|lead| lead.trim().is_empty()) {
                 rest = rest.get(b + close.len()..).unwrap_or("");
             }

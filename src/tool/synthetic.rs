@@ -42,6 +42,21 @@ pub(crate) fn capped_arguments(raw: &Value<'_>) -> Value<'static> {
     Value::Obj(args)
 }
 
+/// The synthetic message's fixed parts; `null` and `0` are filled in by [`synthetic_assistant`]. Parsing a
+/// constant is far smaller in the wasm than building these members one by one.
+const TEMPLATE: &str = r#"{"role":"assistant","content":null,"api":null,"provider":null,"model":null,
+"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,
+"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":0}"#;
+
+/// Replaces the value of member `key` of the object `v` (nothing if absent).
+fn set<'a>(v: &mut Value<'a>, key: &str, value: Value<'a>) {
+    if let Value::Obj(members) = v {
+        if let Some((_, slot)) = members.iter_mut().find(|(k, _)| k.eq_str(key)) {
+            *slot = value;
+        }
+    }
+}
+
 /// The synthetic assistant message (a pi `AssistantMessage`), ready for `sessionManager.appendMessage`.
 /// `now_ms` comes from the caller: the core reads no clock.
 pub fn synthetic_assistant(
@@ -51,24 +66,23 @@ pub fn synthetic_assistant(
     total_tokens: f64,
     now_ms: f64,
 ) -> Value<'static> {
-    let field = |f: fn(&ModelFacts) -> &str| model.map_or("unknown", f).to_string();
-    obj! {
-        "role" => "assistant",
-        "content" => Value::Arr(vec![obj! {
-            "type" => "toolCall", "id" => call_id.to_string(), "name" => TOOL_NAME,
-            "arguments" => arguments.clone().into_owned(),
-        }]),
-        "api" => field(|m| &m.api),
-        "provider" => field(|m| &m.provider),
-        "model" => field(|m| &m.id),
-        "usage" => obj! {
-            "input" => 0, "output" => 0, "cacheRead" => 0, "cacheWrite" => 0,
-            "totalTokens" => total_tokens,
-            "cost" => obj! { "input" => 0, "output" => 0, "cacheRead" => 0, "cacheWrite" => 0, "total" => 0 },
-        },
-        "stopReason" => "toolUse",
-        "timestamp" => now_ms,
+    let mut out = crate::json::parse(TEMPLATE, 4).unwrap_or(Value::Null);
+    let call = obj! {
+        "type" => "toolCall", "id" => call_id.to_string(), "name" => TOOL_NAME,
+        "arguments" => arguments.clone().into_owned(),
+    };
+    set(&mut out, "content", Value::Arr(vec![call]));
+    let field = |f: fn(&ModelFacts) -> &str| Value::from(model.map_or("unknown", f).to_string());
+    set(&mut out, "api", field(|m| &m.api));
+    set(&mut out, "provider", field(|m| &m.provider));
+    set(&mut out, "model", field(|m| &m.id));
+    if let Value::Obj(members) = &mut out {
+        if let Some((_, usage)) = members.iter_mut().find(|(k, _)| k.eq_str("usage")) {
+            set(usage, "totalTokens", Value::from(total_tokens));
+        }
     }
+    set(&mut out, "timestamp", Value::from(now_ms));
+    out
 }
 
 #[cfg(test)]
@@ -94,6 +108,16 @@ mod tests {
         assert_eq!(short["summaryFocus"], "keep this");
         let extra = sj(&capped_arguments(&js(json!({"action": "rewind", "junk": "x".repeat(1 << 20), "nested": {"a": [1]}}))));
         assert_eq!(extra, json!({"action": "rewind"}));
+    }
+
+    #[test]
+    fn synthetic_json_is_exact() {
+        let m = ModelFacts { api: "faux".into(), provider: "p".into(), id: "m".into() };
+        let s = synthetic_assistant("call_9", &js(json!({"action": "rewind"})), Some(&m), 1234.0, 5.0);
+        assert_eq!(
+            s.to_json(),
+            r#"{"role":"assistant","content":[{"type":"toolCall","id":"call_9","name":"navigate_tree","arguments":{"action":"rewind"}}],"api":"faux","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":1234,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":5}"#
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::json::num::js_string;
+use crate::session::Anchor;
 use crate::text::{format_context_delta, format_pct1, format_position, MAX_NAME_LENGTH};
 
 use super::plan::{MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS};
@@ -154,12 +155,11 @@ pub(crate) fn chained_rewind(name: &str) -> String {
     )
 }
 
-/// `others`: the other tool calls of the same message, `name (id)` each.
-pub(crate) fn batched_rewind(others: &[String]) -> String {
+/// `others`: the other tool calls of the same message, `name (id)` each, joined by `, `.
+pub(crate) fn batched_rewind(others: &str) -> String {
     format!(
-        "rewind must be the only tool call in its message; this message also calls {}. Their results would be \
-         cut off from the conversation. Let them finish, then call rewind on its own.",
-        others.join(", ")
+        "rewind must be the only tool call in its message; this message also calls {others}. Their results would be \
+         cut off from the conversation. Let them finish, then call rewind on its own."
     )
 }
 
@@ -261,9 +261,11 @@ pub(crate) fn anchor_move_failed(error: &str) -> String {
 }
 
 /// Anchor rows as in `list`: `  12.3%  name`.
-pub(crate) fn anchor_rows(rows: &[(String, f64)], window: f64) -> String {
-    rows.iter()
-        .map(|(name, tokens)| format!("  {:>5}  {name}", format_pct1(*tokens, window)))
-        .collect::<Vec<_>>()
-        .join("\n")
+pub(crate) fn anchor_rows(anchors: &[Anchor], window: f64) -> String {
+    let mut out = String::new();
+    for a in anchors {
+        let sep = if out.is_empty() { "" } else { "\n" };
+        let _ = write!(out, "{sep}  {:>5}  {}", format_pct1(a.tokens, window), a.name);
+    }
+    out
 }
