@@ -330,17 +330,35 @@ impl Value<'_> {
     }
 }
 
-/// Drops a value without recursion. A plain drop of a `Value` recurses once per nesting level; values
-/// read from session lines may nest tens of thousands of levels deep, which would overflow the 1 MB
-/// wasm stack, so the ingest disposes of them with this instead.
+/// Drops a value with bounded recursion. A plain drop of a `Value` recurses once per nesting level; values
+/// read from session lines may nest tens of thousands of levels deep, which would overflow the 1 MB wasm
+/// stack, so the ingest disposes of them with this instead: the first [`DROP_DEPTH`] levels the plain way
+/// (fast, and all a usual value has), anything deeper from a heap stack.
 pub fn dispose(value: Value<'_>) {
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Arr(items) => stack.extend(items),
-            Value::Obj(members) => stack.extend(members.into_iter().map(|(_, v)| v)),
-            _ => {}
+    let mut deeper = Vec::new();
+    drop_levels(value, 0, &mut deeper);
+    while let Some(v) = deeper.pop() {
+        drop_levels(v, 0, &mut deeper);
+    }
+}
+
+/// How many levels [`dispose`] goes down by recursion (a few hundred bytes of stack each at most).
+const DROP_DEPTH: usize = 32;
+
+fn drop_levels<'a>(value: Value<'a>, depth: usize, deeper: &mut Vec<Value<'a>>) {
+    let mut take = |v: Value<'a>| {
+        if matches!(v, Value::Arr(_) | Value::Obj(_)) {
+            if depth < DROP_DEPTH {
+                drop_levels(v, depth + 1, deeper);
+            } else {
+                deeper.push(v);
+            }
         }
+    };
+    match value {
+        Value::Arr(items) => items.into_iter().for_each(&mut take),
+        Value::Obj(members) => members.into_iter().for_each(|(_, v)| take(v)),
+        _ => {}
     }
 }
 
