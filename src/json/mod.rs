@@ -47,7 +47,8 @@ pub enum Value<'a> {
     Obj(Vec<(Str<'a>, Value<'a>)>),
 }
 
-/// A JSON number: its value and, when it was read, its literal.
+/// A JSON number: its literal when it was read (its value is worked out when asked: most numbers in a
+/// session line are never asked for), or its value when it was built.
 #[derive(Debug, Clone, Copy)]
 pub struct Num<'a> {
     literal: Option<&'a str>,
@@ -55,13 +56,17 @@ pub struct Num<'a> {
 }
 
 impl<'a> Num<'a> {
-    pub(crate) fn parsed(literal: &'a str, value: f64) -> Self {
-        Num { literal: Some(literal), value }
+    /// A number read from JSON: `literal` was checked against JSON's number grammar by the reader.
+    pub(crate) fn parsed(literal: &'a str) -> Self {
+        Num { literal: Some(literal), value: 0.0 }
     }
 
     /// The number as JavaScript holds it (±Infinity for literals beyond the double range).
     pub fn as_f64(&self) -> f64 {
-        self.value
+        match self.literal {
+            Some(lit) => num::parse(lit),
+            None => self.value,
+        }
     }
 
     /// The literal as written in the JSON text, for a number that was read.
@@ -71,29 +76,28 @@ impl<'a> Num<'a> {
 
     /// Length of `JSON.stringify(n)`: `String(n)`, or `null` for a non-finite number.
     pub fn json_len(&self) -> usize {
-        if !self.value.is_finite() {
-            return 4;
+        // A canonical literal is finite and is its own `String(n)`: no conversion at all.
+        if let Some(lit) = self.literal.filter(|lit| num::is_canonical_literal(lit)) {
+            return lit.len();
         }
-        match self.literal {
-            Some(lit) if num::is_canonical_literal(lit) => lit.len(),
-            _ => num::js_len(self.value),
-        }
+        let x = self.as_f64();
+        if x.is_finite() { num::js_len(x) } else { 4 }
     }
 
     /// Appends `JSON.stringify(n)` to `out`.
     pub fn write_json(&self, out: &mut String) {
-        match self.literal {
-            _ if !self.value.is_finite() => out.push_str("null"),
-            Some(lit) if num::is_canonical_literal(lit) => out.push_str(lit),
-            _ => num::write_js(self.value, out),
+        if let Some(lit) = self.literal.filter(|lit| num::is_canonical_literal(lit)) {
+            return out.push_str(lit);
         }
+        let x = self.as_f64();
+        if x.is_finite() { num::write_js(x, out) } else { out.push_str("null") }
     }
 }
 
 /// Equal when the numbers are (`-0 == 0`, `NaN != NaN`, as in JavaScript); literals are not compared.
 impl PartialEq for Num<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.value == other.value
+        self.as_f64() == other.as_f64()
     }
 }
 
@@ -133,7 +137,7 @@ impl<'a> Value<'a> {
     /// The number, if this is a number.
     pub fn as_f64(&self) -> Option<f64> {
         match self {
-            Value::Num(n) => Some(n.value),
+            Value::Num(n) => Some(n.as_f64()),
             _ => None,
         }
     }
@@ -198,7 +202,10 @@ impl<'a> Value<'a> {
         match self {
             Value::Null => false,
             Value::Bool(b) => *b,
-            Value::Num(n) => n.value != 0.0 && !n.value.is_nan(),
+            Value::Num(n) => {
+                let x = n.as_f64();
+                x != 0.0 && !x.is_nan()
+            }
             Value::Str(s) => s.units() != 0,
             Value::Arr(_) | Value::Obj(_) => true,
         }
@@ -309,7 +316,7 @@ impl Value<'_> {
         match self {
             Value::Null => Value::Null,
             Value::Bool(b) => Value::Bool(b),
-            Value::Num(n) => Value::from(n.value),
+            Value::Num(n) => Value::from(n.as_f64()),
             Value::Str(s) => Value::Str(s.into_owned()),
             // Plain loops: `map(..).collect()` here becomes an in-place collect, much larger in the wasm build.
             Value::Arr(items) => {

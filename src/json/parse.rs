@@ -172,10 +172,9 @@ impl<'a> Reader<'a> {
 
     fn number(&mut self) -> Result<Value<'a>, Error> {
         let start = self.i;
-        let (end, parts) = num::scan(self.b, start).map_err(|at| self.error_at(at))?;
+        let (end, _) = num::scan(self.b, start).map_err(|at| self.error_at(at))?;
         self.i = end;
-        let literal = self.text.get(start..end).unwrap_or("");
-        Ok(Value::Num(Num::parsed(literal, num::value_of(parts, literal))))
+        Ok(Value::Num(Num::parsed(self.text.get(start..end).unwrap_or(""))))
     }
 
     /// A string starting at the opening quote; validates escapes and rejects raw control characters.
