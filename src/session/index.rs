@@ -746,7 +746,9 @@ impl SessionIndex {
             if let Some(hint) = entry.hint() {
                 let prefix = if entry.kind() == Kind::BranchSummary { "summary: " } else { "" };
                 if let Some(line) = crate::text::to_one_line(hint, max_len.saturating_sub(prefix.len())) {
-                    return Some([prefix, &line].concat());
+                    let mut hint = String::from(prefix);
+                    hint.push_str(&line);
+                    return Some(hint);
                 }
             }
             cur = self.parent_of(s);

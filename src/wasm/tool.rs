@@ -56,7 +56,11 @@ fn json_text(value: &JsValue) -> Option<String> {
 /// A JS value's JSON text (`InvalidArgument` when it has none). Text and parse are two plain functions,
 /// not one generic over the reader, so the binding carries one copy of them and of their error paths.
 fn js_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
-    json_text(value).ok_or_else(|| invalid(&[what, " cannot be serialised as JSON"].concat()))
+    json_text(value).ok_or_else(|| {
+        let mut message = String::from(what);
+        message.push_str(" cannot be serialised as JSON");
+        invalid(&message)
+    })
 }
 
 /// That text as the core's JSON value.
