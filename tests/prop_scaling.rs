@@ -63,8 +63,10 @@ fn pipeline(text: &str) {
     assert!(matches!(tool::plan(&mut index, &self::args(&args), &facts()).expect("plan"), Plan::Rewind(_) | Plan::Refuse(_)));
 }
 
-fn best_of_3(f: impl Fn()) -> Duration {
-    (0..3)
+/// The fastest of five runs: on a shared machine a single run can be slowed several times over by other
+/// work (seen with three parallel builds), while the fastest of five tracks the algorithm.
+fn best_of_5(f: impl Fn()) -> Duration {
+    (0..5)
         .map(|_| {
             let t = Instant::now();
             f();
@@ -78,14 +80,14 @@ fn best_of_3(f: impl Fn()) -> Duration {
 /// page faults do not decide the ratio), then compares with 4× that input.
 fn assert_linear(what: &str, make: impl Fn(usize) -> String, run: impl Fn(&str), mut n: usize) {
     let mut small = make(n);
-    let mut t1 = best_of_3(|| run(&small));
+    let mut t1 = best_of_5(|| run(&small));
     while t1 < Duration::from_millis(25) && n < 1 << 24 {
         n *= 2;
         small = make(n);
-        t1 = best_of_3(|| run(&small));
+        t1 = best_of_5(|| run(&small));
     }
     let large = make(4 * n);
-    let t4 = best_of_3(|| run(&large));
+    let t4 = best_of_5(|| run(&large));
     let ratio = t4.as_secs_f64() / t1.as_secs_f64().max(1e-6);
     assert!(ratio < 10.0, "{what}: 4× the input (n = {n}) took {ratio:.1}× the time ({t1:?} → {t4:?})");
 }
