@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use super::read::hint_of;
 use crate::js::{date_ms, is_truthy, stringify_len_masked, utf16_len};
 use crate::text::{extract_text_content, strip_branch_summary_boilerplate};
 
@@ -595,30 +596,6 @@ pub(super) fn assistant_usage_from(stop_reason: Option<&str>, usage_truthy: bool
     Some(if total != 0.0 && !total.is_nan() { total } else { input + output + cache_read + cache_write })
 }
 
-/// Collapses whitespace and keeps the first [`HINT_KEEP`] UTF-16 units (plus one char to mark that
-/// the text went on).
-pub(super) fn hint_of(text: &str) -> Option<Box<str>> {
-    let mut out = String::new();
-    let mut units = 0;
-    let mut pending_space = false;
-    for c in text.chars() {
-        if c.is_whitespace() {
-            pending_space = !out.is_empty();
-            continue;
-        }
-        if pending_space {
-            out.push(' ');
-            units += 1;
-            pending_space = false;
-        }
-        out.push(c);
-        units += c.len_utf16();
-        if units > HINT_KEEP {
-            break;
-        }
-    }
-    (!out.is_empty()).then(|| out.into_boxed_str())
-}
 
 #[cfg(test)]
 mod tests {

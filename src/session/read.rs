@@ -282,9 +282,13 @@ fn content_hint(content: Option<&Value<'_>>) -> Option<Box<str>> {
 
 /// The preview of one string after `cut` (which may drop a lead-in; it needs the whole text then).
 fn hint_of_str(s: &Str<'_>, cut: impl Fn(&str) -> &str) -> Option<Box<str>> {
-    let text = s.decoded();
+    hint_of(cut(&s.decoded()))
+}
+
+/// The preview of a plain text (see [`Hint`]).
+pub(super) fn hint_of(text: &str) -> Option<Box<str>> {
     let mut hint = Hint::default();
-    hint.push(cut(&text));
+    hint.push(text);
     hint.finish()
 }
 
