@@ -369,6 +369,23 @@ fn drop_levels<'a>(value: Value<'a>, depth: usize, deeper: &mut Vec<Value<'a>>) 
     }
 }
 
+/// Appends `n` in decimal (`String(n)` for an integer), without the formatting machinery.
+pub fn push_uint(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(d));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,3 +429,4 @@ mod tests {
         assert_eq!(stringify_len(&v), v.to_json().len());
     }
 }
+

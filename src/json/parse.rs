@@ -26,18 +26,45 @@ pub enum ErrorKind {
     TooDeep,
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Error {
+    /// The message `Display` prints, built with `push_str` (no formatting machinery in the plugin's
+    /// ingest path).
+    pub fn message(&self) -> String {
+        let mut out = String::new();
         match self.kind {
-            ErrorKind::End => return f.write_str("unexpected end of input"),
-            ErrorKind::TooDeep => f.write_str("nested too deeply")?,
+            ErrorKind::End => return "unexpected end of input".into(),
+            ErrorKind::TooDeep => out.push_str("nested too deeply"),
             ErrorKind::Unexpected(c) if c.is_control() || c.is_whitespace() => {
-                write!(f, "unexpected character U+{:04X}", c as u32)?;
+                out.push_str("unexpected character U+");
+                push_hex4(&mut out, c as u32);
             }
-            ErrorKind::Unexpected(c) => write!(f, "unexpected character '{c}'")?,
+            ErrorKind::Unexpected(c) => {
+                out.push_str("unexpected character '");
+                out.push(c);
+                out.push('\'');
+            }
         }
         // Columns count bytes from 1, which is what an editor shows for ASCII lines.
-        write!(f, " at column {}", self.offset + 1)
+        out.push_str(" at column ");
+        super::push_uint(&mut out, self.offset + 1);
+        out
+    }
+}
+
+/// `{:04X}`: upper-case hex, at least four digits.
+fn push_hex4(out: &mut String, n: u32) {
+    let mut digits = 4;
+    while digits < 8 && n >> (4 * digits) != 0 {
+        digits += 1;
+    }
+    for i in (0..digits).rev() {
+        out.push(char::from(b"0123456789ABCDEF"[(n >> (4 * i)) as usize & 15]));
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
     }
 }
 

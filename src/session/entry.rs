@@ -121,6 +121,19 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An entry with an empty id and no facts (what a reader starts from).
+    pub(super) fn blank() -> Entry {
+        Entry {
+            id: "".into(),
+            parent_id: None,
+            timestamp_ms: None,
+            kind: EntryKind::Custom,
+            tokens: 0.0,
+            usage: None,
+            hint: None,
+        }
+    }
+
     /// Whether this entry contributes a message when it lies on the context path (compactions are
     /// handled separately: their summary goes first).
     pub fn emits_message(&self) -> bool {
@@ -207,14 +220,33 @@ pub const MAX_NESTING: usize = 1000;
 /// `JSON.stringify` runs out of stack), so every line pi writes is read.
 pub const MAX_LINE_NESTING: usize = 1 << 16;
 
+impl LineProblem {
+    /// The reason a skipped line is reported with (built with `push_str`, no formatting machinery).
+    pub fn reason(&self) -> String {
+        let mut out = String::new();
+        match self {
+            LineProblem::Malformed(e) => {
+                out.push_str("malformed JSON (");
+                out.push_str(e);
+                out.push(')');
+            }
+            LineProblem::NotAnObject => out.push_str("not a JSON object"),
+            LineProblem::NoId => out.push_str("entry has no string id"),
+            LineProblem::TooDeep(depth) => {
+                out.push_str("nested ");
+                crate::json::push_uint(&mut out, *depth);
+                out.push_str(" levels deep (more than ");
+                crate::json::push_uint(&mut out, MAX_LINE_NESTING);
+                out.push_str(" are not read)");
+            }
+        }
+        out
+    }
+}
+
 impl std::fmt::Display for LineProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LineProblem::Malformed(e) => write!(f, "malformed JSON ({e})"),
-            LineProblem::NotAnObject => f.write_str("not a JSON object"),
-            LineProblem::NoId => f.write_str("entry has no string id"),
-            LineProblem::TooDeep(depth) => write!(f, "nested {depth} levels deep (more than {MAX_LINE_NESTING} are not read)"),
-        }
+        f.write_str(&self.reason())
     }
 }
 

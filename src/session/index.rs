@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::entry::{parse_line, Entry, EntryKind, Header, Line, LineProblem, Role};
+use super::entry::{Header, LineProblem};
+use super::read::{parse_line, read_line, Sink};
 use super::record::{flag, stop_bits, Call, EntryRef, Kind, Record, RoleKind, StopReason, NO_PARENT, PENDING};
 use super::store::{Arena, Chunks, IdTable, Span, StrMap};
 use crate::error::SessionError;
@@ -87,6 +88,17 @@ pub struct IngestReport {
 }
 
 impl IngestReport {
+    /// Adds the warning `line <number>: <parts…>` (text built with `push_str`).
+    fn warn(&mut self, number: usize, parts: &[&str]) {
+        let mut text = String::from("line ");
+        crate::json::push_uint(&mut text, number);
+        text.push_str(": ");
+        for part in parts {
+            text.push_str(part);
+        }
+        self.warnings.push(text);
+    }
+
     /// Adds what a later call on the same input did (line numbers already count across calls).
     pub fn merge(&mut self, later: IngestReport) {
         self.appended += later.appended;
@@ -144,9 +156,9 @@ impl ByteFeed {
     fn feed(&mut self, index: &mut SessionIndex, bytes: &[u8]) {
         let text = utf8_lossy(bytes);
         // Only the stream's own start may carry a byte-order mark (pi drops it with `trim()`).
-        let done = if self.started { index.append_jsonl_continued(&text) } else { index.append_jsonl(&text) };
+        let text = if self.started { &text } else { text.strip_prefix('\u{feff}').unwrap_or(&text) };
         self.started = true;
-        self.report.merge(done);
+        index.feed_jsonl(text, &mut self.report);
     }
 }
 
@@ -236,26 +248,33 @@ impl SessionIndex {
     /// Feeds JSONL text: a whole file or a newly appended tail. Blank lines are ignored; a line that does
     /// not parse is skipped and reported with its line number (counted across calls); nothing is fatal.
     pub fn append_jsonl(&mut self, text: &str) -> IngestReport {
+        let mut report = IngestReport::default();
         // pi reads files with `content.trim()`, which also drops a byte-order mark.
-        self.append_jsonl_continued(text.strip_prefix('\u{feff}').unwrap_or(text))
+        self.feed_jsonl(text.strip_prefix('\u{feff}').unwrap_or(text), &mut report);
+        report
     }
 
-    /// [`Self::append_jsonl`] for text that continues earlier input (a byte-order mark here is content).
-    fn append_jsonl_continued(&mut self, text: &str) -> IngestReport {
-        let mut report = IngestReport::default();
-        for line in text.split('\n') {
+    /// [`Self::append_jsonl`] for text that continues earlier input (a byte-order mark here is content),
+    /// reporting into `report`: the one line loop of every JSONL ingest.
+    fn feed_jsonl(&mut self, text: &str, report: &mut IngestReport) {
+        let mut rest = Some(text);
+        while let Some(chunk) = rest {
+            // A byte search instead of `split('\n')` (one small loop instead of the pattern machinery).
+            let (line, next) = match chunk.bytes().position(|b| b == b'\n') {
+                Some(at) => (chunk.get(..at).unwrap_or_default(), chunk.get(at + 1..)),
+                None => (chunk, None),
+            };
+            rest = next;
             self.lines_seen += 1;
             let trimmed = line.trim();
-            if trimmed.is_empty() {
-                continue;
+            if !trimmed.is_empty() {
+                self.take_line(trimmed, self.lines_seen, report);
             }
-            self.take_line(trimmed, self.lines_seen, &mut report);
         }
         // A trailing newline is not a line of its own.
         if text.ends_with('\n') {
             self.lines_seen -= 1;
         }
-        report
     }
 
     /// Loads a whole session file into an empty index with pi's file rule: when the first line that parses
@@ -319,83 +338,59 @@ impl SessionIndex {
         self.header.as_ref().is_some_and(|h| h.version.is_some_and(|v| v < 3.0))
     }
 
-    /// Parses one line (or entry text) and takes it, or reports it skipped. The one copy of this step
-    /// for both ingest paths (JSONL and entry texts).
+    /// Reads one line (or entry text) straight into the index, or reports it skipped. The one copy of
+    /// this step for every ingest path (JSONL and entry texts).
     #[inline(never)]
     fn take_line(&mut self, text: &str, number: usize, report: &mut IngestReport) {
-        match parse_line(text, self.is_legacy_v2()) {
-            Ok(parsed) => self.take(parsed, text, number, report),
-            Err(problem) => report.skipped.push(Skipped { line: number, reason: problem.to_string() }),
+        let legacy_v2 = self.is_legacy_v2();
+        let mut taker = Taker { record: Record::blank(), calls_at: 0, header: None, index: self };
+        if let Err(problem) = read_line(text, legacy_v2, &mut taker) {
+            report.skipped.push(Skipped { line: number, reason: problem.reason() });
+            return;
         }
-    }
-
-    fn take(&mut self, parsed: Line, text: &str, number: usize, report: &mut IngestReport) {
-        match parsed {
-            Line::Header(h) => {
-                if self.header.is_some() {
-                    report.warnings.push(format!("line {number}: a second session header was ignored"));
-                } else {
-                    self.header = Some(h);
-                }
+        let Taker { record, header, .. } = taker;
+        if let Some(header) = header {
+            if self.header.is_some() {
+                report.warn(number, &["a second session header was ignored"]);
+            } else {
+                self.header = Some(header);
             }
-            Line::Entry(entry) => {
-                if self.mode == Mode::Full {
-                    self.raw.push(text.into());
-                }
-                if self.push(&entry) {
-                    // pi's id map keeps the later entry; so do we (see `push`).
-                    report.warnings.push(format!("line {number}: duplicate entry id {}", entry.id));
-                }
-                report.appended += 1;
-            }
+            return;
         }
-    }
-
-    /// Stores `entry` in the next slot; true when its id repeats an earlier entry's.
-    fn push(&mut self, entry: &Entry) -> bool {
+        if self.mode == Mode::Full {
+            self.raw.push(text.into());
+        }
         let slot = self.records.len() as Slot;
-        if let EntryKind::Label { target, label } = &entry.kind {
-            match label {
-                Some(l) => {
-                    self.labels.set(target, Some(l.clone()));
-                    if let Some(t) = self.slot_of(target) {
-                        self.records[t as usize].flags |= flag::MAYBE_LABELED;
-                    }
-                }
-                None => self.labels.set(target, None),
-            }
+        if self.push(record) {
+            // pi's id map keeps the later entry; so do we (see `push`).
+            report.warn(number, &["duplicate entry id ", self.id_of(slot)]);
         }
-        let mut record = self.record_of(entry);
+        report.appended += 1;
+    }
+
+    /// Stores a read entry's record in the next slot; true when its id repeats an earlier entry's.
+    fn push(&mut self, mut record: Record) -> bool {
+        let slot = self.records.len() as Slot;
+        let (records, arena) = (&mut self.records, &self.arena);
+        let id = arena.get(record.id).unwrap_or_default();
         // A label written before its target arrived (pi keeps those) applies once it does.
-        if !self.labels.is_empty() && self.labels.get(&entry.id).is_some() {
+        if !self.labels.is_empty() && self.labels.get(id).is_some() {
             record.flags |= flag::MAYBE_LABELED;
         }
-        self.records.push(record);
-        let (records, arena) = (&self.records, &self.arena);
-        let repeated = self.ids.insert(&entry.id, slot, |s| arena.get(records[s as usize].id).unwrap_or_default());
+        records.push(record);
+        let records = &*records;
+        let repeated = self.ids.insert(id, slot, |s| arena.get(records[s as usize].id).unwrap_or_default());
         if let Some(old) = repeated {
             self.records[old as usize].flags |= flag::SHADOWED;
             self.duplicate_ids = true;
         }
-        // Resolved after the id went in, so a self-parented entry finds itself (a root, and a cycle for
-        // path walks) rather than an earlier holder of its id.
-        let parent = entry.parent_id.as_deref().map(|pid| (pid, self.slot_of(pid)));
-        self.records[slot as usize].parent = match parent {
-            None => NO_PARENT,
-            Some((_, Some(p))) => p,
-            Some((pid, None)) => {
-                let span = self.arena.push(pid);
-                // Slots only grow, so the list stays sorted for the lookups below.
-                self.pending.push((slot, span));
-                PENDING
-            }
-        };
         #[cfg(feature = "full")]
-        if let Some(children) = &mut self.children {
+        if let Some(mut children) = self.children.take() {
             // A self-parented entry is a root in the tree, nobody's child.
-            if let Some(pid) = entry.parent_id.as_deref().filter(|pid| **pid != *entry.id) {
-                add_child(children, pid, slot, entry.timestamp_ms.unwrap_or(f64::INFINITY));
+            if let Some(pid) = self.parent_id_at(slot).filter(|pid| *pid != self.id_of(slot)) {
+                add_child(&mut children, pid, slot, self.records[slot as usize].sort_ts);
             }
+            self.children = Some(children);
         }
         // Only tree views ask for children, and the plugin build has none: it drops the lists (rebuilt on
         // a next ask) rather than carry the code that keeps them current.
@@ -405,82 +400,6 @@ impl SessionIndex {
         }
         self.leaf = Some(slot);
         repeated.is_some()
-    }
-
-    /// The record of a parsed entry, its strings moved into the arena (ids that name a held entry
-    /// share that entry's bytes). `parent` is left to the caller.
-    fn record_of(&mut self, entry: &Entry) -> Record {
-        let mut flags = 0;
-        let mut extra = Span::NONE;
-        let mut hint = entry.hint.as_deref().map_or(Span::NONE, |h| self.arena.push(h));
-        let kind = match &entry.kind {
-            EntryKind::Message(role) => Kind::Message(match role {
-                Role::User => RoleKind::User,
-                Role::Assistant(info) => {
-                    let start = self.calls.len() as u32;
-                    for (id, name) in &info.tool_calls {
-                        let call = Call { id: self.arena.push(id), name: self.arena.push(name) };
-                        self.calls.push(call);
-                    }
-                    extra = Span::range(start, info.tool_calls.len() as u32);
-                    if info.zero_io {
-                        flags |= flag::ZERO_IO;
-                    }
-                    flags |= stop_bits(StopReason::of(info.stop_reason.as_deref()));
-                    RoleKind::Assistant
-                }
-                Role::ToolResult => RoleKind::ToolResult,
-                Role::Custom => RoleKind::Custom,
-                Role::BashExecution => RoleKind::BashExecution,
-                Role::BranchSummary => RoleKind::BranchSummary,
-                Role::CompactionSummary => RoleKind::CompactionSummary,
-                Role::System => RoleKind::System,
-                Role::Other(name) => {
-                    extra = self.arena.push(name);
-                    RoleKind::Other
-                }
-            }),
-            EntryKind::CustomMessage => Kind::CustomMessage,
-            EntryKind::BranchSummary { emits } => {
-                if *emits {
-                    flags |= flag::EMITS;
-                }
-                Kind::BranchSummary
-            }
-            EntryKind::Compaction { first_kept } => {
-                extra = first_kept.as_deref().map_or(Span::NONE, |id| self.intern_id(id));
-                Kind::Compaction
-            }
-            EntryKind::Label { target, label } => {
-                extra = self.intern_id(target);
-                hint = label.as_deref().map_or(Span::NONE, |l| self.arena.push(l));
-                Kind::Label
-            }
-            EntryKind::ThinkingLevelChange => Kind::ThinkingLevelChange,
-            EntryKind::ModelChange => Kind::ModelChange,
-            EntryKind::Custom => Kind::Custom,
-            EntryKind::SessionInfo => Kind::SessionInfo,
-            EntryKind::Usage => Kind::Usage,
-            EntryKind::ContextEdit => Kind::ContextEdit,
-            EntryKind::Unknown(name) => {
-                extra = self.arena.push(name);
-                Kind::Unknown
-            }
-        };
-        if entry.usage.is_some() {
-            flags |= flag::HAS_USAGE;
-        }
-        Record {
-            tokens: entry.tokens,
-            usage: entry.usage.unwrap_or(0.0),
-            sort_ts: entry.timestamp_ms.unwrap_or(f64::INFINITY),
-            id: self.arena.push(&entry.id),
-            hint,
-            extra,
-            parent: NO_PARENT,
-            kind,
-            flags,
-        }
     }
 
     /// Where `id` is in the arena: the held entry's bytes when some entry has this id, else a new copy.
@@ -759,5 +678,102 @@ impl SessionIndex {
     /// Reports why a line would be skipped, without feeding it (used by tests and tools).
     pub fn check_line(line: &str) -> Result<(), LineProblem> {
         parse_line(line, false).map(|_| ())
+    }
+}
+
+/// The ingest's [`Sink`]: writes what a line holds straight into the index (the entry's record, its
+/// strings into the arena, tool calls, labels) — no intermediate entry with strings of its own.
+struct Taker<'i> {
+    index: &'i mut SessionIndex,
+    /// The entry's record, pushed by [`SessionIndex::push`] once the line is read.
+    record: Record,
+    /// Where an assistant's run of tool calls starts in [`SessionIndex::calls`].
+    calls_at: u32,
+    /// The line was the session header.
+    header: Option<Header>,
+}
+
+impl Sink for Taker<'_> {
+    fn header(&mut self, header: Header) {
+        self.header = Some(header);
+    }
+
+    fn entry(&mut self, id: &str, parent_id: Option<&str>, timestamp_ms: Option<f64>) {
+        let index = &mut *self.index;
+        let slot = index.records.len() as Slot;
+        self.record.sort_ts = timestamp_ms.unwrap_or(f64::INFINITY);
+        self.record.id = index.arena.push(id);
+        // The same as resolving once the id is in the table: only a self-parented entry finds itself (a
+        // root, and a cycle for path walks) rather than an earlier holder of its id.
+        self.record.parent = match parent_id {
+            None => NO_PARENT,
+            Some(pid) if pid == id => slot,
+            Some(pid) => index.slot_of(pid).unwrap_or_else(|| {
+                let span = index.arena.push(pid);
+                // Slots only grow, so the list stays sorted for the lookups in `parent_of`.
+                index.pending.push((slot, span));
+                PENDING
+            }),
+        };
+    }
+
+    fn kind(&mut self, kind: Kind, name: &str) {
+        self.record.kind = kind;
+        match kind {
+            Kind::Message(RoleKind::Assistant) => {
+                self.calls_at = self.index.calls.len() as u32;
+                self.record.extra = Span::range(self.calls_at, 0);
+            }
+            Kind::Message(RoleKind::Other) | Kind::Unknown => self.record.extra = self.index.arena.push(name),
+            _ => {}
+        }
+    }
+
+    fn tokens(&mut self, tokens: f64) {
+        self.record.tokens = tokens;
+    }
+
+    fn usage(&mut self, usage: f64) {
+        self.record.usage = usage;
+        self.record.flags |= flag::HAS_USAGE;
+    }
+
+    fn hint(&mut self, hint: &str) {
+        self.record.hint = self.index.arena.push(hint);
+    }
+
+    fn emits(&mut self) {
+        self.record.flags |= flag::EMITS;
+    }
+
+    fn first_kept(&mut self, id: &str) {
+        self.record.extra = self.index.intern_id(id);
+    }
+
+    fn label(&mut self, target: &str, label: Option<&str>) {
+        let index = &mut *self.index;
+        index.labels.set(target, label.map(Box::from));
+        if label.is_some() {
+            if let Some(t) = index.slot_of(target) {
+                index.records[t as usize].flags |= flag::MAYBE_LABELED;
+            }
+        }
+        self.record.extra = index.intern_id(target);
+        // A label entry has no preview: its hint span holds the label.
+        self.record.hint = label.map_or(Span::NONE, |l| index.arena.push(l));
+    }
+
+    fn assistant(&mut self, stop_reason: Option<&str>, zero_io: bool) {
+        if zero_io {
+            self.record.flags |= flag::ZERO_IO;
+        }
+        self.record.flags |= stop_bits(StopReason::of(stop_reason));
+    }
+
+    fn tool_call(&mut self, id: &str, name: &str) {
+        let index = &mut *self.index;
+        let call = Call { id: index.arena.push(id), name: index.arena.push(name) };
+        index.calls.push(call);
+        self.record.extra = Span::range(self.calls_at, index.calls.len() as u32 - self.calls_at);
     }
 }

@@ -1,4 +1,5 @@
-//! Reading one JSONL line into an [`Entry`]: the ingest path of every index.
+//! Reading one JSONL line into a [`Sink`]: the ingest path of every index (and, through [`parse_line`],
+//! the [`Entry`] the oracle tests compare).
 //!
 //! The line is read once with the core's own JSON reader ([`crate::json`]), which keeps strings undecoded:
 //! token estimates only need UTF-16 lengths and `JSON.stringify` lengths, which it measures on the raw
@@ -11,20 +12,153 @@ use super::entry::{
     assistant_usage_from, ceil_quarter, AssistantInfo, Entry, EntryKind, Header, Line, LineProblem, Role, HINT_KEEP,
     MAX_LINE_NESTING,
 };
+use super::record::{Kind, RoleKind};
 use crate::js::{parse_iso_date, time_clip};
 use crate::json::{self, Str, Value};
 use crate::text::strip_branch_summary_boilerplate;
 
-/// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration
-/// (`hookMessage` → `custom`).
-pub(super) fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
+/// Where [`read_line`] puts what a line holds: the index's records (the ingest, see `index.rs`) or a
+/// [`Line`] (the readable form [`parse_line`] gives the oracle tests). One reader for both, so what the
+/// tests compare is what the index takes.
+///
+/// A sink hears of an entry only once the line is sure to be taken: [`Sink::entry`] comes first, then
+/// [`Sink::kind`], then the facts of that kind in any order (an assistant's tool calls in order).
+pub(super) trait Sink {
+    /// The line is the session header.
+    fn header(&mut self, header: Header);
+    /// The line is an entry with this id, parent id and timestamp (`new Date(…).getTime()`, `None` = NaN).
+    fn entry(&mut self, id: &str, parent_id: Option<&str>, timestamp_ms: Option<f64>);
+    /// Its type (with the role, for a message); `name` is the type or role as written, kept for
+    /// [`Kind::Unknown`] and [`RoleKind::Other`].
+    fn kind(&mut self, kind: Kind, name: &str);
+    /// `estimateTokens` of its message (0 unless called).
+    fn tokens(&mut self, tokens: f64);
+    /// The usage pi's estimate would anchor on (none unless called).
+    fn usage(&mut self, usage: f64);
+    /// Its preview text (none unless called).
+    fn hint(&mut self, hint: &str);
+    /// A branch summary whose summary is truthy (it enters the context).
+    fn emits(&mut self);
+    /// A compaction's `firstKeptEntryId`.
+    fn first_kept(&mut self, id: &str);
+    /// A label change: target id and the new label (`None` clears).
+    fn label(&mut self, target: &str, label: Option<&str>);
+    /// An assistant's `stopReason` and whether its input and output usage are both zero or missing.
+    fn assistant(&mut self, stop_reason: Option<&str>, zero_io: bool);
+    /// One of an assistant's tool calls, in order.
+    fn tool_call(&mut self, id: &str, name: &str);
+}
+
+/// Reads one JSONL line into `sink`. `legacy_v2` applies pi's v2→v3 migration (`hookMessage` → `custom`).
+pub(super) fn read_line(line: &str, legacy_v2: bool, sink: &mut impl Sink) -> Result<(), LineProblem> {
     let value = json::parse(line, MAX_LINE_NESTING).map_err(|e| match e.kind {
         json::ErrorKind::TooDeep => LineProblem::TooDeep(nesting_depth(line)),
-        _ => LineProblem::Malformed(e.to_string()),
+        _ => LineProblem::Malformed(e.message()),
     })?;
-    let line = if value.is_object() { from_object(&value, legacy_v2) } else { Err(LineProblem::NotAnObject) };
+    let read = if value.is_object() { read_object(&value, legacy_v2, sink) } else { Err(LineProblem::NotAnObject) };
     json::dispose(value);
-    line
+    read
+}
+
+/// Parses one JSONL line into a header or an entry (the [`Sink`] that builds a [`Line`]).
+pub(super) fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
+    let mut sink = LineSink { header: None, entry: Entry::blank() };
+    read_line(line, legacy_v2, &mut sink)?;
+    Ok(match sink.header {
+        Some(header) => Line::Header(header),
+        None => Line::Entry(sink.entry),
+    })
+}
+
+/// The [`Sink`] of [`parse_line`].
+struct LineSink {
+    header: Option<Header>,
+    entry: Entry,
+}
+
+impl LineSink {
+    fn assistant_info(&mut self) -> Option<&mut AssistantInfo> {
+        match &mut self.entry.kind {
+            EntryKind::Message(Role::Assistant(info)) => Some(info),
+            _ => None,
+        }
+    }
+}
+
+impl Sink for LineSink {
+    fn header(&mut self, header: Header) {
+        self.header = Some(header);
+    }
+
+    fn entry(&mut self, id: &str, parent_id: Option<&str>, timestamp_ms: Option<f64>) {
+        self.entry.id = id.into();
+        self.entry.parent_id = parent_id.map(Box::from);
+        self.entry.timestamp_ms = timestamp_ms;
+    }
+
+    fn kind(&mut self, kind: Kind, name: &str) {
+        self.entry.kind = match kind {
+            Kind::Message(role) => EntryKind::Message(match role {
+                RoleKind::User => Role::User,
+                RoleKind::Assistant => Role::Assistant(Box::default()),
+                RoleKind::ToolResult => Role::ToolResult,
+                RoleKind::Custom => Role::Custom,
+                RoleKind::BashExecution => Role::BashExecution,
+                RoleKind::BranchSummary => Role::BranchSummary,
+                RoleKind::CompactionSummary => Role::CompactionSummary,
+                RoleKind::System => Role::System,
+                RoleKind::Other => Role::Other(name.into()),
+            }),
+            Kind::CustomMessage => EntryKind::CustomMessage,
+            Kind::BranchSummary => EntryKind::BranchSummary { emits: false },
+            Kind::Compaction => EntryKind::Compaction { first_kept: None },
+            Kind::Label => EntryKind::Label { target: "".into(), label: None },
+            Kind::ThinkingLevelChange => EntryKind::ThinkingLevelChange,
+            Kind::ModelChange => EntryKind::ModelChange,
+            Kind::Custom => EntryKind::Custom,
+            Kind::SessionInfo => EntryKind::SessionInfo,
+            Kind::Usage => EntryKind::Usage,
+            Kind::ContextEdit => EntryKind::ContextEdit,
+            Kind::Unknown => EntryKind::Unknown(name.into()),
+        };
+    }
+
+    fn tokens(&mut self, tokens: f64) {
+        self.entry.tokens = tokens;
+    }
+
+    fn usage(&mut self, usage: f64) {
+        self.entry.usage = Some(usage);
+    }
+
+    fn hint(&mut self, hint: &str) {
+        self.entry.hint = Some(hint.into());
+    }
+
+    fn emits(&mut self) {
+        self.entry.kind = EntryKind::BranchSummary { emits: true };
+    }
+
+    fn first_kept(&mut self, id: &str) {
+        self.entry.kind = EntryKind::Compaction { first_kept: Some(id.into()) };
+    }
+
+    fn label(&mut self, target: &str, label: Option<&str>) {
+        self.entry.kind = EntryKind::Label { target: target.into(), label: label.map(Box::from) };
+    }
+
+    fn assistant(&mut self, stop_reason: Option<&str>, zero_io: bool) {
+        if let Some(info) = self.assistant_info() {
+            info.stop_reason = stop_reason.map(Box::from);
+            info.zero_io = zero_io;
+        }
+    }
+
+    fn tool_call(&mut self, id: &str, name: &str) {
+        if let Some(info) = self.assistant_info() {
+            info.tool_calls.push((id.into(), name.into()));
+        }
+    }
 }
 
 /// Deepest `[`/`{` nesting outside strings (for the message about a line that nests too deep).
@@ -58,11 +192,9 @@ fn str_field<'v>(v: &'v Value<'_>, key: &str) -> Option<Cow<'v, str>> {
     v.get(key).and_then(Value::as_str)
 }
 
-/// A field that is a string, decoded into its own box. One out-of-line copy of the `Cow` → box step for
-/// the many fields an entry keeps (inlined, each field carried its own).
-#[inline(never)]
-fn boxed_field(v: &Value<'_>, key: &str) -> Option<Box<str>> {
-    str_field(v, key).map(Box::from)
+/// A field that is a string, as an owned `String` (header fields).
+fn string_field(v: &Value<'_>, key: &str) -> Option<String> {
+    str_field(v, key).map(Cow::into_owned)
 }
 
 /// A field that is a string, undecoded (for measuring).
@@ -73,6 +205,11 @@ fn json_str<'v, 'a>(v: &'v Value<'a>, key: &str) -> Option<&'v Str<'a>> {
 /// `JSON.stringify`-free UTF-16 length of a string field (0 when absent or not a string).
 fn units(v: &Value<'_>, key: &str) -> usize {
     json_str(v, key).map_or(0, Str::units)
+}
+
+/// A number field of `usage` (0 when `usage` or the field is missing or not a number).
+fn count(usage: Option<&Value<'_>>, key: &str) -> f64 {
+    usage.and_then(|u| u.get(key)).and_then(Value::as_f64).unwrap_or(0.0)
 }
 
 /// `new Date(value).getTime()`; `None` stands for `NaN` (an invalid date).
@@ -86,112 +223,106 @@ fn date_ms(value: Option<&Value<'_>>) -> Option<f64> {
     }
 }
 
-/// Builds a header or an entry from a parsed JSON object.
-fn from_object(obj: &Value<'_>, legacy_v2: bool) -> Result<Line, LineProblem> {
+/// Reads a header or an entry from a parsed JSON object.
+fn read_object(obj: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) -> Result<(), LineProblem> {
     let ty = str_field(obj, "type").unwrap_or_default();
     if ty == "session" {
-        return Ok(Line::Header(Header {
-            id: boxed_field(obj, "id").map(String::from),
+        sink.header(Header {
+            id: string_field(obj, "id"),
             version: obj.get("version").and_then(Value::as_f64),
-            cwd: boxed_field(obj, "cwd").map(String::from),
-            timestamp: boxed_field(obj, "timestamp").map(String::from),
-        }));
+            cwd: string_field(obj, "cwd"),
+            timestamp: string_field(obj, "timestamp"),
+        });
+        return Ok(());
     }
-    let id = boxed_field(obj, "id").ok_or(LineProblem::NoId)?;
-    let mut entry = Entry {
-        id,
-        parent_id: boxed_field(obj, "parentId"),
-        timestamp_ms: date_ms(obj.get("timestamp")),
-        // Set below; `Unknown` only for a type no arm names (no box made for the known ones).
-        kind: EntryKind::Custom,
-        tokens: 0.0,
-        usage: None,
-        hint: None,
-    };
-    match &*ty {
+    let id = str_field(obj, "id").ok_or(LineProblem::NoId)?;
+    sink.entry(&id, str_field(obj, "parentId").as_deref(), date_ms(obj.get("timestamp")));
+    let kind = match &*ty {
         "message" => {
             let empty = Value::Obj(Vec::new());
             let msg = obj.get("message").filter(|m| m.is_object()).unwrap_or(&empty);
-            fill_message(&mut entry, msg, legacy_v2);
+            read_message(msg, legacy_v2, sink);
+            return Ok(());
         }
-        "custom_message" => {
-            entry.kind = EntryKind::CustomMessage;
-            entry.tokens = content_tokens(obj.get("content"), true);
-            entry.hint = content_hint(obj.get("content"));
+        "custom_message" => Kind::CustomMessage,
+        "branch_summary" => Kind::BranchSummary,
+        "compaction" => Kind::Compaction,
+        "label" => Kind::Label,
+        "thinking_level_change" => Kind::ThinkingLevelChange,
+        "model_change" => Kind::ModelChange,
+        "custom" => Kind::Custom,
+        "session_info" => Kind::SessionInfo,
+        "usage" => Kind::Usage,
+        "context_edit" => Kind::ContextEdit,
+        _ => Kind::Unknown,
+    };
+    sink.kind(kind, &ty);
+    match kind {
+        Kind::CustomMessage => {
+            sink.tokens(content_tokens(obj.get("content"), true));
+            content_hint(obj.get("content"), sink);
         }
-        "branch_summary" => {
-            let summary = obj.get("summary");
-            entry.kind = EntryKind::BranchSummary { emits: summary.is_some_and(Value::is_truthy) };
-            entry.tokens = ceil_quarter(units(obj, "summary"));
+        Kind::BranchSummary => {
+            if obj.get("summary").is_some_and(Value::is_truthy) {
+                sink.emits();
+            }
+            sink.tokens(ceil_quarter(units(obj, "summary")));
             if let Some(s) = json_str(obj, "summary") {
-                entry.hint = hint_of_str(s, |text| strip_branch_summary_boilerplate(text));
+                let mut hint = Hint::default();
+                hint.push(strip_branch_summary_boilerplate(&s.decoded()));
+                hint.finish(sink);
             }
         }
-        "compaction" => {
-            entry.kind = EntryKind::Compaction { first_kept: boxed_field(obj, "firstKeptEntryId") };
-            entry.tokens = ceil_quarter(units(obj, "summary"));
+        Kind::Compaction => {
+            if let Some(first) = str_field(obj, "firstKeptEntryId") {
+                sink.first_kept(&first);
+            }
+            sink.tokens(ceil_quarter(units(obj, "summary")));
         }
-        "label" => {
-            entry.kind = EntryKind::Label {
-                target: boxed_field(obj, "targetId").unwrap_or_default(),
-                // pi sets the label when it is truthy and clears it otherwise.
-                label: boxed_field(obj, "label").filter(|l| !l.is_empty()),
-            };
+        Kind::Label => {
+            let target = str_field(obj, "targetId").unwrap_or_default();
+            // pi sets the label when it is truthy and clears it otherwise.
+            let label = str_field(obj, "label").filter(|l| !l.is_empty());
+            sink.label(&target, label.as_deref());
         }
-        "thinking_level_change" => entry.kind = EntryKind::ThinkingLevelChange,
-        "model_change" => entry.kind = EntryKind::ModelChange,
-        "custom" => entry.kind = EntryKind::Custom,
-        "session_info" => entry.kind = EntryKind::SessionInfo,
-        "usage" => entry.kind = EntryKind::Usage,
-        "context_edit" => entry.kind = EntryKind::ContextEdit,
-        _ => entry.kind = EntryKind::Unknown(ty.as_ref().into()),
+        _ => {}
     }
-    Ok(Line::Entry(entry))
+    Ok(())
 }
 
-fn fill_message(entry: &mut Entry, msg: &Value<'_>, legacy_v2: bool) {
+/// Reads the `message` of a `message` entry.
+fn read_message(msg: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) {
     let content = msg.get("content");
-    let role = match &*str_field(msg, "role").unwrap_or_default() {
-        "user" => {
-            entry.tokens = content_tokens(content, false);
-            entry.hint = content_hint(content);
-            Role::User
-        }
-        "assistant" => {
-            let (tokens, info) = assistant_facts(msg);
-            entry.tokens = tokens;
-            entry.usage = assistant_usage(msg);
-            entry.hint = content_hint(content);
-            Role::Assistant(Box::new(info))
-        }
-        "toolResult" => {
-            entry.tokens = content_tokens(content, true);
-            Role::ToolResult
-        }
-        "custom" => {
-            entry.tokens = content_tokens(content, true);
-            Role::Custom
-        }
-        "hookMessage" if legacy_v2 => {
-            entry.tokens = content_tokens(content, true);
-            Role::Custom
-        }
-        "bashExecution" => {
-            entry.tokens = ceil_quarter(units(msg, "command") + units(msg, "output"));
-            Role::BashExecution
-        }
-        "branchSummary" => {
-            entry.tokens = ceil_quarter(units(msg, "summary"));
-            Role::BranchSummary
-        }
-        "compactionSummary" => {
-            entry.tokens = ceil_quarter(units(msg, "summary"));
-            Role::CompactionSummary
-        }
-        "system" => Role::System,
-        other => Role::Other(other.into()),
+    let name = str_field(msg, "role").unwrap_or_default();
+    let role = match &*name {
+        "user" => RoleKind::User,
+        "assistant" => RoleKind::Assistant,
+        "toolResult" => RoleKind::ToolResult,
+        "custom" => RoleKind::Custom,
+        "hookMessage" if legacy_v2 => RoleKind::Custom,
+        "bashExecution" => RoleKind::BashExecution,
+        "branchSummary" => RoleKind::BranchSummary,
+        "compactionSummary" => RoleKind::CompactionSummary,
+        "system" => RoleKind::System,
+        _ => RoleKind::Other,
     };
-    entry.kind = EntryKind::Message(role);
+    sink.kind(Kind::Message(role), &name);
+    let tokens = match role {
+        RoleKind::User => {
+            content_hint(content, sink);
+            content_tokens(content, false)
+        }
+        RoleKind::Assistant => {
+            let tokens = assistant_facts(msg, sink);
+            content_hint(content, sink);
+            tokens
+        }
+        RoleKind::ToolResult | RoleKind::Custom => content_tokens(content, true),
+        RoleKind::BashExecution => ceil_quarter(units(msg, "command") + units(msg, "output")),
+        RoleKind::BranchSummary | RoleKind::CompactionSummary => ceil_quarter(units(msg, "summary")),
+        RoleKind::System | RoleKind::Other => 0.0,
+    };
+    sink.tokens(tokens);
 }
 
 /// Whether a content block has `type: <ty>`.
@@ -202,28 +333,38 @@ fn is_type(block: &Value<'_>, ty: &str) -> bool {
 /// `estimateTokens` for user (`images_count == false`: images are free in 0.75) and for
 /// custom/toolResult content (each image block counts 4800 chars).
 fn content_tokens(content: Option<&Value<'_>>, images_count: bool) -> f64 {
-    let chars = match content {
-        Some(Value::Str(s)) => s.units(),
-        Some(Value::Arr(blocks)) => blocks
-            .iter()
-            .map(|block| {
+    let mut chars = 0;
+    match content {
+        Some(Value::Str(s)) => chars = s.units(),
+        Some(Value::Arr(blocks)) => {
+            for block in blocks {
                 if is_type(block, "text") {
-                    units(block, "text")
+                    chars += units(block, "text");
                 } else if images_count && is_type(block, "image") {
-                    4800
-                } else {
-                    0
+                    chars += 4800;
                 }
-            })
-            .sum(),
-        _ => 0,
-    };
+            }
+        }
+        _ => {}
+    }
     ceil_quarter(chars)
 }
 
-fn assistant_facts(msg: &Value<'_>) -> (f64, AssistantInfo) {
+/// An assistant's tool calls, stop reason, usage and `zero_io` into `sink`; returns its tokens.
+fn assistant_facts(msg: &Value<'_>, sink: &mut impl Sink) -> f64 {
+    let stop_reason = str_field(msg, "stopReason");
+    let usage = msg.get("usage");
+    sink.assistant(stop_reason.as_deref(), count(usage, "input") == 0.0 && count(usage, "output") == 0.0);
+    // The usage pi's `estimateContextTokens` would anchor on. Missing counters read as 0 (pi: NaN).
+    let anchor = assistant_usage_from(
+        stop_reason.as_deref(),
+        usage.is_some_and(Value::is_truthy),
+        ["totalTokens", "input", "output", "cacheRead", "cacheWrite"].map(|k| count(usage, k)),
+    );
+    if let Some(anchor) = anchor {
+        sink.usage(anchor);
+    }
     let mut chars = 0;
-    let mut info = AssistantInfo { stop_reason: boxed_field(msg, "stopReason"), ..AssistantInfo::default() };
     // pi iterates an assistant's content as an array; anything else counts nothing.
     if let Some(Value::Arr(blocks)) = msg.get("content") {
         for block in blocks {
@@ -232,38 +373,23 @@ fn assistant_facts(msg: &Value<'_>) -> (f64, AssistantInfo) {
             } else if is_type(block, "thinking") {
                 chars += units(block, "thinking");
             } else if is_type(block, "toolCall") {
-                let name = boxed_field(block, "name").unwrap_or_default();
                 // `JSON.stringify(undefined)` is undefined; pi's safe variant prints "undefined".
                 let args = block.get("arguments").map_or(9, json::stringify_len);
                 chars += units(block, "name") + args;
-                info.tool_calls.push((boxed_field(block, "id").unwrap_or_default(), name));
+                let name = str_field(block, "name").unwrap_or_default();
+                sink.tool_call(&str_field(block, "id").unwrap_or_default(), &name);
             }
         }
     }
-    let usage = msg.get("usage");
-    let io = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
-    info.zero_io = io("input") == 0.0 && io("output") == 0.0;
-    (ceil_quarter(chars), info)
-}
-
-/// The usage pi's `estimateContextTokens` would anchor on: an assistant that has a truthy `usage` and
-/// did not stop with `aborted` or `error`. Missing counters read as 0 (pi would produce NaN).
-fn assistant_usage(msg: &Value<'_>) -> Option<f64> {
-    let usage = msg.get("usage");
-    let num = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
-    assistant_usage_from(
-        str_field(msg, "stopReason").as_deref(),
-        usage.is_some_and(Value::is_truthy),
-        [num("totalTokens"), num("input"), num("output"), num("cacheRead"), num("cacheWrite")],
-    )
+    ceil_quarter(chars)
 }
 
 /// The preview of a content: the string, or its `text` blocks joined by spaces.
-fn content_hint(content: Option<&Value<'_>>) -> Option<Box<str>> {
+fn content_hint(content: Option<&Value<'_>>, sink: &mut impl Sink) {
     let mut hint = Hint::default();
-    match content? {
-        Value::Str(s) => hint.push_str_value(s),
-        Value::Arr(blocks) => {
+    match content {
+        Some(Value::Str(s)) => hint.push_str_value(s),
+        Some(Value::Arr(blocks)) => {
             let texts = blocks.iter().filter(|b| is_type(b, "text")).filter_map(|b| json_str(b, "text"));
             for (i, text) in texts.enumerate() {
                 if hint.full() {
@@ -277,19 +403,14 @@ fn content_hint(content: Option<&Value<'_>>) -> Option<Box<str>> {
         }
         _ => {}
     }
-    hint.finish()
-}
-
-/// The preview of one string after `cut` (which may drop a lead-in; it needs the whole text then).
-fn hint_of_str(s: &Str<'_>, cut: impl Fn(&str) -> &str) -> Option<Box<str>> {
-    hint_of(cut(&s.decoded()))
+    hint.finish(sink);
 }
 
 /// The preview of a plain text (see [`Hint`]).
 pub(super) fn hint_of(text: &str) -> Option<Box<str>> {
     let mut hint = Hint::default();
     hint.push(text);
-    hint.finish()
+    (!hint.out.is_empty()).then(|| hint.out.into_boxed_str())
 }
 
 /// A preview being built: whitespace runs collapse to one space (none at the start or end), and it stops
@@ -344,7 +465,10 @@ impl Hint {
         self.push(whole.get(done..).unwrap_or(""));
     }
 
-    fn finish(self) -> Option<Box<str>> {
-        (!self.out.is_empty()).then(|| self.out.into_boxed_str())
+    /// Hands the preview to `sink` (none when empty).
+    fn finish(self, sink: &mut impl Sink) {
+        if !self.out.is_empty() {
+            sink.hint(&self.out);
+        }
     }
 }

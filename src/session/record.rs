@@ -127,6 +127,21 @@ pub(super) struct Record {
 }
 
 impl Record {
+    /// A record with no facts yet (an entry being read; `kind` is set by every read).
+    pub(super) fn blank() -> Record {
+        Record {
+            tokens: 0.0,
+            usage: 0.0,
+            sort_ts: f64::INFINITY,
+            id: Span::NONE,
+            hint: Span::NONE,
+            extra: Span::NONE,
+            parent: NO_PARENT,
+            kind: Kind::Custom,
+            flags: 0,
+        }
+    }
+
     pub(super) fn has(&self, bit: u8) -> bool {
         self.flags & bit != 0
     }
