@@ -162,12 +162,31 @@ impl ByteFeed {
     }
 }
 
-/// `String::from_utf8_lossy`, with valid input (the norm) checked by `str::from_utf8`, whose word-at-a-time
-/// ASCII path is several times faster in wasm than the lossy decoder's byte-by-byte one.
+/// `String::from_utf8_lossy`: valid input (the norm) is checked by `str::from_utf8`, whose word-at-a-time
+/// ASCII path is several times faster in wasm than the lossy decoder's byte-by-byte one, and invalid input
+/// is repaired with the same check (each maximal invalid subpart becomes one U+FFFD, as in
+/// `from_utf8_lossy` and Node's decoder), so the module carries one UTF-8 validator, not two.
 fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
+    let mut rest = match std::str::from_utf8(bytes) {
+        Ok(text) => return std::borrow::Cow::Borrowed(text),
+        Err(_) => bytes,
+    };
+    let mut out = String::with_capacity(bytes.len() + 16);
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(text) => {
+                out.push_str(text);
+                return std::borrow::Cow::Owned(out);
+            }
+            Err(e) => {
+                let (valid, invalid) = (rest.get(..e.valid_up_to()), rest.get(e.valid_up_to()..));
+                out.push_str(valid.and_then(|v| std::str::from_utf8(v).ok()).unwrap_or_default());
+                out.push('\u{fffd}');
+                // `None`: the input ends inside a sequence, which is one replacement in all.
+                let skip = e.error_len().map_or(usize::MAX, usize::from);
+                rest = invalid.and_then(|i| i.get(skip..)).unwrap_or_default();
+            }
+        }
     }
 }
 
@@ -775,5 +794,29 @@ impl Sink for Taker<'_> {
         let call = Call { id: index.arena.push(id), name: index.arena.push(name) };
         index.calls.push(call);
         self.record.extra = Span::range(self.calls_at, index.calls.len() as u32 - self.calls_at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utf8_lossy;
+
+    #[test]
+    fn lossy_decoding_matches_the_standard_library() {
+        let cases: [&[u8]; 10] = [
+            b"plain",
+            b"a\xffb",
+            b"\xf0\x9f\x98",
+            b"x\xf0\x9f\x98y\xe2\x82",
+            b"\xed\xa0\x80\xed\xb0\x80",
+            b"\xc0\x80\xc1\xbf",
+            b"\xf4\x90\x80\x80z",
+            b"\xe2\x28\xa1",
+            b"\x80\x80\x80",
+            "é😀\u{1}".as_bytes(),
+        ];
+        for bytes in cases {
+            assert_eq!(utf8_lossy(bytes), String::from_utf8_lossy(bytes), "{bytes:?}");
+        }
     }
 }

@@ -12,7 +12,7 @@ use super::entry::{
     assistant_usage_from, ceil_quarter, AssistantInfo, Entry, EntryKind, Header, Line, LineProblem, Role, HINT_KEEP,
     MAX_LINE_NESTING,
 };
-use super::record::{Kind, RoleKind};
+use super::record::{by_name, Kind, RoleKind, ROLES, TYPES};
 use crate::js::{parse_iso_date, time_clip};
 use crate::json::{self, Str, Value};
 use crate::text::strip_branch_summary_boilerplate;
@@ -237,25 +237,13 @@ fn read_object(obj: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) -> Result
     }
     let id = str_field(obj, "id").ok_or(LineProblem::NoId)?;
     sink.entry(&id, str_field(obj, "parentId").as_deref(), date_ms(obj.get("timestamp")));
-    let kind = match &*ty {
-        "message" => {
-            let empty = Value::Obj(Vec::new());
-            let msg = obj.get("message").filter(|m| m.is_object()).unwrap_or(&empty);
-            read_message(msg, legacy_v2, sink);
-            return Ok(());
-        }
-        "custom_message" => Kind::CustomMessage,
-        "branch_summary" => Kind::BranchSummary,
-        "compaction" => Kind::Compaction,
-        "label" => Kind::Label,
-        "thinking_level_change" => Kind::ThinkingLevelChange,
-        "model_change" => Kind::ModelChange,
-        "custom" => Kind::Custom,
-        "session_info" => Kind::SessionInfo,
-        "usage" => Kind::Usage,
-        "context_edit" => Kind::ContextEdit,
-        _ => Kind::Unknown,
-    };
+    if ty == "message" {
+        let empty = Value::Obj(Vec::new());
+        let msg = obj.get("message").filter(|m| m.is_object()).unwrap_or(&empty);
+        read_message(msg, legacy_v2, sink);
+        return Ok(());
+    }
+    let kind = by_name(&TYPES, &ty).unwrap_or(Kind::Unknown);
     sink.kind(kind, &ty);
     match kind {
         Kind::CustomMessage => {
@@ -294,17 +282,10 @@ fn read_object(obj: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) -> Result
 fn read_message(msg: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) {
     let content = msg.get("content");
     let name = str_field(msg, "role").unwrap_or_default();
-    let role = match &*name {
-        "user" => RoleKind::User,
-        "assistant" => RoleKind::Assistant,
-        "toolResult" => RoleKind::ToolResult,
-        "custom" => RoleKind::Custom,
-        "hookMessage" if legacy_v2 => RoleKind::Custom,
-        "bashExecution" => RoleKind::BashExecution,
-        "branchSummary" => RoleKind::BranchSummary,
-        "compactionSummary" => RoleKind::CompactionSummary,
-        "system" => RoleKind::System,
-        _ => RoleKind::Other,
+    let role = match by_name(&ROLES, &name) {
+        Some(role) => role,
+        None if legacy_v2 && name == "hookMessage" => RoleKind::Custom,
+        None => RoleKind::Other,
     };
     sink.kind(Kind::Message(role), &name);
     let tokens = match role {

@@ -72,6 +72,43 @@ pub enum StopReason {
     Other,
 }
 
+/// Every entry type but `message` by its name in the file (one table for reading and writing them).
+pub(super) const TYPES: [(&str, Kind); 10] = [
+    ("custom_message", Kind::CustomMessage),
+    ("branch_summary", Kind::BranchSummary),
+    ("compaction", Kind::Compaction),
+    ("label", Kind::Label),
+    ("thinking_level_change", Kind::ThinkingLevelChange),
+    ("model_change", Kind::ModelChange),
+    ("custom", Kind::Custom),
+    ("session_info", Kind::SessionInfo),
+    ("usage", Kind::Usage),
+    ("context_edit", Kind::ContextEdit),
+];
+
+/// Every named message role by its name in the file (`hookMessage` is read as `custom` in v2 files).
+pub(super) const ROLES: [(&str, RoleKind); 8] = [
+    ("user", RoleKind::User),
+    ("assistant", RoleKind::Assistant),
+    ("toolResult", RoleKind::ToolResult),
+    ("custom", RoleKind::Custom),
+    ("bashExecution", RoleKind::BashExecution),
+    ("branchSummary", RoleKind::BranchSummary),
+    ("compactionSummary", RoleKind::CompactionSummary),
+    ("system", RoleKind::System),
+];
+
+/// The value named `name` in `table` (one loop instead of a comparison per name at each use).
+#[inline(never)]
+pub(super) fn by_name<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
+    table.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+}
+
+/// The name of `value` in `table`.
+fn name_of<T: PartialEq>(table: &'static [(&'static str, T)], value: &T) -> &'static str {
+    table.iter().find(|(_, v)| v == value).map_or("", |&(n, _)| n)
+}
+
 impl StopReason {
     pub(super) fn of(reason: Option<&str>) -> StopReason {
         match reason {
@@ -235,17 +272,8 @@ impl<'a> EntryRef<'a> {
     pub fn type_name(&self) -> &'a str {
         match self.record.kind {
             Kind::Message(_) => "message",
-            Kind::CustomMessage => "custom_message",
-            Kind::BranchSummary => "branch_summary",
-            Kind::Compaction => "compaction",
-            Kind::Label => "label",
-            Kind::ThinkingLevelChange => "thinking_level_change",
-            Kind::ModelChange => "model_change",
-            Kind::Custom => "custom",
-            Kind::SessionInfo => "session_info",
-            Kind::Usage => "usage",
-            Kind::ContextEdit => "context_edit",
             Kind::Unknown => self.index.text(self.record.extra).unwrap_or_default(),
+            kind => name_of(&TYPES, &kind),
         }
     }
 
@@ -253,15 +281,8 @@ impl<'a> EntryRef<'a> {
     pub fn role_name(&self) -> Option<&'a str> {
         let Kind::Message(role) = self.record.kind else { return None };
         Some(match role {
-            RoleKind::User => "user",
-            RoleKind::Assistant => "assistant",
-            RoleKind::ToolResult => "toolResult",
-            RoleKind::Custom => "custom",
-            RoleKind::BashExecution => "bashExecution",
-            RoleKind::BranchSummary => "branchSummary",
-            RoleKind::CompactionSummary => "compactionSummary",
-            RoleKind::System => "system",
             RoleKind::Other => self.index.text(self.record.extra).unwrap_or_default(),
+            role => name_of(&ROLES, &role),
         })
     }
 }

@@ -13,7 +13,7 @@ pub mod tool;
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
-use crate::json::Value;
+use crate::json::{Str, Value};
 use crate::obj;
 use crate::session::{self, IngestReport, Leaf};
 use error::js_error;
@@ -30,12 +30,28 @@ fn json_to_js(value: &Value<'_>) -> Result<JsValue, JsValue> {
     JSON::parse(&value.to_json())
 }
 
-/// An ingest report as the `IngestReport` object.
+/// An ingest report as the `IngestReport` object: its JSON text written directly (no value tree built
+/// for it), parsed once by `JSON.parse`.
 fn report_js(r: IngestReport) -> Result<JsValue, JsValue> {
-    let skipped = r.skipped.into_iter().map(|s| obj! { "line" => s.line, "reason" => s.reason });
-    json_to_js(&obj! {
-        "appended" => r.appended, "skipped" => Value::array(skipped), "warnings" => Value::array(r.warnings),
-    })
+    let mut out = String::from("{\"appended\":");
+    crate::json::push_uint(&mut out, r.appended);
+    out.push_str(",\"skipped\":[");
+    for (i, s) in r.skipped.iter().enumerate() {
+        out.push_str(if i == 0 { "{\"line\":" } else { ",{\"line\":" });
+        crate::json::push_uint(&mut out, s.line);
+        out.push_str(",\"reason\":");
+        Str::from(s.reason.as_str()).write_quoted(&mut out);
+        out.push('}');
+    }
+    out.push_str("],\"warnings\":[");
+    for (i, w) in r.warnings.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        Str::from(w.as_str()).write_quoted(&mut out);
+    }
+    out.push_str("]}");
+    JSON::parse(&out)
 }
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.
