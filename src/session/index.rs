@@ -278,8 +278,8 @@ impl SessionIndex {
     fn feed_jsonl(&mut self, text: &str, report: &mut IngestReport) {
         let mut rest = Some(text);
         while let Some(chunk) = rest {
-            // A byte search instead of `split('\n')` (one small loop instead of the pattern machinery).
-            let (line, next) = match chunk.bytes().position(|b| b == b'\n') {
+            // `find` (memchr, already in the module) rather than `split`'s pattern iterator.
+            let (line, next) = match chunk.find('\n') {
                 Some(at) => (chunk.get(..at).unwrap_or_default(), chunk.get(at + 1..)),
                 None => (chunk, None),
             };

@@ -76,11 +76,14 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
     for (i, &slot) in path.iter().enumerate() {
         let record = index.record(slot);
         if record.kind == Kind::Compaction {
-            position.resize(position.len().max(index.len()), u32::MAX);
+            if position.len() < index.len() {
+                position.resize(index.len(), u32::MAX);
+            }
+            // Checked access throughout (slots and positions are in range): no panic paths to carry.
             for (j, &s) in path.iter().enumerate().take(i).skip(filled) {
                 // The first position wins, like pi's `findIndex`.
-                if position[s as usize] == u32::MAX {
-                    position[s as usize] = j as u32;
+                if let Some(p) = position.get_mut(s as usize).filter(|p| **p == u32::MAX) {
+                    *p = j as u32;
                 }
             }
             filled = filled.max(i);
@@ -88,12 +91,9 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
             run.push(record.tokens, None);
             // Kept entries: from `firstKeptEntryId` (the first entry with that id before the compaction,
             // as pi searches) up to the compaction; none if the id is not there.
-            if let Some(first) = index.entry(slot).first_kept() {
-                if let Some(start) = kept_start(index, path, &position, first, i) {
-                    for &kept in &path[start..i] {
-                        run.push_entry(index.record(kept));
-                    }
-                }
+            let kept = index.entry(slot).first_kept().and_then(|first| kept_start(index, path, &position, first, i));
+            for &kept in kept.and_then(|start| path.get(start..i)).unwrap_or_default() {
+                run.push_entry(index.record(kept));
             }
         } else {
             run.push_entry(record);
@@ -101,8 +101,10 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
         out.push(run.estimate());
     }
     // Hand the table back all-unset, touching only what this path set (no O(entries) reset per call).
-    for &s in &path[..filled] {
-        position[s as usize] = u32::MAX;
+    for &s in path.get(..filled).unwrap_or_default() {
+        if let Some(p) = position.get_mut(s as usize) {
+            *p = u32::MAX;
+        }
     }
     index.return_position_scratch(position);
     out
@@ -112,10 +114,10 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
 /// id `first`. By slot in the usual case; by id only when repeated ids could hide it behind another slot.
 fn kept_start(index: &SessionIndex, path: &[Slot], position: &[u32], first: &str, at: usize) -> Option<usize> {
     if index.has_duplicate_ids() {
-        return path[..at].iter().position(|&s| index.id_of(s) == first);
+        return path.iter().take(at).position(|&s| index.id_of(s) == first);
     }
     let slot = index.slot_of(first)?;
-    let pos = position[slot as usize] as usize;
+    let pos = *position.get(slot as usize)? as usize;
     (pos < at).then_some(pos)
 }
 

@@ -114,13 +114,13 @@ impl SessionIndex {
         let path = self.path(slot)?;
         let estimates = cumulative(self, &path);
         let mut out = Vec::new();
-        for (i, &s) in path.iter().enumerate() {
+        for (&s, estimate) in path.iter().zip(&estimates) {
             let name = match self.label_at(s).and_then(|l| l.strip_prefix(ANCHOR_PREFIX)) {
-                Some(n) => n.to_string(),
+                Some(n) => String::from(n),
                 None => continue,
             };
             let hint = self.hint_from(s, LIST_HINT_MAX);
-            out.push(Anchor { name, slot: s, tokens: estimates[i].tokens, hint });
+            out.push(Anchor { name, slot: s, tokens: estimate.tokens, hint });
         }
         Ok((out, estimates.last().copied().unwrap_or_default()))
     }
