@@ -1,8 +1,10 @@
 //! Pure text helpers shared by the tool, the CLI and the viewer: the anchor-name rule, one-line
 //! previews, context-size formatting and the branch-summary boilerplate strip.
 
-use std::fmt::Write as _;
+use crate::prelude::*;
+use core::fmt::Write as _;
 
+#[cfg(feature = "serde-json")]
 use serde_json::Value;
 
 use crate::js::utf16_len;
@@ -138,6 +140,7 @@ pub fn strip_branch_summary_boilerplate(text: &str) -> &str {
     }
 }
 
+#[cfg(feature = "serde-json")]
 /// The text of a message `content`: a string as is, or the `text` blocks of an array joined by spaces.
 pub fn extract_text_content(content: Option<&Value>) -> String {
     match content {

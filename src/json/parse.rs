@@ -1,6 +1,7 @@
 //! The reader: exactly the texts `JSON.parse` accepts, into a [`Value`] that borrows from the text.
 
-use std::fmt;
+use crate::prelude::*;
+use core::fmt;
 
 use super::num;
 use super::str::{hex_value, Str};
@@ -41,7 +42,7 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl core::error::Error for Error {}
 
 /// A container being filled: its items so far and, in an object, the key waiting for its value.
 enum Frame<'a> {
@@ -103,7 +104,7 @@ impl<'a> Reader<'a> {
                         b']'
                     }
                     Frame::Obj(members, key) => {
-                        members.push((std::mem::replace(key, Str::plain("")), value));
+                        members.push((core::mem::replace(key, Str::plain("")), value));
                         b'}'
                     }
                 };

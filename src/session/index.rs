@@ -1,7 +1,7 @@
 //! The resident session index: entries by id, parent/child links, labels, the leaf, and the walks
 //! pi's own tree navigation does (path, common ancestor, entries between two points).
 
-use std::collections::HashMap;
+use crate::prelude::*;
 
 use super::entry::{parse_line, Entry, EntryKind, Header, Line, LineProblem, Role};
 use super::record::{flag, stop_bits, Call, EntryRef, Kind, Record, RoleKind, StopReason, NO_PARENT, PENDING};
@@ -58,7 +58,11 @@ impl Default for Kids {
 
 /// Children by the parent id they name — so they belong to whichever entry holds that id now, a parent
 /// that arrives later, or a duplicate that takes the id over, with nothing to move.
-type Children = HashMap<Box<str>, Kids>;
+#[cfg(any(not(target_arch = "wasm32"), feature = "serde-json"))]
+type Children = std::collections::HashMap<Box<str>, Kids>;
+/// The plugin's `no_std` build has no `HashMap`; it never asks for children either.
+#[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
+type Children = alloc::collections::BTreeMap<Box<str>, Kids>;
 
 /// Adds `slot` (timestamp `ts`) to the children of `parent_id`. Appending keeps timestamp order in the
 /// usual case; otherwise the list is sorted later, once (stable, so equal timestamps keep arrival order,
@@ -120,7 +124,7 @@ impl ByteFeed {
             // Complete the carried line with the piece's first one, then go on in the piece itself.
             let first = lines.iter().position(|&b| b == b'\n').map_or(lines.len(), |at| at + 1);
             self.carry.extend_from_slice(&lines[..first]);
-            let carried = std::mem::take(&mut self.carry);
+            let carried = core::mem::take(&mut self.carry);
             self.feed(index, &carried);
             self.carry = carried;
             self.carry.clear();
@@ -135,7 +139,7 @@ impl ByteFeed {
     /// Feeds what is left (a last line without a newline) and returns what the whole stream did.
     pub fn finish(mut self, index: &mut SessionIndex) -> IngestReport {
         if !self.carry.is_empty() {
-            let carried = std::mem::take(&mut self.carry);
+            let carried = core::mem::take(&mut self.carry);
             self.feed(index, &carried);
         }
         self.report
@@ -152,9 +156,9 @@ impl ByteFeed {
 
 /// `String::from_utf8_lossy`, with valid input (the norm) checked by `str::from_utf8`, whose word-at-a-time
 /// ASCII path is several times faster in wasm than the lossy decoder's byte-by-byte one.
-fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
+fn utf8_lossy(bytes: &[u8]) -> alloc::borrow::Cow<'_, str> {
+    match core::str::from_utf8(bytes) {
+        Ok(text) => alloc::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
     }
 }
@@ -187,7 +191,7 @@ pub struct SessionIndex {
     /// Lines seen by `append_jsonl`, so line numbers continue across appended chunks.
     lines_seen: usize,
     /// A reusable per-slot table for [`super::tokens::cumulative`] (all `u32::MAX` between uses).
-    position_scratch: std::cell::RefCell<Vec<u32>>,
+    position_scratch: core::cell::RefCell<Vec<u32>>,
     /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
     duplicate_ids: bool,
 }
@@ -209,7 +213,7 @@ impl SessionIndex {
             leaf: None,
             lines_seen: 0,
             duplicate_ids: false,
-            position_scratch: std::cell::RefCell::new(Vec::new()),
+            position_scratch: core::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -270,10 +274,10 @@ impl SessionIndex {
             .split('\n')
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
-            .find_map(|(i, l)| super::entry::parse_json(l.trim()).ok().map(|(v, _)| (i + 1, v)));
+            .find_map(|(i, l)| crate::json::parse(l.trim(), super::entry::MAX_LINE_NESTING).ok().map(|v| (i + 1, v)));
         if let Some((line, value)) = first {
-            let is_header = value.get("type").and_then(serde_json::Value::as_str) == Some("session")
-                && value.get("id").is_some_and(serde_json::Value::is_string);
+            let is_header = value.get("type").and_then(crate::json::Value::as_str).as_deref() == Some("session")
+                && value.get("id").is_some_and(crate::json::Value::is_string);
             if !is_header {
                 let mut report = IngestReport::default();
                 report.warnings.push(format!(
@@ -634,7 +638,7 @@ impl SessionIndex {
 
     /// Borrows the scratch position table (empty or all unset; grow it with `u32::MAX`).
     pub(super) fn take_position_scratch(&self) -> Vec<u32> {
-        std::mem::take(&mut *self.position_scratch.borrow_mut())
+        core::mem::take(&mut *self.position_scratch.borrow_mut())
     }
 
     /// Returns the scratch table, all entries unset again.
@@ -688,7 +692,7 @@ impl SessionIndex {
     /// The cycle error for a walk that went round a loop: names the first entry it reached twice.
     fn cycle_in(&self, walk: &[Slot]) -> SessionError {
         let mut seen = vec![false; self.len()];
-        let repeat = walk.iter().find(|&&s| std::mem::replace(&mut seen[s as usize], true));
+        let repeat = walk.iter().find(|&&s| core::mem::replace(&mut seen[s as usize], true));
         SessionError::Cycle(repeat.map_or("", |&s| self.id_of(s)).into())
     }
 

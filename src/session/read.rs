@@ -5,7 +5,8 @@
 //! text, and previews decode only the start of a string. Unpaired surrogate escapes, duplicate keys and
 //! numbers beyond the double range behave as in `JSON.parse`, so there is no second, slower path.
 
-use std::borrow::Cow;
+use crate::prelude::*;
+use alloc::borrow::Cow;
 
 use super::entry::{
     assistant_usage_from, ceil_quarter, AssistantInfo, Entry, EntryKind, Header, Line, LineProblem, Role, HINT_KEEP,
