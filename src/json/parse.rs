@@ -27,18 +27,39 @@ pub enum ErrorKind {
     TooDeep,
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Error {
+    /// The message, e.g. `unexpected character 'x' at column 3`. Built without `core::fmt`, which the
+    /// plugin's wasm does not carry.
+    pub fn message(&self) -> String {
+        let mut out = String::new();
         match self.kind {
-            ErrorKind::End => return f.write_str("unexpected end of input"),
-            ErrorKind::TooDeep => f.write_str("nested too deeply")?,
+            ErrorKind::End => return "unexpected end of input".into(),
+            ErrorKind::TooDeep => out.push_str("nested too deeply"),
             ErrorKind::Unexpected(c) if c.is_control() || c.is_whitespace() => {
-                write!(f, "unexpected character U+{:04X}", c as u32)?;
+                out.push_str("unexpected character U+");
+                let code = c as u32;
+                // At least four uppercase hex digits, as `{:04X}`.
+                let digits = (1..8).rev().find(|&i| code >> (4 * i) != 0).map_or(1, |i| i + 1).max(4);
+                for i in (0..digits).rev() {
+                    out.push(char::from(b"0123456789ABCDEF"[(code >> (4 * i)) as usize & 15]));
+                }
             }
-            ErrorKind::Unexpected(c) => write!(f, "unexpected character '{c}'")?,
+            ErrorKind::Unexpected(c) => {
+                out.push_str("unexpected character '");
+                out.push(c);
+                out.push('\'');
+            }
         }
         // Columns count bytes from 1, which is what an editor shows for ASCII lines.
-        write!(f, " at column {}", self.offset + 1)
+        out.push_str(" at column ");
+        num::write_js((self.offset + 1) as f64, &mut out);
+        out
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
     }
 }
 
@@ -239,6 +260,23 @@ fn special_bytes(w: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_match_format() {
+        for c in ['\u{0}', '\u{1f}', '\t', '\u{85}', '\u{3000}', '\u{feff}', 'x', 'é', '😀'] {
+            for offset in [0, 9, 12_345] {
+                let e = Error { kind: ErrorKind::Unexpected(c), offset };
+                let want = if c.is_control() || c.is_whitespace() {
+                    format!("unexpected character U+{:04X} at column {}", c as u32, offset + 1)
+                } else {
+                    format!("unexpected character '{c}' at column {}", offset + 1)
+                };
+                assert_eq!(e.message(), want);
+            }
+        }
+        assert_eq!(Error { kind: ErrorKind::TooDeep, offset: 4 }.to_string(), "nested too deeply at column 5");
+        assert_eq!(Error { kind: ErrorKind::End, offset: 4 }.to_string(), "unexpected end of input");
+    }
 
     fn err(text: &str) -> String {
         parse(text, 1000).err().map(|e| e.to_string()).unwrap_or_default()

@@ -21,7 +21,7 @@ use crate::text::strip_branch_summary_boilerplate;
 pub(super) fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
     let value = json::parse(line, MAX_LINE_NESTING).map_err(|e| match e.kind {
         json::ErrorKind::TooDeep => LineProblem::TooDeep(nesting_depth(line)),
-        _ => LineProblem::Malformed(e.to_string()),
+        _ => LineProblem::Malformed(e.message()),
     })?;
     let line = if value.is_object() { from_object(&value, legacy_v2) } else { Err(LineProblem::NotAnObject) };
     json::dispose(value);
