@@ -306,7 +306,7 @@ mod tests {
                 let pct = format_pct1(tokens, window);
                 let mut row = format!("\n  {pct:>LIST_PCT_WIDTH$}  {name:<LIST_NAME_WIDTH$}");
                 if let Some(h) = hint {
-                    row.push_str(&format!(" (after: “{h}”)"));
+                    row = format!("{row} (after: “{h}”)");
                 }
                 let want = format!(
                     "[list] · 1 anchor · ctx {} · warn\n\nAnchors (root → leaf):{}",
