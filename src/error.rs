@@ -1,7 +1,8 @@
 //! The core's one error type. Messages are short and lowercase; [`SessionError::code`] is the stable
 //! name the JavaScript side branches on.
 
-use std::fmt;
+use crate::prelude::*;
+use core::fmt;
 
 /// Everything that can go wrong in the core.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +29,7 @@ impl fmt::Display for SessionError {
     }
 }
 
-impl std::error::Error for SessionError {}
+impl core::error::Error for SessionError {}
 
 impl SessionError {
     /// The message as a fixed lead and the variant's detail (the binding joins them without `core::fmt`).

@@ -4,6 +4,9 @@
 //! measured as `JSON.stringify(arguments).length`, and timestamps go through `new Date(x).getTime()`.
 //! Matching pi exactly means matching those three operations, so they live here, isolated and tested.
 
+#[cfg(feature = "serde-json")]
+use crate::prelude::*;
+#[cfg(feature = "serde-json")]
 use serde_json::Value;
 
 /// Length of `s` as JavaScript's `String.prototype.length` counts it (UTF-16 code units).
@@ -33,6 +36,7 @@ pub fn utf16_len(s: &str) -> usize {
     units
 }
 
+#[cfg(feature = "serde-json")]
 /// Length of `JSON.stringify(value)` for a value that came out of `JSON.parse`.
 ///
 /// Object key order does not change the length, so a sorted map is as good as an insertion-ordered one.
@@ -40,6 +44,7 @@ pub fn stringify_len(value: &Value) -> usize {
     stringify_len_masked(value, None)
 }
 
+#[cfg(feature = "serde-json")]
 /// [`stringify_len`] where every `masked` character stands for an unpaired surrogate, which
 /// `JSON.stringify` writes as a six-character `\uXXXX` escape.
 pub fn stringify_len_masked(value: &Value, masked: Option<char>) -> usize {
@@ -74,6 +79,7 @@ pub(crate) fn quoted_len(s: &str, masked: Option<char>) -> usize {
     len
 }
 
+#[cfg(feature = "serde-json")]
 /// `Number.prototype.toString()` for a finite or non-finite double, built on Rust's `{:e}`. Kept as an
 /// independent oracle for [`crate::json::num::js_string`] (which the product uses: it needs no float
 /// formatting and is exact on ties, where this one is off — JavaScript breaks a tie between two shortest
@@ -115,6 +121,7 @@ pub fn number_to_js_string(x: f64) -> String {
     format!("{sign}{body}")
 }
 
+#[cfg(feature = "serde-json")]
 /// `new Date(value).getTime()` for a JSON value; `None` stands for `NaN` (an invalid date).
 ///
 /// Strings follow the ECMAScript date-time format (`YYYY-MM-DDTHH:mm:ss.sssZ` and its shorter forms);
@@ -134,7 +141,33 @@ pub fn time_clip(t: f64) -> Option<f64> {
     if !t.is_finite() || t.abs() > 8.64e15 {
         return None;
     }
-    Some(t.trunc() + 0.0) // `+ 0.0` turns -0 into +0, as TimeClip does
+    Some(trunc(t) + 0.0) // `+ 0.0` turns -0 into +0, as TimeClip does
+}
+
+/// `x` rounded toward zero: std's `f64::trunc`, which `core` (the plugin's `no_std` build) lacks.
+pub fn trunc(x: f64) -> f64 {
+    // From 2^52 up every double is an integer already (NaN and infinities stay as they are too); below,
+    // the integer conversion is exact. The sign is put back so -0.5 truncates to -0, as in std.
+    if x.is_nan() || x.abs() >= 4_503_599_627_370_496.0 {
+        return x;
+    }
+    let t = x as i64 as f64;
+    if t == 0.0 && x.is_sign_negative() {
+        -0.0
+    } else {
+        t
+    }
+}
+
+/// `x` rounded to the nearest integer, halves away from zero: std's `f64::round`.
+pub fn round(x: f64) -> f64 {
+    let t = trunc(x);
+    // `x - t` is exact (both lie within one unit of each other in the same binade or below).
+    if (x - t).abs() >= 0.5 {
+        t + if x < 0.0 { -1.0 } else { 1.0 }
+    } else {
+        t
+    }
 }
 
 /// Parses the ECMAScript date-time string format. Returns `None` (NaN) for anything else.
@@ -253,6 +286,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+#[cfg(feature = "serde-json")]
 /// JavaScript truthiness of a JSON value.
 pub fn is_truthy(value: Option<&Value>) -> bool {
     match value {
@@ -265,6 +299,26 @@ pub fn is_truthy(value: Option<&Value>) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn trunc_and_round_match_std() {
+        let mut xs = vec![
+            0.0, -0.0, 0.5, -0.5, 0.499_999_999_999_999_94, -0.499_999_999_999_999_94, 1.5, -1.5, 2.5, 1e300, -1e300,
+            4_503_599_627_370_495.5, 4_503_599_627_370_496.0, 9_007_199_254_740_993.0, f64::MIN_POSITIVE, 5e-324,
+            f64::INFINITY, f64::NEG_INFINITY, f64::MAX, -f64::MAX, 123.456, -987_654.321,
+        ];
+        // A spread over every binade, each with a fractional part.
+        let mut x = 1e-10;
+        while x < 1e20 {
+            xs.extend([x, -x, x + 0.5, -(x + 0.5)]);
+            x *= 1.7;
+        }
+        for x in xs {
+            assert_eq!(trunc(x).to_bits(), x.trunc().to_bits(), "trunc({x})");
+            assert_eq!(round(x).to_bits(), x.round().to_bits(), "round({x})");
+        }
+        assert!(trunc(f64::NAN).is_nan() && round(f64::NAN).is_nan());
+    }
+
     use super::*;
 
     #[test]

@@ -1,8 +1,9 @@
 //! Pure text helpers shared by the tool, the CLI and the viewer: the anchor-name rule, one-line
 //! previews, context-size formatting and the branch-summary boilerplate strip.
 
-use std::fmt::Write as _;
+use crate::prelude::*;
 
+#[cfg(feature = "serde-json")]
 use serde_json::Value;
 
 use crate::js::utf16_len;
@@ -90,15 +91,20 @@ pub fn format_window(context_window: f64) -> String {
 
 /// `context 30.4% → 4.1% of 200k`, or `tokens 60800 → 8200` when the window is unknown.
 pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> String {
+    // Texts here are joined with `push_str`/`concat`, never `format!`: the plugin's wasm has no
+    // `core::fmt` machinery, and these are the only places that would bring it back.
     if context_window > 0.0 {
-        format!(
-            "context {} → {} of {}",
-            format_pct1(before, context_window),
-            format_pct1(after, context_window),
-            format_window(context_window)
-        )
+        [
+            "context ",
+            &format_pct1(before, context_window),
+            " → ",
+            &format_pct1(after, context_window),
+            " of ",
+            &format_window(context_window),
+        ]
+        .concat()
     } else {
-        format!("tokens {} → {}", js_string(before), js_string(after))
+        ["tokens ", &js_string(before), " → ", &js_string(after)].concat()
     }
 }
 
@@ -106,10 +112,22 @@ pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> Str
 pub fn format_position(tokens: f64, context_window: f64) -> String {
     let pct = format_pct1(tokens, context_window);
     if context_window > 0.0 {
-        format!("{pct} of {}", format_window(context_window))
+        [&pct, " of ", &format_window(context_window)].concat()
     } else {
         pct
     }
+}
+
+/// `n` spaces (column padding, as `format!`'s width does).
+fn pad(out: &mut String, n: usize) {
+    for _ in 0..n {
+        out.push(' ');
+    }
+}
+
+/// Characters in `s` (what `format!`'s width counts): its bytes that do not continue a UTF-8 sequence.
+fn char_count(s: &str) -> usize {
+    s.bytes().filter(|&b| b & 0xC0 != 0x80).count()
 }
 
 /// Byte offset of the first `needle` in `text` (as `str::find` with a `&str` pattern, whose searcher
@@ -138,6 +156,7 @@ pub fn strip_branch_summary_boilerplate(text: &str) -> &str {
     }
 }
 
+#[cfg(feature = "serde-json")]
 /// The text of a message `content`: a string as is, or the `text` blocks of an array joined by spaces.
 pub fn extract_text_content(content: Option<&Value>) -> String {
     match content {
@@ -172,11 +191,12 @@ const LIST_NAME_WIDTH: usize = 28;
 /// context, then one aligned row per anchor (root → leaf). `warning`, when given, follows the header.
 pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f64, warning: Option<&str>) -> String {
     let plural = if rows.len() == 1 { "" } else { "s" };
-    let mut out = format!(
-        "[list] · {} anchor{plural} · ctx {}",
-        rows.len(),
-        format_position(current_tokens, context_window)
-    );
+    let mut out = String::from("[list] · ");
+    crate::json::num::write_js(rows.len() as f64, &mut out);
+    out.push_str(" anchor");
+    out.push_str(plural);
+    out.push_str(" · ctx ");
+    out.push_str(&format_position(current_tokens, context_window));
     if let Some(w) = warning {
         out.push_str(" · ");
         out.push_str(w);
@@ -189,9 +209,16 @@ pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f6
     out.push_str("Anchors (root → leaf):");
     for row in rows {
         let pct = format_pct1(row.tokens, context_window);
-        let _ = write!(out, "\n  {pct:>LIST_PCT_WIDTH$}  {:<LIST_NAME_WIDTH$}", row.name);
+        out.push_str("\n  ");
+        pad(&mut out, LIST_PCT_WIDTH.saturating_sub(char_count(&pct)));
+        out.push_str(&pct);
+        out.push_str("  ");
+        out.push_str(row.name);
+        pad(&mut out, LIST_NAME_WIDTH.saturating_sub(char_count(row.name)));
         if let Some(hint) = row.hint {
-            let _ = write!(out, " (after: “{hint}”)");
+            out.push_str(" (after: “");
+            out.push_str(hint);
+            out.push_str("”)");
         }
         // Names shorter than the column leave trailing spaces when there is no hint.
         let trimmed = out.trim_end().len();
@@ -264,5 +291,30 @@ mod tests {
             "[list] · 2 anchors · ctx 31.0% of 100k\n\nAnchors (root → leaf):\n   1.9%  impl-start                   (after: “implement the parser”)\n  30.4%  done"
         );
         assert!(format_list(&[], 0.0, 0.0, None).ends_with("No anchors on the active branch."));
+    }
+
+    /// The hand-made padding equals `format!`'s width rules (which count characters), for names
+    /// shorter, as long as and longer than the column, ASCII or not, and percentages of any width.
+    #[test]
+    fn list_padding_matches_format_width() {
+        let long = "n".repeat(40);
+        let names = ["a", "née-ñ", "日本語", long.as_str(), &"x".repeat(28), "😀-emoji"];
+        for (i, name) in names.iter().enumerate() {
+            for (tokens, window) in [(5.0, 100_000.0), (99_999.0, 100_000.0), (2_000_000.0, 1000.0), (123.0, 0.0)] {
+                let hint = (i % 2 == 0).then_some("h “q”");
+                let text = format_list(&[ListRow { name, tokens, hint }], 1.0, window, Some("warn"));
+                let pct = format_pct1(tokens, window);
+                let mut row = format!("\n  {pct:>LIST_PCT_WIDTH$}  {name:<LIST_NAME_WIDTH$}");
+                if let Some(h) = hint {
+                    row = format!("{row} (after: “{h}”)");
+                }
+                let want = format!(
+                    "[list] · 1 anchor · ctx {} · warn\n\nAnchors (root → leaf):{}",
+                    format_position(1.0, window),
+                    row.trim_end()
+                );
+                assert_eq!(text, want);
+            }
+        }
     }
 }

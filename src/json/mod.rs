@@ -16,16 +16,20 @@
 //! assert_eq!(out.to_json(), r#"{"ok":true,"tokens":12.5,"label":null}"#);
 //! ```
 
+use crate::prelude::*;
 pub mod num;
 mod parse;
 mod str;
 mod write;
 
-use std::borrow::Cow;
+use alloc::borrow::Cow;
 
 pub use parse::{parse, Error, ErrorKind};
 pub use str::Str;
 pub use write::stringify_len;
+/// `vec!` for [`obj!`]'s expansion, reachable as `$crate::json::__vec` with or without std.
+#[doc(hidden)]
+pub use alloc::vec as __vec;
 
 /// A JSON value as `JSON.parse` would give it to JavaScript; read values borrow from their text.
 ///
@@ -302,7 +306,7 @@ impl<'a, T: Into<Value<'a>>> From<Vec<T>> for Value<'a> {
 #[macro_export]
 macro_rules! obj {
     ($($key:expr => $value:expr),* $(,)?) => {
-        $crate::json::Value::Obj(::std::vec![
+        $crate::json::Value::Obj($crate::json::__vec![
             $(($crate::json::Str::from($key), $crate::json::Value::from($value))),*
         ])
     };

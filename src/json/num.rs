@@ -18,6 +18,8 @@
 // to at most 1100), so the usize/i32/i64 conversions between them cannot wrap.
 #![allow(clippy::cast_possible_wrap)]
 
+use crate::prelude::*;
+
 use core::cmp::Ordering;
 
 /// Exact powers of ten as doubles: every one up to 10^22 is representable.
@@ -277,7 +279,7 @@ fn layout(s: &[u8], n: i32, out: &mut Vec<u8>) {
 
 /// Whether `x` is an integer below 2^53 in magnitude: those (all below 1e21) print as their own digits.
 fn is_small_int(x: f64) -> bool {
-    x.abs() < EXACT_INT as f64 && x.fract() == 0.0
+    x.abs() < EXACT_INT as f64 && crate::js::trunc(x) == x
 }
 
 fn print_js(x: f64, out: &mut Vec<u8>) {

@@ -1,6 +1,7 @@
 //! The reader: exactly the texts `JSON.parse` accepts, into a [`Value`] that borrows from the text.
 
-use std::fmt;
+use crate::prelude::*;
+use core::fmt;
 
 use super::num;
 use super::str::{hex_value, Str};
@@ -68,7 +69,7 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl core::error::Error for Error {}
 
 /// A container being filled: its items so far and, in an object, the key waiting for its value.
 enum Frame<'a> {
@@ -130,7 +131,7 @@ impl<'a> Reader<'a> {
                         b']'
                     }
                     Frame::Obj(members, key) => {
-                        members.push((std::mem::replace(key, Str::plain("")), value));
+                        members.push((core::mem::replace(key, Str::plain("")), value));
                         b'}'
                     }
                 };
@@ -265,6 +266,23 @@ fn special_bytes(w: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_match_format() {
+        for c in ['\u{0}', '\u{1f}', '\t', '\u{85}', '\u{3000}', '\u{feff}', 'x', 'é', '😀'] {
+            for offset in [0, 9, 12_345] {
+                let e = Error { kind: ErrorKind::Unexpected(c), offset };
+                let want = if c.is_control() || c.is_whitespace() {
+                    format!("unexpected character U+{:04X} at column {}", c as u32, offset + 1)
+                } else {
+                    format!("unexpected character '{c}' at column {}", offset + 1)
+                };
+                assert_eq!(e.message(), want);
+            }
+        }
+        assert_eq!(Error { kind: ErrorKind::TooDeep, offset: 4 }.to_string(), "nested too deeply at column 5");
+        assert_eq!(Error { kind: ErrorKind::End, offset: 4 }.to_string(), "unexpected end of input");
+    }
 
     fn err(text: &str) -> String {
         parse(text, 1000).err().map(|e| e.to_string()).unwrap_or_default()

@@ -1,7 +1,8 @@
 //! JSON strings that stay undecoded until asked: [`Str`].
 
-use std::borrow::Cow;
-use std::fmt;
+use crate::prelude::*;
+use alloc::borrow::Cow;
+use core::fmt;
 
 /// A JSON string: either text read from JSON and kept as written (escapes undecoded), or plain text.
 ///

@@ -1,5 +1,6 @@
 //! `JSON.stringify`: its exact length ([`stringify_len`]) and its text ([`write_json`]), from one walk.
 
+use crate::prelude::*;
 use super::str::Str;
 use super::{Num, Value};
 
@@ -55,8 +56,8 @@ impl Sink<'_> {
 
 /// An open container in the walk: what is left of it and whether anything was written yet.
 enum Frame<'v, 'a> {
-    Arr(std::slice::Iter<'v, Value<'a>>, bool),
-    Obj(std::iter::Enumerate<std::slice::Iter<'v, (Str<'a>, Value<'a>)>>, Option<Vec<bool>>, bool),
+    Arr(core::slice::Iter<'v, Value<'a>>, bool),
+    Obj(core::iter::Enumerate<core::slice::Iter<'v, (Str<'a>, Value<'a>)>>, Option<Vec<bool>>, bool),
 }
 
 fn walk(root: &Value<'_>, sink: &mut Sink<'_>) {
@@ -154,7 +155,7 @@ fn shadowed(members: &[(Str<'_>, Value<'_>)]) -> Option<Vec<bool>> {
 
 #[cfg(test)]
 mod tests {
-    use std::fmt::Write as _;
+    use core::fmt::Write as _;
 
     use super::*;
     use crate::json::parse;

@@ -4,10 +4,15 @@
 //! [`Entry`] keeps what the tree, the labels, the token estimates and the previews need — never a second
 //! copy of the message. Whole entries are kept only by a full-mode index (see [`super::Mode`]).
 
+use crate::prelude::*;
+#[cfg(feature = "serde-json")]
 use serde_json::{Map, Value};
 
+#[cfg(feature = "serde-json")]
 use super::read::hint_of;
+#[cfg(feature = "serde-json")]
 use crate::js::{date_ms, is_truthy, stringify_len_masked, utf16_len};
+#[cfg(feature = "serde-json")]
 use crate::text::{extract_text_content, strip_branch_summary_boilerplate};
 
 /// How many UTF-16 units of preview text an entry keeps: enough for the longest hint (60) plus the
@@ -244,8 +249,8 @@ impl LineProblem {
     }
 }
 
-impl std::fmt::Display for LineProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for LineProblem {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(&self.reason())
     }
 }
@@ -260,6 +265,7 @@ pub struct ReadOptions {
     pub masked: Option<char>,
 }
 
+#[cfg(feature = "serde-json")]
 /// Parses any JSON text the way `JSON.parse` accepts it, unpaired surrogate escapes included. Rust strings
 /// cannot hold those, so each becomes U+FFFD (or U+0001 when the text already holds a U+FFFD): one UTF-16
 /// unit like the surrogate, and the returned character lets `JSON.stringify` lengths count it as six.
@@ -270,6 +276,7 @@ pub fn parse_json(text: &str) -> Result<(Value, Option<char>), LineProblem> {
     }
 }
 
+#[cfg(feature = "serde-json")]
 /// What `JSON.parse` accepts but plain `serde_json` does not: unpaired surrogate escapes, numbers beyond
 /// ±1.8e308 (JavaScript reads them as ±Infinity, which `JSON.stringify` writes as `null`, so they are
 /// read as `null` here), and nesting deeper than 128 levels. `None` when none of these applies.
@@ -296,6 +303,7 @@ fn recover(text: &str) -> Option<Result<(Value, Option<char>), LineProblem>> {
 }
 
 
+#[cfg(feature = "serde-json")]
 /// Rewrites number literals (outside strings) that overflow a double into `null`; `None` if there are none.
 fn nulls_for_infinite_numbers(text: &str) -> Option<String> {
     let b = text.as_bytes();
@@ -339,6 +347,7 @@ fn nulls_for_infinite_numbers(text: &str) -> Option<String> {
     })
 }
 
+#[cfg(feature = "serde-json")]
 /// Whether `literal` has JSON's number grammar: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
 fn is_json_number(literal: &str) -> bool {
     let b = literal.strip_prefix('-').unwrap_or(literal).as_bytes();
@@ -375,6 +384,7 @@ pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
     super::read::parse_line(line, legacy_v2)
 }
 
+#[cfg(feature = "serde-json")]
 /// [`parse_line`] the other way: a `serde_json` tree plus the recoveries in [`parse_json`]. Exact for any
 /// line `JSON.parse` accepts, and written independently of the core's own JSON reader, so the
 /// differential tests hold the two against each other.
@@ -386,12 +396,13 @@ pub fn parse_line_general(line: &str, legacy_v2: bool) -> Result<Line, LineProbl
     from_object(&obj, ReadOptions { legacy_v2, masked })
 }
 
+#[cfg(feature = "serde-json")]
 /// Rewrites `\uD800`–`\uDFFF` escapes that are not part of a valid pair into the escape of `mask`,
 /// inside JSON strings only. `None` when there is none (so the original error stands).
 fn mask_lone_surrogates(line: &str, mask: char) -> Option<String> {
     fn hex_at(b: &[u8], at: usize) -> Option<u16> {
         let digits = b.get(at..at + 4)?;
-        u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+        u16::from_str_radix(core::str::from_utf8(digits).ok()?, 16).ok()
     }
     let b = line.as_bytes();
     let mut out = String::with_capacity(line.len());
@@ -432,6 +443,7 @@ fn mask_lone_surrogates(line: &str, mask: char) -> Option<String> {
     changed.then_some(out)
 }
 
+#[cfg(feature = "serde-json")]
 /// Builds a header or an entry from a parsed JSON object.
 pub fn from_object(obj: &Map<String, Value>, read: ReadOptions) -> Result<Line, LineProblem> {
     let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
@@ -496,10 +508,12 @@ pub fn from_object(obj: &Map<String, Value>, read: ReadOptions) -> Result<Line, 
     Ok(Line::Entry(entry))
 }
 
+#[cfg(feature = "serde-json")]
 fn str_field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     obj.get(key).and_then(Value::as_str)
 }
 
+#[cfg(feature = "serde-json")]
 fn fill_message(entry: &mut Entry, msg: &Map<String, Value>, read: ReadOptions) {
     let role_name = str_field(msg, "role").unwrap_or("");
     let content = msg.get("content");
@@ -551,10 +565,12 @@ pub(super) fn ceil_quarter(chars: usize) -> f64 {
     chars.div_ceil(4) as f64
 }
 
+#[cfg(feature = "serde-json")]
 fn summary_tokens(summary: Option<&Value>) -> f64 {
     ceil_quarter(summary.and_then(Value::as_str).map_or(0, utf16_len))
 }
 
+#[cfg(feature = "serde-json")]
 /// `estimateTokens` for user (`images_count == false`: images are free in 0.75) and for
 /// custom/toolResult content (each image block counts 4800 chars).
 fn content_tokens(content: Option<&Value>, images_count: bool) -> f64 {
@@ -577,6 +593,7 @@ fn content_tokens(content: Option<&Value>, images_count: bool) -> f64 {
     ceil_quarter(chars)
 }
 
+#[cfg(feature = "serde-json")]
 fn assistant_facts(msg: &Map<String, Value>, masked: Option<char>) -> (f64, AssistantInfo) {
     let mut chars = 0;
     let mut info = AssistantInfo {
@@ -606,6 +623,7 @@ fn assistant_facts(msg: &Map<String, Value>, masked: Option<char>) -> (f64, Assi
     (ceil_quarter(chars), info)
 }
 
+#[cfg(feature = "serde-json")]
 /// The usage pi's `estimateContextTokens` would anchor on: an assistant that has a truthy `usage` and
 /// did not stop with `aborted` or `error`. Missing counters read as 0 (pi would produce NaN).
 fn assistant_usage(msg: &Map<String, Value>) -> Option<f64> {

@@ -1,7 +1,7 @@
 //! The resident session index: entries by id, parent/child links, labels, the leaf, and the walks
 //! pi's own tree navigation does (path, common ancestor, entries between two points).
 
-use std::collections::HashMap;
+use crate::prelude::*;
 
 use super::entry::{Header, LineProblem};
 use super::read::{parse_line, read_line, Sink};
@@ -59,7 +59,11 @@ impl Default for Kids {
 
 /// Children by the parent id they name — so they belong to whichever entry holds that id now, a parent
 /// that arrives later, or a duplicate that takes the id over, with nothing to move.
-type Children = HashMap<Box<str>, Kids>;
+#[cfg(any(not(target_arch = "wasm32"), feature = "serde-json"))]
+type Children = std::collections::HashMap<Box<str>, Kids>;
+/// The plugin's `no_std` build has no `HashMap`; it never asks for children either.
+#[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
+type Children = alloc::collections::BTreeMap<Box<str>, Kids>;
 
 /// Adds `slot` (timestamp `ts`) to the children of `parent_id`. Appending keeps timestamp order in the
 /// usual case; otherwise the list is sorted later, once (stable, so equal timestamps keep arrival order,
@@ -132,7 +136,7 @@ impl ByteFeed {
             // Complete the carried line with the piece's first one, then go on in the piece itself.
             let first = lines.iter().position(|&b| b == b'\n').map_or(lines.len(), |at| at + 1);
             self.carry.extend_from_slice(&lines[..first]);
-            let carried = std::mem::take(&mut self.carry);
+            let carried = core::mem::take(&mut self.carry);
             self.feed(index, &carried);
             self.carry = carried;
             self.carry.clear();
@@ -147,7 +151,7 @@ impl ByteFeed {
     /// Feeds what is left (a last line without a newline) and returns what the whole stream did.
     pub fn finish(mut self, index: &mut SessionIndex) -> IngestReport {
         if !self.carry.is_empty() {
-            let carried = std::mem::take(&mut self.carry);
+            let carried = core::mem::take(&mut self.carry);
             self.feed(index, &carried);
         }
         self.report
@@ -166,21 +170,21 @@ impl ByteFeed {
 /// ASCII path is several times faster in wasm than the lossy decoder's byte-by-byte one, and invalid input
 /// is repaired with the same check (each maximal invalid subpart becomes one U+FFFD, as in
 /// `from_utf8_lossy` and Node's decoder), so the module carries one UTF-8 validator, not two.
-fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    let mut rest = match std::str::from_utf8(bytes) {
-        Ok(text) => return std::borrow::Cow::Borrowed(text),
+fn utf8_lossy(bytes: &[u8]) -> alloc::borrow::Cow<'_, str> {
+    let mut rest = match core::str::from_utf8(bytes) {
+        Ok(text) => return alloc::borrow::Cow::Borrowed(text),
         Err(_) => bytes,
     };
     let mut out = String::with_capacity(bytes.len() + 16);
     loop {
-        match std::str::from_utf8(rest) {
+        match core::str::from_utf8(rest) {
             Ok(text) => {
                 out.push_str(text);
-                return std::borrow::Cow::Owned(out);
+                return alloc::borrow::Cow::Owned(out);
             }
             Err(e) => {
                 let (valid, invalid) = (rest.get(..e.valid_up_to()), rest.get(e.valid_up_to()..));
-                out.push_str(valid.and_then(|v| std::str::from_utf8(v).ok()).unwrap_or_default());
+                out.push_str(valid.and_then(|v| core::str::from_utf8(v).ok()).unwrap_or_default());
                 out.push('\u{fffd}');
                 // `None`: the input ends inside a sequence, which is one replacement in all.
                 let skip = e.error_len().map_or(usize::MAX, usize::from);
@@ -218,7 +222,7 @@ pub struct SessionIndex {
     /// Lines seen by `append_jsonl`, so line numbers continue across appended chunks.
     lines_seen: usize,
     /// A reusable per-slot table for [`super::tokens::cumulative`] (all `u32::MAX` between uses).
-    position_scratch: std::cell::RefCell<Vec<u32>>,
+    position_scratch: core::cell::RefCell<Vec<u32>>,
     /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
     duplicate_ids: bool,
 }
@@ -240,7 +244,7 @@ impl SessionIndex {
             leaf: None,
             lines_seen: 0,
             duplicate_ids: false,
-            position_scratch: std::cell::RefCell::new(Vec::new()),
+            position_scratch: core::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -308,10 +312,10 @@ impl SessionIndex {
             .split('\n')
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
-            .find_map(|(i, l)| super::entry::parse_json(l.trim()).ok().map(|(v, _)| (i + 1, v)));
+            .find_map(|(i, l)| crate::json::parse(l.trim(), super::entry::MAX_LINE_NESTING).ok().map(|v| (i + 1, v)));
         if let Some((line, value)) = first {
-            let is_header = value.get("type").and_then(serde_json::Value::as_str) == Some("session")
-                && value.get("id").is_some_and(serde_json::Value::is_string);
+            let is_header = value.get("type").and_then(crate::json::Value::as_str).as_deref() == Some("session")
+                && value.get("id").is_some_and(crate::json::Value::is_string);
             if !is_header {
                 let mut report = IngestReport::default();
                 report.warnings.push(format!(
@@ -572,7 +576,7 @@ impl SessionIndex {
 
     /// Borrows the scratch position table (empty or all unset; grow it with `u32::MAX`).
     pub(super) fn take_position_scratch(&self) -> Vec<u32> {
-        std::mem::take(&mut *self.position_scratch.borrow_mut())
+        core::mem::take(&mut *self.position_scratch.borrow_mut())
     }
 
     /// Returns the scratch table, all entries unset again.
@@ -626,7 +630,7 @@ impl SessionIndex {
     /// The cycle error for a walk that went round a loop: names the first entry it reached twice.
     fn cycle_in(&self, walk: &[Slot]) -> SessionError {
         let mut seen = vec![false; self.len()];
-        let repeat = walk.iter().find(|&&s| std::mem::replace(&mut seen[s as usize], true));
+        let repeat = walk.iter().find(|&&s| core::mem::replace(&mut seen[s as usize], true));
         SessionError::Cycle(repeat.map_or("", |&s| self.id_of(s)).into())
     }
 

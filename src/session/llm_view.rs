@@ -2,7 +2,8 @@
 //! `buildSessionContext`, with each message's source entry, role, token share and readable parts. For
 //! viewers; the wrapper texts are pi 0.75's, because they are what the model reads.
 
-use std::fmt::Write as _;
+use crate::prelude::*;
+use core::fmt::Write as _;
 
 use serde_json::Value;
 

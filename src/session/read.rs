@@ -6,7 +6,8 @@
 //! text, and previews decode only the start of a string. Unpaired surrogate escapes, duplicate keys and
 //! numbers beyond the double range behave as in `JSON.parse`, so there is no second, slower path.
 
-use std::borrow::Cow;
+use crate::prelude::*;
+use alloc::borrow::Cow;
 
 use super::entry::{
     assistant_usage_from, ceil_quarter, AssistantInfo, Entry, EntryKind, Header, Line, LineProblem, Role, HINT_KEEP,
@@ -387,6 +388,7 @@ fn content_hint(content: Option<&Value<'_>>, sink: &mut impl Sink) {
     hint.finish(sink);
 }
 
+#[cfg(any(test, feature = "serde-json"))]
 /// The preview of a plain text (see [`Hint`]).
 pub(super) fn hint_of(text: &str) -> Option<Box<str>> {
     let mut hint = Hint::default();

@@ -5,6 +5,7 @@
 //! its old block behind on every growth and up to half of the new one empty. Chunks never move what they
 //! hold, so the slack is at most one partly filled chunk.
 
+use crate::prelude::*;
 /// Where a string lives in an [`Arena`]: cheap to copy, 8 bytes on every target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Span {
@@ -24,7 +25,7 @@ impl Span {
     }
 
     /// The items of a span made by [`Span::range`].
-    pub(super) fn items(self) -> std::ops::Range<u32> {
+    pub(super) fn items(self) -> core::ops::Range<u32> {
         self.at..self.at.saturating_add(self.len)
     }
 }
@@ -122,14 +123,14 @@ impl<T> Chunks<T> {
     }
 }
 
-impl<T> std::ops::Index<usize> for Chunks<T> {
+impl<T> core::ops::Index<usize> for Chunks<T> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
         &self.chunks[i / CHUNK_ITEMS][i % CHUNK_ITEMS]
     }
 }
 
-impl<T> std::ops::IndexMut<usize> for Chunks<T> {
+impl<T> core::ops::IndexMut<usize> for Chunks<T> {
     fn index_mut(&mut self, i: usize) -> &mut T {
         &mut self.chunks[i / CHUNK_ITEMS][i % CHUNK_ITEMS]
     }
@@ -209,7 +210,7 @@ impl IdTable {
 
     fn grow<'a>(&mut self, id_of: &impl Fn(u32) -> &'a str) {
         let size = (self.buckets.len() * 2).max(16);
-        let old = std::mem::replace(&mut self.buckets, vec![EMPTY; size]);
+        let old = core::mem::replace(&mut self.buckets, vec![EMPTY; size]);
         let mask = size - 1;
         for slot in old.into_iter().filter(|&s| s != EMPTY) {
             let mut i = self.start(id_of(slot));

@@ -5,6 +5,7 @@
 //! every message after it; with no such assistant it sums every message. Each entry's own share
 //! (`Entry::tokens`, `Entry::usage`) is computed once at ingest, so an estimate is a walk over numbers.
 
+use crate::prelude::*;
 use super::index::{Leaf, SessionIndex, Slot};
 use super::record::{Kind, Record};
 use crate::error::SessionError;

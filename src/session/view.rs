@@ -1,8 +1,9 @@
 //! Read-only views over an index: anchors with their cumulative estimates, the tree as rows or text,
 //! and summary statistics.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use crate::prelude::*;
+use alloc::collections::BTreeMap;
+use core::fmt::Write as _;
 
 use super::index::{Leaf, SessionIndex, Slot};
 use super::record::{Kind, RoleKind, StopReason};
@@ -322,6 +323,7 @@ impl SessionIndex {
         Ok((path, estimates))
     }
 
+    #[cfg(feature = "serde-json")]
     /// Entries whose text (message text, thinking, tool calls and results, summaries, custom content,
     /// labels) contains `query`, ignoring ASCII case; at most `limit`, in file order. Needs a full index.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<Slot>, SessionError> {
@@ -356,6 +358,7 @@ impl SessionIndex {
     }
 }
 
+#[cfg(feature = "serde-json")]
 /// Gathers the human-readable strings of an entry: every string value except ids, types, roles and
 /// timestamps (which would make every search hit everything).
 fn collect_text<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
@@ -382,6 +385,7 @@ fn collect_text<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
     }
 }
 
+#[cfg(feature = "serde-json")]
 fn contains_ignore_ascii_case(hay: &str, needle_lower: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle_lower.as_bytes());
     if n.len() > h.len() {

@@ -1,6 +1,7 @@
 //! The call's parameters as the model sent them. Nothing is trusted: a field of the wrong type reads as
 //! missing, and the guards in [`super::plan`] explain what was expected.
 
+use crate::prelude::*;
 use crate::json::Value;
 
 /// The operation requested.
@@ -34,7 +35,7 @@ pub struct Params {
 impl Params {
     /// Reads the arguments object of a tool call.
     pub fn from_value(raw: &Value<'_>) -> Params {
-        let text = |key: &str| raw.get(key).and_then(Value::as_str).map(std::borrow::Cow::into_owned);
+        let text = |key: &str| raw.get(key).and_then(Value::as_str).map(alloc::borrow::Cow::into_owned);
         let action = match raw.get("action").and_then(Value::as_str).as_deref() {
             Some("anchor") => Some(Action::Anchor),
             Some("rewind") => Some(Action::Rewind),

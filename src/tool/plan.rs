@@ -7,7 +7,8 @@
 //! - "before" numbers are taken at that same point, and a rewind's collapsed entries are exactly what
 //!   pi's `collectEntriesForBranchSummary(sm, leaf, target)` returns.
 
-use std::fmt::Write as _;
+use crate::prelude::*;
+use core::fmt::Write as _;
 
 use crate::json::Value;
 use crate::obj;

@@ -7,6 +7,7 @@
 //! error/aborted messages keep it), and usage all zero except `totalTokens`, which carries the post-rewind
 //! estimate so the next estimate starts from the right baseline.
 
+use crate::prelude::*;
 use crate::json::{Str, Value};
 use crate::obj;
 

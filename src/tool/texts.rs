@@ -1,7 +1,8 @@
 //! Every sentence `navigate_tree` returns to the model. Short, concrete, and each refusal says what to do
 //! instead, so the model can correct itself without the user.
 
-use std::fmt::Write as _;
+use crate::prelude::*;
+use core::fmt::Write as _;
 
 use crate::json::num::js_string;
 use crate::session::Anchor;
@@ -167,7 +168,7 @@ pub(crate) fn too_little_saved(name: &str, freed: f64, rows: &str) -> String {
     format!(
         "Rewinding to '{name}' would free only about {} tokens (minimum {}). Keep working, or pick an earlier \
          anchor:\n{rows}",
-        js_string(freed.max(0.0).round()),
+        js_string(crate::js::round(freed.max(0.0))),
         js_string(MIN_SAVED_TOKENS)
     )
 }

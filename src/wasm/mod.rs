@@ -1,6 +1,7 @@
 //! The wasm-bindgen binding: short methods that convert, call the core and map errors. No domain rules.
 #![allow(clippy::needless_pass_by_value, reason = "wasm-bindgen hands arguments over as owned values")]
 
+use crate::prelude::*;
 #[cfg(feature = "full")]
 mod dto;
 #[cfg(not(feature = "full"))]
@@ -14,9 +15,17 @@ use js_sys::{Array, JsString, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
 use crate::json::{Str, Value};
-use crate::obj;
 use crate::session::{self, IngestReport, Leaf};
 use error::js_error;
+
+/// The plugin's module is `no_std` (see `lib.rs`), so a panic — a bug, never an input — stops the instance
+/// with a trap and no message: what std's handler ends in too under `panic = "abort"`, minus the
+/// formatting code. The shim recovers from a trap with a fresh instance (see HACKING.md).
+#[cfg(not(feature = "serde-json"))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    core::arch::wasm32::unreachable()
+}
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_INGEST: &str = r#"

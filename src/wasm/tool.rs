@@ -1,5 +1,6 @@
 //! Binding for `navigate_tree` (`crate::tool`): convert, call the core, map errors. No decisions here.
 
+use crate::prelude::*;
 use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
