@@ -2,19 +2,20 @@
 //!
 //! Numbers in pi's sessions are almost always integers or literals already in JavaScript's own form, so
 //! the common cases take fast paths here, in Rust, in every build: integers below 2^53 (read and
-//! printed), Clinger's algorithm for literals of at most 19 digits near 1, a plain decimal literal that is
-//! already canonical (written back as it is), and `toFixed` with up to 3 digits (exact integer
-//! arithmetic). Ingest only ever meets these: usage counts are integers, timestamps' numbers too.
+//! printed; an integer literal of up to 15 digits is written back as it is), Clinger's algorithm for
+//! literals of at most 19 digits near 1, and `toFixed` with up to 3 digits (exact integer arithmetic).
+//! Ingest only ever meets these (usage counts are integers), apart from the rare fraction in a tool
+//! call's arguments, whose `JSON.stringify` length needs `String(x)`.
 //!
 //! # The seam: who answers the general cases
 //!
-//! The rest (a literal of 17 digits, `String(0.1)`, `1e-7`, `toFixed(20)`, …) goes to `backend`, which
-//! is chosen at compile time and has the same four functions (`parse`, `print`, `to_fixed`,
-//! `is_canonical`) in both builds:
+//! The rest (a literal of 17 digits, `String(0.1)`, `1e-7`, `toFixed(20)`, whether `0.5` is already
+//! canonical, …) goes to `backend`, chosen at compile time, with the same four functions (`parse`,
+//! `print`, `to_fixed`, `is_canonical`) in both builds:
 //!
 //! | build | `backend` | why |
 //! |---|---|---|
-//! | native, and wasm with `full` | [`exact`]: pure Rust, exact, from a small big-integer type | what `cargo test`, the property tests and the Node fixture (`tests/fixtures/numbers`) prove |
+//! | native, and wasm with `full` | `exact` (`num/exact.rs`): pure Rust, exact, from a small big-integer type | what `cargo test`, the property tests and the Node fixture (`tests/fixtures/numbers`) prove |
 //! | wasm without `full` (the pi plugin) | `crate::wasm::numbers`: the JavaScript engine's own `Number(s)`, `String(x)`, `x.toFixed(d)` | JavaScript's semantics by definition, and ~5 KB less module; the cases are rare enough that crossing into JS costs nothing measurable |
 //!
 //! The plugin's `is_canonical` answers `false` (the literal is then read and printed again, which gives
@@ -37,7 +38,7 @@ use exact as backend;
 mod backend {
     pub(super) use crate::wasm::numbers::{parse, print, to_fixed};
 
-    /// Only the plain literals [`super::is_plain_canonical`] recognises count as canonical here.
+    /// Only the integers [`super::is_plain_canonical`] recognises count as canonical here.
     pub(super) fn is_canonical(_literal: &str) -> bool {
         false
     }
@@ -265,47 +266,18 @@ pub fn parse(literal: &str) -> f64 {
 /// read as the same normal double (2^52 > 10^15), so no shorter or other equally short digits read back
 /// as its value, and the layout is the one JavaScript would choose.
 ///
-/// In the plugin's wasm only the plain literals of [`is_plain_canonical`] are recognised (see the module
+/// In the plugin's wasm only the integers of [`is_plain_canonical`] are recognised (see the module
 /// documentation); the others answer `false`.
 pub fn is_canonical_literal(literal: &str) -> bool {
     is_plain_canonical(literal.as_bytes()) || backend::is_canonical(literal)
 }
 
-/// The common canonical literals, without allocating: `-?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?` with at most
-/// 15 digits (leading zeros after the point not counted), not `-0`, and at least 1e-6 when it has a
-/// fraction and no integer part (smaller values print with an exponent). Larger integers (`1e20` written
-/// out) are canonical too but left to the general check.
+/// The common canonical literals, without allocating: integers of at most 15 digits without a leading
+/// zero (and `0`, but not `-0`). Larger integers (`1e20` written out) and fractions are canonical too
+/// but left to the backend.
 fn is_plain_canonical(b: &[u8]) -> bool {
     let body = b.strip_prefix(b"-").unwrap_or(b);
-    // One pass: the digits before the point, the zeros right after it while nothing nonzero came yet
-    // (they only place the point), and all digits.
-    let (mut point, mut int_digits, mut lead_zeros, mut digits) = (false, 0, 0, 0);
-    for &c in body {
-        match c {
-            b'.' if !point && int_digits > 0 => point = true,
-            b'0'..=b'9' => {
-                digits += 1;
-                if !point {
-                    int_digits += 1;
-                } else if c == b'0' && digits - int_digits == lead_zeros + 1 && body.first() == Some(&b'0') {
-                    lead_zeros += 1;
-                }
-            }
-            _ => return false,
-        }
-    }
-    let zero_int = body.first() == Some(&b'0');
-    let last = body.last().copied();
-    if zero_int && int_digits > 1 {
-        return false; // a leading zero
-    }
-    if !point {
-        // An integer; `0` but not `-0`.
-        return (1..=15).contains(&digits) && !(zero_int && body.len() < b.len());
-    }
-    // A fraction: digits after the point, the last one nonzero; `0.000001` is the smallest written out.
-    let significant = if zero_int { digits - 1 - lead_zeros } else { digits };
-    last != Some(b'.') && last != Some(b'0') && lead_zeros <= 5 && significant <= 15
+    (1..=15).contains(&body.len()) && body.iter().all(u8::is_ascii_digit) && (body.first() != Some(&b'0') || b == b"0")
 }
 
 #[cfg(test)]
@@ -433,11 +405,8 @@ mod tests {
 
     #[test]
     fn plain_canonical_literals_are_canonical() {
-        let yes = ["0", "7", "-12", "123456789012345", "1.5", "-0.5", "0.000001", "0.1234567890123", "123456789.012345"];
-        let no = [
-            "-0", "00", "01", "1234567890123456", "1.0", "1.50", "0.0000001", "0.", ".5", "-", "", "1..2", "1.2.3",
-            "1e5", "0.0", "-0.0", "0.1234567890123456", "1.", "1-", "abc",
-        ];
+        let yes = ["0", "7", "-12", "123456789012345", "-100000000000000"];
+        let no = ["-0", "00", "01", "-01", "1234567890123456", "1.5", "0.", ".5", "-", "", "1e5", "0.0", "1-", "abc"];
         for lit in yes {
             assert!(is_plain_canonical(lit.as_bytes()), "{lit}");
             assert!(exact::is_canonical(lit), "{lit}");
