@@ -64,16 +64,23 @@ fn decompose(bits: u64) -> (u64, i32) {
     }
 }
 
-/// Appends `n` in decimal with a point before its last `frac` digits (at least one digit before it).
-fn push_fixed(out: &mut String, n: u64, frac: usize) {
-    // Digits from the highest place down, no buffer: a u64 has at most 20 digits.
-    let mut places = frac as u32 + 1;
-    while places < 20 && n >= 10u64.pow(places) {
-        places += 1;
+/// Appends `n` in decimal with a point before its last `frac` digits (at least one digit before it;
+/// `frac` ≤ 19).
+fn push_fixed(out: &mut String, mut n: u64, frac: usize) {
+    // Least significant first into a fixed buffer (a u64 has at most 20 digits): no division by a
+    // computed power of ten, whose divide-by-zero check would bring a panic path.
+    let (mut digits, mut len) = ([b'0'; 20], 0);
+    for d in &mut digits {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+        len += 1;
+        if n == 0 && len > frac {
+            break;
+        }
     }
-    for place in (0..places).rev() {
-        out.push(char::from(b'0' + (n / 10u64.pow(place) % 10) as u8));
-        if place as usize == frac && frac > 0 {
+    for (place, &d) in digits.iter().enumerate().take(len).rev() {
+        out.push(char::from(d));
+        if place == frac && frac > 0 {
             out.push('.');
         }
     }
@@ -276,8 +283,16 @@ pub fn is_canonical_literal(literal: &str) -> bool {
 /// zero (and `0`, but not `-0`). Larger integers (`1e20` written out) and fractions are canonical too
 /// but left to the backend.
 fn is_plain_canonical(b: &[u8]) -> bool {
-    let body = b.strip_prefix(b"-").unwrap_or(b);
-    (1..=15).contains(&body.len()) && body.iter().all(u8::is_ascii_digit) && (body.first() != Some(&b'0') || b == b"0")
+    // A plain loop: at opt-level "z", `strip_prefix` and slice comparisons stay calls with panic paths.
+    let (mut digits, mut leading_zero) = (0, false);
+    for &c in b.iter().skip(usize::from(b.first() == Some(&b'-'))) {
+        if !c.is_ascii_digit() {
+            return false;
+        }
+        leading_zero |= digits == 0 && c == b'0';
+        digits += 1;
+    }
+    (1..=15).contains(&digits) && (!leading_zero || b.len() == 1)
 }
 
 #[cfg(test)]
