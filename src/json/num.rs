@@ -172,7 +172,7 @@ pub(crate) struct Parts {
 pub(crate) fn scan(b: &[u8], start: usize) -> Result<(usize, Parts), usize> {
     /// Mantissas stay below 10^18 before a digit is added, so 19 digits fit in a u64.
     const MANT_LIMIT: u64 = 1_000_000_000_000_000_000;
-    let negative = b.get(start) == Some(&b'-');
+    let negative = matches!(b.get(start), Some(b'-'));
     let int_start = start + usize::from(negative);
     let (mut i, mut point) = (int_start, None);
     let (mut mantissa, mut exp10, mut inexact) = (0u64, 0i64, false);
@@ -198,7 +198,7 @@ pub(crate) fn scan(b: &[u8], start: usize) -> Result<(usize, Parts), usize> {
     if int_end == int_start {
         return Err(int_start);
     }
-    if b.get(int_start) == Some(&b'0') && int_end > int_start + 1 {
+    if matches!(b.get(int_start), Some(b'0')) && int_end > int_start + 1 {
         return Err(int_start + 1); // no leading zeros
     }
     if point.is_some_and(|p| p + 1 == i) {
@@ -206,7 +206,7 @@ pub(crate) fn scan(b: &[u8], start: usize) -> Result<(usize, Parts), usize> {
     }
     if let Some(b'e' | b'E') = b.get(i) {
         i += 1;
-        let exp_negative = b.get(i) == Some(&b'-');
+        let exp_negative = matches!(b.get(i), Some(b'-'));
         if let Some(b'+' | b'-') = b.get(i) {
             i += 1;
         }
@@ -273,7 +273,7 @@ pub fn parse(literal: &str) -> f64 {
 /// read as the same normal double (2^52 > 10^15), so no shorter or other equally short digits read back
 /// as its value, and the layout is the one JavaScript would choose.
 ///
-/// In the plugin's wasm only the integers of [`is_plain_canonical`] are recognised (see the module
+/// In the plugin's wasm only integers of at most 15 digits are recognised here (see the module
 /// documentation); the others answer `false`.
 pub fn is_canonical_literal(literal: &str) -> bool {
     is_plain_canonical(literal.as_bytes()) || backend::is_canonical(literal)
@@ -285,7 +285,7 @@ pub fn is_canonical_literal(literal: &str) -> bool {
 fn is_plain_canonical(b: &[u8]) -> bool {
     // A plain loop: at opt-level "z", `strip_prefix` and slice comparisons stay calls with panic paths.
     let (mut digits, mut leading_zero) = (0, false);
-    for &c in b.iter().skip(usize::from(b.first() == Some(&b'-'))) {
+    for &c in b.iter().skip(usize::from(matches!(b.first(), Some(b'-')))) {
         if !c.is_ascii_digit() {
             return false;
         }
