@@ -64,26 +64,19 @@ fn decompose(bits: u64) -> (u64, i32) {
     }
 }
 
-/// Appends `n` in decimal with a point before its last `frac` digits (at least one digit before it;
-/// `frac` ≤ 19).
-fn push_fixed(out: &mut String, mut n: u64, frac: usize) {
-    // Least significant first into a fixed buffer (a u64 has at most 20 digits): no division by a
-    // computed power of ten, whose divide-by-zero check would bring a panic path.
-    let (mut digits, mut len) = ([b'0'; 20], 0);
-    for d in &mut digits {
-        *d = b'0' + (n % 10) as u8;
-        n /= 10;
-        len += 1;
-        if n == 0 && len > frac {
-            break;
-        }
-    }
-    for (place, &d) in digits.iter().enumerate().take(len).rev() {
-        out.push(char::from(d));
-        if place == frac && frac > 0 {
+/// Appends `n` in decimal with a point before its last `frac` digits (at least one digit before it).
+fn push_fixed(out: &mut String, n: u64, frac: usize) {
+    // The higher digits first, by recursion (at most 20 levels, one per digit): no buffer, and division
+    // only by the constant 10, so no divide-by-zero panic path.
+    if frac > 0 {
+        push_fixed(out, n / 10, frac - 1);
+        if frac == 1 {
             out.push('.');
         }
+    } else if n >= 10 {
+        push_fixed(out, n / 10, 0);
     }
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// Whether `x` is an integer below 2^53 in magnitude: those (all below 1e21) print as their own digits.
@@ -137,11 +130,12 @@ pub fn to_fixed(x: f64, digits: u32) -> String {
 /// so `|x| × 10^digits` is `m × 10^digits` (below 2^63) shifted right, and the bits shifted out tell
 /// whether it reaches half a unit (a tie rounds up, away from zero, as JavaScript picks the larger n).
 fn to_fixed_small(x: f64, digits: u32) -> Option<String> {
-    if digits > 3 || x.is_nan() || x.abs() >= EXACT_INT as f64 {
+    let scale = *[1, 10, 100, 1000].get(digits as usize)?; // 10^digits, at most 3 digits
+    if x.is_nan() || x.abs() >= EXACT_INT as f64 {
         return None;
     }
     let (m, q) = decompose(x.abs().to_bits());
-    let scaled = m * 10u64.pow(digits);
+    let scaled = m * scale;
     let shift = q.unsigned_abs(); // below 2^53, q ≤ 0
     let n = match shift {
         0 => scaled,
