@@ -170,8 +170,55 @@ pub fn round(x: f64) -> f64 {
     }
 }
 
-/// Parses the ECMAScript date-time string format. Returns `None` (NaN) for anything else.
+/// `Date.parse(s)` for a date string; `None` stands for NaN.
+///
+/// pi's own timestamps (`new Date().toISOString()`: `YYYY-MM-DDTHH:mm:ss.sssZ`) are read here, in Rust, in
+/// every build: ingest reads one per entry, so they must not leave wasm. Any other text goes to
+/// `date_backend`, chosen at compile time like `json::num`'s backend: in native and `full` builds the exact
+/// Rust reader of the ECMAScript date-time format below (its shorter forms, `±YYYYYY` years, offsets; a
+/// date-time without an offset is read as UTC, which is what a UTC machine gives; no other formats), and
+/// in the plugin's wasm `Date.parse` itself (`crate::wasm::numbers`), so the plugin reads every form
+/// exactly as the pi it runs in does, local time and the engine's extra formats included.
 pub fn parse_iso_date(s: &str) -> Option<f64> {
+    iso_timestamp(s.as_bytes()).or_else(|| date_backend::parse(s))
+}
+
+/// `YYYY-MM-DDTHH:mm:ss.sssZ` with every field in its everyday range (no hour 24, no leap second); `None`
+/// for anything else, including that shape with other values (the backend judges those).
+fn iso_timestamp(b: &[u8]) -> Option<f64> {
+    const SHAPE: &[u8; 24] = b"0000-00-00T00:00:00.000Z";
+    if b.len() != SHAPE.len() || !b.iter().zip(SHAPE).all(|(&c, &p)| if p == b'0' { c.is_ascii_digit() } else { c == p }) {
+        return None;
+    }
+    let field = |at: usize, len: usize| b.iter().skip(at).take(len).fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+    let (month, day, hour, minute, second) = (field(5, 2), field(8, 2), field(11, 2), field(14, 2), field(17, 2));
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    // Any day up to 31 overflows into the next month, as in V8 (2026-02-30 is 2 March), like the backends.
+    let days = days_from_civil(field(0, 4), month, day);
+    let ms_of_day = ((hour * 60 + minute) * 60 + second) * 1000 + field(20, 3);
+    Some(days as f64 * 86_400_000.0 + ms_of_day as f64) // years 0–9999 are all within TimeClip's range
+}
+
+/// Dates in any other form: the Rust reader below in native and `full` builds.
+#[cfg(not(all(target_arch = "wasm32", not(feature = "full"))))]
+mod date_backend {
+    pub(super) use super::parse_date_format as parse;
+}
+
+/// Dates in any other form: the JavaScript engine's `Date.parse` in the plugin's wasm.
+#[cfg(all(target_arch = "wasm32", not(feature = "full")))]
+mod date_backend {
+    /// `Date.parse(s)`, NaN as `None`.
+    pub(super) fn parse(s: &str) -> Option<f64> {
+        Some(crate::wasm::numbers::date_parse(s)).filter(|t| !t.is_nan())
+    }
+}
+
+/// Parses the ECMAScript date-time string format. Returns `None` (NaN) for anything else.
+#[cfg(not(all(target_arch = "wasm32", not(feature = "full"))))]
+fn parse_date_format(s: &str) -> Option<f64> {
     let b = s.as_bytes();
     let mut i = 0;
     let year: i64 = if matches!(b.first(), Some(b'+' | b'-')) {
@@ -267,6 +314,7 @@ pub fn parse_iso_date(s: &str) -> Option<f64> {
     time_clip(days as f64 * 86_400_000.0 + ms_of_day as f64)
 }
 
+#[cfg(not(all(target_arch = "wasm32", not(feature = "full"))))]
 fn digits(b: &[u8], at: usize, n: usize) -> Option<i64> {
     let slice = b.get(at..at + n)?;
     if !slice.iter().all(u8::is_ascii_digit) {
@@ -382,6 +430,35 @@ mod tests {
         assert_eq!(parse_iso_date("2026-11-22T24:00:01Z"), None);
         assert_eq!(parse_iso_date("yesterday"), None);
         assert_eq!(parse_iso_date("2026-11-22T00:00:00.1234567Z"), Some(1_795_305_600_123.0));
+    }
+
+    #[test]
+    fn pi_timestamps_read_fast_as_the_general_reader_does() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Every field one past its range now and then (month 13, day 32, hour 24, minute/second 60).
+            let f = |div: u64, m: u64| (seed / div) % m;
+            let text = format!(
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                f(1, 10_000),
+                f(10_000, 14),
+                f(140_000, 33),
+                f(4_620_000, 25),
+                f(115_500_000, 61),
+                f(7_045_500_000, 61),
+                f(429_775_500_000, 1000)
+            );
+            let fast = iso_timestamp(text.as_bytes());
+            assert!(fast.is_none() || fast == parse_date_format(&text), "{text}");
+            assert_eq!(parse_iso_date(&text), parse_date_format(&text), "{text}");
+        }
+        assert_eq!(iso_timestamp(b"2026-11-22T00:51:31.123Z"), Some(1_795_308_691_123.0));
+        for other in ["2026-11-22T00:51:31.123+00:00", "2026-11-22T00:51:31Z", "2026-11-22T24:00:00.000Z", "+002026-11-22T00:51:31.123Z"] {
+            assert_eq!(iso_timestamp(other.as_bytes()), None, "{other}");
+        }
     }
 
     #[test]

@@ -177,11 +177,11 @@ impl<'a> Reader<'a> {
 
     /// An object key and its colon, after any whitespace.
     fn key(&mut self) -> Result<Str<'a>, Error> {
-        if self.peek_ws() != Some(b'"') {
+        if !matches!(self.peek_ws(), Some(b'"')) {
             return Err(self.unexpected());
         }
         let key = self.string()?;
-        if self.peek_ws() != Some(b':') {
+        if !matches!(self.peek_ws(), Some(b':')) {
             return Err(self.unexpected());
         }
         self.i += 1;
@@ -190,7 +190,7 @@ impl<'a> Reader<'a> {
 
     fn word(&mut self, word: &str, value: Value<'a>) -> Result<Value<'a>, Error> {
         for (k, &w) in word.as_bytes().iter().enumerate() {
-            if self.b.get(self.i + k) != Some(&w) {
+            if self.b.get(self.i + k).copied() != Some(w) {
                 return Err(self.error_at(self.i + k));
             }
         }

@@ -80,7 +80,7 @@ impl<'a> Str<'a> {
             let b = self.text.as_bytes();
             let mut i = 0;
             while let Some(at) = find_backslash(b, i) {
-                let raw = if b.get(at + 1) == Some(&b'u') { 6 } else { 2 };
+                let raw = if matches!(b.get(at + 1), Some(b'u')) { 6 } else { 2 };
                 units -= raw - 1;
                 i = at + raw;
             }
@@ -256,7 +256,7 @@ fn decode_escape(b: &[u8], at: usize) -> (Piece, usize) {
         Some(b't') => '\t',
         Some(b'u') => {
             let Some(unit) = hex4(b, at + 2) else { return (Piece::Char('\\'), 1) };
-            if (0xD800..0xDC00).contains(&unit) && b.get(at + 6) == Some(&b'\\') && b.get(at + 7) == Some(&b'u') {
+            if (0xD800..0xDC00).contains(&unit) && matches!(b.get(at + 6), Some(b'\\')) && matches!(b.get(at + 7), Some(b'u')) {
                 if let Some(low @ 0xDC00..=0xDFFF) = hex4(b, at + 8) {
                     let c = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
                     return (Piece::Char(char::from_u32(c).unwrap_or('\u{fffd}')), 12);

@@ -97,7 +97,7 @@ fn walk(root: &Value<'_>, sink: &mut Sink<'_>) {
             }
             Frame::Obj(members, shadowed, started) => {
                 // Skip members a later duplicate overrides.
-                let member = members.find(|(i, _)| !shadowed.as_ref().is_some_and(|s| s.get(*i) == Some(&true)));
+                let member = members.find(|(i, _)| !shadowed.as_ref().is_some_and(|s| matches!(s.get(*i), Some(true))));
                 if let Some((_, (key, value))) = member {
                     if *started {
                         sink.text(",");

@@ -9,6 +9,8 @@ mod alloc;
 mod error;
 #[cfg(feature = "full")]
 pub mod full;
+#[cfg(not(feature = "full"))]
+pub(crate) mod numbers;
 pub mod tool;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
