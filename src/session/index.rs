@@ -61,23 +61,58 @@ impl Default for Kids {
 /// that arrives later, or a duplicate that takes the id over, with nothing to move.
 #[cfg(any(not(target_arch = "wasm32"), feature = "serde-json"))]
 type Children = std::collections::HashMap<Box<str>, Kids>;
-/// The plugin's `no_std` build has no `HashMap`; it never asks for children either.
+/// The plugin's `no_std` build has no `HashMap`, and never asks for children: a list sorted by parent id
+/// keeps the tree views working there with the least code (a `BTreeMap`'s drop alone is ~1 KB of wasm,
+/// carried because `push` drops the lists).
 #[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
-type Children = alloc::collections::BTreeMap<Box<str>, Kids>;
+#[derive(Debug, Default)]
+struct Children(Vec<(Box<str>, Kids)>);
+
+#[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
+impl Children {
+    fn new() -> Self {
+        Children(Vec::new())
+    }
+
+    fn get_mut(&mut self, parent_id: &str) -> Option<&mut Kids> {
+        let at = self.0.binary_search_by(|(id, _)| (**id).cmp(parent_id)).ok()?;
+        self.0.get_mut(at).map(|(_, kids)| kids)
+    }
+
+    /// The children of `parent_id`, added empty when there are none yet.
+    fn kids_of(&mut self, parent_id: &str) -> Option<&mut Kids> {
+        let at = match self.0.binary_search_by(|(id, _)| (**id).cmp(parent_id)) {
+            Ok(at) => at,
+            Err(at) => {
+                self.0.insert(at, (parent_id.into(), Kids::default()));
+                at
+            }
+        };
+        self.0.get_mut(at).map(|(_, kids)| kids)
+    }
+}
 
 /// Adds `slot` (timestamp `ts`) to the children of `parent_id`. Appending keeps timestamp order in the
 /// usual case; otherwise the list is sorted later, once (stable, so equal timestamps keep arrival order,
 /// like pi's sort).
 fn add_child(children: &mut Children, parent_id: &str, slot: Slot, ts: f64) {
+    #[cfg(any(not(target_arch = "wasm32"), feature = "serde-json"))]
     let kids = match children.get_mut(parent_id) {
         Some(kids) => kids,
         None => children.entry(parent_id.into()).or_default(),
     };
+    #[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
+    let Some(kids) = children.kids_of(parent_id) else { return };
     if kids.last_ts > ts {
         kids.sorted = false;
     }
     kids.last_ts = ts;
     kids.list.push(slot);
+}
+
+/// The id of the record at `slot` (empty past the end): how the id table sees the records.
+fn id_in<'a>(records: &'a Chunks<Record>, arena: &'a Arena, slot: Slot) -> &'a str {
+    records.get(slot as usize).and_then(|r| arena.get(r.id)).unwrap_or_default()
 }
 
 /// What one append call did.
@@ -402,7 +437,7 @@ impl SessionIndex {
         }
         records.push(record);
         let records = &*records;
-        let repeated = self.ids.insert(id, slot, |s| arena.get(records[s as usize].id).unwrap_or_default());
+        let repeated = self.ids.insert(id, slot, &|s| id_in(records, arena, s));
         if let Some(old) = repeated {
             self.records[old as usize].flags |= flag::SHADOWED;
             self.duplicate_ids = true;
@@ -476,12 +511,12 @@ impl SessionIndex {
     /// The slot holding entry `id` (the later one when an id repeats).
     pub fn slot_of(&self, id: &str) -> Option<Slot> {
         let (records, arena) = (&self.records, &self.arena);
-        self.ids.find(id, |s| arena.get(records[s as usize].id).unwrap_or_default())
+        self.ids.find(id, &|s| id_in(records, arena, s))
     }
 
     /// The id of the entry at `slot`.
     pub fn id_of(&self, slot: Slot) -> &str {
-        self.text(self.records[slot as usize].id).unwrap_or_default()
+        id_in(&self.records, &self.arena, slot)
     }
 
     /// The parent slot, when the parent is known: the entry that holds the parent id now (a parent may

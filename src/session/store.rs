@@ -162,76 +162,58 @@ fn hash(s: &str) -> u64 {
 
 impl IdTable {
     /// The slot stored under `id`.
-    pub(super) fn find<'a>(&self, id: &str, id_of: impl Fn(u32) -> &'a str) -> Option<u32> {
-        if self.buckets.is_empty() {
-            return None;
-        }
-        let mask = self.buckets.len() - 1;
-        let (mut i, mut step) = (self.start(id), 1);
-        // The table always has an empty bucket (see `insert`), and triangular probing reaches every bucket.
-        loop {
-            match self.buckets[i] {
-                EMPTY => return None,
-                slot if id_of(slot) == id => return Some(slot),
-                _ => (i, step) = ((i + step) & mask, step + 1),
-            }
-        }
+    pub(super) fn find<'a>(&self, id: &str, id_of: &dyn Fn(u32) -> &'a str) -> Option<u32> {
+        let slot = self.buckets.get(self.bucket(id, id_of)?).copied()?;
+        (slot != EMPTY).then_some(slot)
     }
 
     /// Stores `slot` under `id`, returning the slot that held `id` before (which it replaces).
-    pub(super) fn insert<'a>(&mut self, id: &str, slot: u32, id_of: impl Fn(u32) -> &'a str) -> Option<u32> {
+    pub(super) fn insert<'a>(&mut self, id: &str, slot: u32, id_of: &dyn Fn(u32) -> &'a str) -> Option<u32> {
         // At most 7/8 full: probe runs stay short without a bucket of slack per entry.
         if (self.len + 1) * 8 > self.buckets.len() * 7 {
-            self.grow(&id_of);
-        }
-        let mask = self.buckets.len() - 1;
-        let (mut i, mut step) = (self.start(id), 1);
-        loop {
-            match self.buckets[i] {
-                EMPTY => {
-                    self.buckets[i] = slot;
-                    self.len += 1;
-                    return None;
-                }
-                old if id_of(old) == id => {
-                    self.buckets[i] = slot;
-                    return Some(old);
-                }
-                _ => (i, step) = ((i + step) & mask, step + 1),
+            let size = (self.buckets.len() * 2).max(16);
+            let old = core::mem::replace(&mut self.buckets, vec![EMPTY; size]);
+            // Ids in the table are distinct, so each one's probe ends at an empty bucket.
+            for s in old.into_iter().filter(|&s| s != EMPTY) {
+                self.put(id_of(s), s, id_of);
             }
         }
+        let old = self.put(id, slot, id_of).filter(|&old| old != EMPTY);
+        self.len += usize::from(old.is_none());
+        old
     }
 
-    /// First bucket for `id`: the hash's top bits (the best mixed of a multiplicative hash).
-    fn start(&self, id: &str) -> usize {
+    /// Writes `slot` into `id`'s bucket and returns what was there (`EMPTY` for a new id).
+    fn put<'a>(&mut self, id: &str, slot: u32, id_of: &dyn Fn(u32) -> &'a str) -> Option<u32> {
+        let at = self.bucket(id, id_of)?;
+        self.buckets.get_mut(at).map(|b| core::mem::replace(b, slot))
+    }
+
+    /// The bucket holding `id`, or the empty one where it would go (`None` while there are no buckets).
+    /// The one probe loop of the table: hash, then triangular steps, which reach every bucket of a
+    /// power-of-two table that always keeps an empty one.
+    #[inline(never)]
+    fn bucket<'a>(&self, id: &str, id_of: &dyn Fn(u32) -> &'a str) -> Option<usize> {
+        let mask = self.buckets.len().checked_sub(1)?;
         let bits = self.buckets.len().trailing_zeros();
-        (hash(id) >> (64 - bits)) as usize
-    }
-
-    fn grow<'a>(&mut self, id_of: &impl Fn(u32) -> &'a str) {
-        let size = (self.buckets.len() * 2).max(16);
-        let old = core::mem::replace(&mut self.buckets, vec![EMPTY; size]);
-        let mask = size - 1;
-        for slot in old.into_iter().filter(|&s| s != EMPTY) {
-            let mut i = self.start(id_of(slot));
-            // Triangular probing visits every bucket of a power-of-two table, so a free one is found.
-            let mut step = 1;
-            while self.buckets[i] != EMPTY {
-                i = (i + step) & mask;
-                step += 1;
+        let (mut i, mut step) = ((hash(id) >> (64 - bits)) as usize, 1);
+        loop {
+            match self.buckets.get(i).copied() {
+                Some(EMPTY) | None => return Some(i),
+                Some(slot) if id_of(slot) == id => return Some(i),
+                Some(_) => (i, step) = ((i + step) & mask, step + 1),
             }
-            self.buckets[i] = slot;
         }
     }
 }
 
-/// A map from strings to strings (the current label per target id): open addressing over indexes into
-/// a list of members, with the hash of [`IdTable`]. A removed member keeps its key with no value, so
-/// indexes never move; labels are few next to entries, and a key that comes back reuses its member.
+/// A map from strings to strings (the current label per target id): an [`IdTable`] of indexes into a
+/// list of members. A removed member keeps its key with no value, so indexes never move; labels are few
+/// next to entries, and a key that comes back reuses its member.
 #[derive(Debug, Default)]
 pub(super) struct StrMap {
     members: Vec<(Box<str>, Option<Box<str>>)>,
-    buckets: Vec<u32>,
+    table: IdTable,
     live: usize,
 }
 
@@ -249,63 +231,22 @@ impl StrMap {
 
     /// Sets (`Some`) or removes (`None`) the value under `key`.
     pub(super) fn set(&mut self, key: &str, value: Option<Box<str>>) {
-        if let Some(i) = self.find(key) {
-            let member = &mut self.members[i as usize];
-            self.live = self.live + usize::from(value.is_some()) - usize::from(member.1.is_some());
+        let live = usize::from(value.is_some());
+        if let Some(member) = self.find(key).and_then(|i| self.members.get_mut(i as usize)) {
+            self.live = self.live + live - usize::from(member.1.is_some());
             member.1 = value;
-            return;
+        } else if value.is_some() {
+            let index = self.members.len() as u32;
+            self.members.push((key.into(), value));
+            self.live += 1;
+            let members = &self.members;
+            self.table.insert(key, index, &|m| members.get(m as usize).map_or("", |(k, _)| k));
         }
-        if value.is_none() {
-            return;
-        }
-        if (self.members.len() + 1) * 8 > self.buckets.len() * 7 {
-            self.grow();
-        }
-        let index = self.members.len() as u32;
-        self.members.push((key.into(), value));
-        self.live += 1;
-        let at = self.free_bucket(key);
-        self.buckets[at] = index;
-    }
-
-    fn start(&self, key: &str) -> usize {
-        let bits = self.buckets.len().trailing_zeros();
-        (hash(key) >> (64 - bits)) as usize
     }
 
     fn find(&self, key: &str) -> Option<u32> {
-        if self.buckets.is_empty() {
-            return None;
-        }
-        let mask = self.buckets.len() - 1;
-        let (mut i, mut step) = (self.start(key), 1);
-        loop {
-            match self.buckets[i] {
-                EMPTY => return None,
-                m if *self.members[m as usize].0 == *key => return Some(m),
-                _ => (i, step) = ((i + step) & mask, step + 1),
-            }
-        }
-    }
-
-    /// The first empty bucket on `key`'s probe sequence (the table is never full).
-    fn free_bucket(&self, key: &str) -> usize {
-        let mask = self.buckets.len() - 1;
-        let (mut i, mut step) = (self.start(key), 1);
-        while self.buckets[i] != EMPTY {
-            i = (i + step) & mask;
-            step += 1;
-        }
-        i
-    }
-
-    fn grow(&mut self) {
-        let size = (self.buckets.len() * 2).max(16);
-        self.buckets = vec![EMPTY; size];
-        for m in 0..self.members.len() {
-            let at = self.free_bucket(&self.members[m].0);
-            self.buckets[at] = m as u32;
-        }
+        let members = &self.members;
+        self.table.find(key, &|m| members.get(m as usize).map_or("", |(k, _)| k))
     }
 }
 
@@ -370,7 +311,7 @@ mod tests {
     #[test]
     fn id_table_finds_replaces_and_grows() {
         let ids: Vec<String> = (0..10_000).map(|i| format!("{:08x}", i * 2_654_435_761u64 % (1 << 32))).collect();
-        let id_of = |s: u32| ids[s as usize % ids.len()].as_str();
+        let id_of = &|s: u32| ids[s as usize % ids.len()].as_str();
         let mut table = IdTable::default();
         for (i, id) in ids.iter().enumerate() {
             assert_eq!(table.insert(id, i as u32, id_of), None);
