@@ -140,8 +140,11 @@ impl SessionIndex {
 
     /// Moves the leaf (`null` = before the first entry). Throws `UnknownEntry` for an unknown id.
     #[wasm_bindgen(js_name = setLeaf)]
-    pub fn set_leaf(&mut self, id: Option<String>) -> Result<(), JsValue> {
-        self.inner.set_leaf(id.as_deref()).map_err(js_error)
+    pub fn set_leaf(&mut self, id: Option<JsString>) -> Result<(), JsValue> {
+        // A `JsString` read with `as_string` (one import): an `Option<String>` parameter brings
+        // wasm-bindgen's generic slice conversion along. A value that is not a string reads as "" (no
+        // entry's id in practice, so it throws rather than moving the leaf).
+        self.inner.set_leaf(id.map(|id| id.as_string().unwrap_or_default()).as_deref()).map_err(js_error)
     }
 
 }
