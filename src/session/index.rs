@@ -110,6 +110,17 @@ fn add_child(children: &mut Children, parent_id: &str, slot: Slot, ts: f64) {
     kids.list.push(slot);
 }
 
+/// A table lent out by `&self` methods: a `Cell`, not a `RefCell`, as it is taken whole and put back, so
+/// there is no borrow flag to check (and no panic path for it).
+#[derive(Default)]
+struct Scratch(core::cell::Cell<Vec<u32>>);
+
+impl core::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Scratch")
+    }
+}
+
 /// The id of the record at `slot` (empty past the end): how the id table sees the records.
 fn id_in<'a>(records: &'a Chunks<Record>, arena: &'a Arena, slot: Slot) -> &'a str {
     records.get(slot as usize).and_then(|r| arena.get(r.id)).unwrap_or_default()
@@ -257,7 +268,7 @@ pub struct SessionIndex {
     /// Lines seen by `append_jsonl`, so line numbers continue across appended chunks.
     lines_seen: usize,
     /// A reusable per-slot table for [`super::tokens::cumulative`] (all `u32::MAX` between uses).
-    position_scratch: core::cell::RefCell<Vec<u32>>,
+    position_scratch: Scratch,
     /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
     duplicate_ids: bool,
 }
@@ -279,7 +290,7 @@ impl SessionIndex {
             leaf: None,
             lines_seen: 0,
             duplicate_ids: false,
-            position_scratch: core::cell::RefCell::new(Vec::new()),
+            position_scratch: Scratch::default(),
         }
     }
 
@@ -522,25 +533,30 @@ impl SessionIndex {
     /// The parent slot, when the parent is known: the entry that holds the parent id now (a parent may
     /// arrive after its children, and a repeated id moves to the later entry, as in pi's id map).
     pub fn parent_of(&mut self, slot: Slot) -> Option<Slot> {
-        let i = slot as usize;
-        let parent = self.records[i].parent;
+        // Checked access throughout (slots are in range): walks run here, and panic paths cost size.
+        let parent = self.records.get(slot as usize)?.parent;
+        let shadowed = |index: &Self, s: Slot| index.records.get(s as usize).is_some_and(|r| r.has(flag::SHADOWED));
         // The common case, on every step of every walk: a resolved parent whose id nobody took over.
-        if parent < PENDING && (!self.duplicate_ids || !self.records[parent as usize].has(flag::SHADOWED)) {
+        if parent < PENDING && !(self.duplicate_ids && shadowed(self, parent)) {
             return (parent != slot).then_some(parent);
         }
         let holder = match parent {
             NO_PARENT => return None,
             PENDING => {
                 let at = self.pending_parent(slot)?;
-                let p = self.slot_of(self.text(self.pending[at].1)?)?;
-                self.pending.remove(at);
+                let p = self.slot_of(self.text(self.pending.get(at)?.1)?)?;
+                // `retain` rather than `remove(at)`, whose index assertion formats a message; the list is
+                // short (parents that had not arrived yet).
+                self.pending.retain(|&(s, _)| s != slot);
                 p
             }
-            p if !self.records[p as usize].has(flag::SHADOWED) => p,
+            p if !shadowed(self, p) => p,
             // The id moved to a later entry: follow it there (same id, so the same parent id).
             p => self.slot_of(self.id_of(p))?,
         };
-        self.records[i].parent = holder;
+        if let Some(record) = self.records.get_mut(slot as usize) {
+            record.parent = holder;
+        }
         (holder != slot).then_some(holder)
     }
 
@@ -611,12 +627,12 @@ impl SessionIndex {
 
     /// Borrows the scratch position table (empty or all unset; grow it with `u32::MAX`).
     pub(super) fn take_position_scratch(&self) -> Vec<u32> {
-        core::mem::take(&mut *self.position_scratch.borrow_mut())
+        self.position_scratch.0.take()
     }
 
     /// Returns the scratch table, all entries unset again.
     pub(super) fn return_position_scratch(&self, table: Vec<u32>) {
-        *self.position_scratch.borrow_mut() = table;
+        self.position_scratch.0.set(table);
     }
 
     /// Whether some entry id occurs twice.
@@ -651,7 +667,7 @@ impl SessionIndex {
             }
             let Some(p) = self.parent_of(cur) else {
                 // A self-parented entry would make pi's walk loop forever.
-                if self.records[cur as usize].parent == cur {
+                if self.records.get(cur as usize).is_some_and(|r| r.parent == cur) {
                     return Err(SessionError::Cycle(self.id_of(cur).into()));
                 }
                 break;
@@ -665,7 +681,7 @@ impl SessionIndex {
     /// The cycle error for a walk that went round a loop: names the first entry it reached twice.
     fn cycle_in(&self, walk: &[Slot]) -> SessionError {
         let mut seen = vec![false; self.len()];
-        let repeat = walk.iter().find(|&&s| core::mem::replace(&mut seen[s as usize], true));
+        let repeat = walk.iter().find(|&&s| seen.get_mut(s as usize).is_some_and(|seen| core::mem::replace(seen, true)));
         SessionError::Cycle(repeat.map_or("", |&s| self.id_of(s)).into())
     }
 
@@ -679,13 +695,15 @@ impl SessionIndex {
     pub fn common_ancestor(&mut self, a: Slot, b: Slot) -> Result<Option<Slot>, SessionError> {
         let on_a = self.path_mask(a)?;
         let path_b = self.path(Some(b))?;
-        Ok(path_b.into_iter().rev().find(|&s| on_a[s as usize]))
+        Ok(path_b.into_iter().rev().find(|&s| on_a.get(s as usize) == Some(&true)))
     }
 
     fn path_mask(&mut self, leaf: Slot) -> Result<Vec<bool>, SessionError> {
         let mut mask = vec![false; self.len()];
         for s in self.path(Some(leaf))? {
-            mask[s as usize] = true;
+            if let Some(on) = mask.get_mut(s as usize) {
+                *on = true;
+            }
         }
         Ok(mask)
     }

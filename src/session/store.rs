@@ -121,6 +121,11 @@ impl<T> Chunks<T> {
     pub(super) fn get(&self, i: usize) -> Option<&T> {
         self.chunks.get(i / CHUNK_ITEMS)?.get(i % CHUNK_ITEMS)
     }
+
+    /// The item at `i` to change, if there is one.
+    pub(super) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        self.chunks.get_mut(i / CHUNK_ITEMS)?.get_mut(i % CHUNK_ITEMS)
+    }
 }
 
 impl<T> core::ops::Index<usize> for Chunks<T> {
