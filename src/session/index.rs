@@ -6,7 +6,7 @@ use crate::prelude::*;
 use super::entry::{Header, LineProblem};
 use super::read::{parse_line, read_line, Sink};
 use super::record::{flag, stop_bits, Call, EntryRef, Kind, Record, RoleKind, StopReason, NO_PARENT, PENDING};
-use super::store::{Arena, Chunks, IdTable, Span, StrMap};
+use super::store::{Arena, Chunks, IdTable, Keys, Span, StrMap};
 use crate::error::SessionError;
 
 /// Position of an entry in append order. Cheap to copy and to send across the wasm boundary.
@@ -124,6 +124,15 @@ impl core::fmt::Debug for Scratch {
 /// The id of the record at `slot` (empty past the end): how the id table sees the records.
 fn id_in<'a>(records: &'a Chunks<Record>, arena: &'a Arena, slot: Slot) -> &'a str {
     records.get(slot as usize).and_then(|r| arena.get(r.id)).unwrap_or_default()
+}
+
+/// The records' ids, as the id table sees them.
+struct RecordIds<'a>(&'a Chunks<Record>, &'a Arena);
+
+impl Keys for RecordIds<'_> {
+    fn key(&self, slot: Slot) -> &str {
+        id_in(self.0, self.1, slot)
+    }
 }
 
 /// What one append call did.
@@ -448,7 +457,7 @@ impl SessionIndex {
         }
         records.push(record);
         let records = &*records;
-        let repeated = self.ids.insert(id, slot, &|s| id_in(records, arena, s));
+        let repeated = self.ids.insert(id, slot, &RecordIds(records, arena));
         if let Some(old) = repeated {
             self.records[old as usize].flags |= flag::SHADOWED;
             self.duplicate_ids = true;
@@ -522,7 +531,7 @@ impl SessionIndex {
     /// The slot holding entry `id` (the later one when an id repeats).
     pub fn slot_of(&self, id: &str) -> Option<Slot> {
         let (records, arena) = (&self.records, &self.arena);
-        self.ids.find(id, &|s| id_in(records, arena, s))
+        self.ids.find(id, &RecordIds(records, arena))
     }
 
     /// The id of the entry at `slot`.

@@ -165,32 +165,46 @@ fn hash(s: &str) -> u64 {
     h
 }
 
+/// What an [`IdTable`] keys its slots by: the string of each stored slot. A trait object rather than a
+/// closure per call site, so the table's code and its one dispatch are shared by every user.
+pub(super) trait Keys {
+    /// The key of `slot` (any string for a slot that does not exist).
+    fn key(&self, slot: u32) -> &str;
+}
+
+/// A [`StrMap`]'s members, keyed by their index.
+impl Keys for Vec<(Box<str>, Option<Box<str>>)> {
+    fn key(&self, m: u32) -> &str {
+        self.get(m as usize).map_or("", |(k, _)| k)
+    }
+}
+
 impl IdTable {
     /// The slot stored under `id`.
-    pub(super) fn find<'a>(&self, id: &str, id_of: &dyn Fn(u32) -> &'a str) -> Option<u32> {
-        let slot = self.buckets.get(self.bucket(id, id_of)?).copied()?;
+    pub(super) fn find(&self, id: &str, keys: &dyn Keys) -> Option<u32> {
+        let slot = self.buckets.get(self.bucket(id, keys)?).copied()?;
         (slot != EMPTY).then_some(slot)
     }
 
     /// Stores `slot` under `id`, returning the slot that held `id` before (which it replaces).
-    pub(super) fn insert<'a>(&mut self, id: &str, slot: u32, id_of: &dyn Fn(u32) -> &'a str) -> Option<u32> {
+    pub(super) fn insert(&mut self, id: &str, slot: u32, keys: &dyn Keys) -> Option<u32> {
         // At most 7/8 full: probe runs stay short without a bucket of slack per entry.
         if (self.len + 1) * 8 > self.buckets.len() * 7 {
             let size = (self.buckets.len() * 2).max(16);
             let old = core::mem::replace(&mut self.buckets, vec![EMPTY; size]);
             // Ids in the table are distinct, so each one's probe ends at an empty bucket.
             for s in old.into_iter().filter(|&s| s != EMPTY) {
-                self.put(id_of(s), s, id_of);
+                self.put(keys.key(s), s, keys);
             }
         }
-        let old = self.put(id, slot, id_of).filter(|&old| old != EMPTY);
+        let old = self.put(id, slot, keys).filter(|&old| old != EMPTY);
         self.len += usize::from(old.is_none());
         old
     }
 
     /// Writes `slot` into `id`'s bucket and returns what was there (`EMPTY` for a new id).
-    fn put<'a>(&mut self, id: &str, slot: u32, id_of: &dyn Fn(u32) -> &'a str) -> Option<u32> {
-        let at = self.bucket(id, id_of)?;
+    fn put(&mut self, id: &str, slot: u32, keys: &dyn Keys) -> Option<u32> {
+        let at = self.bucket(id, keys)?;
         self.buckets.get_mut(at).map(|b| core::mem::replace(b, slot))
     }
 
@@ -198,14 +212,14 @@ impl IdTable {
     /// The one probe loop of the table: hash, then triangular steps, which reach every bucket of a
     /// power-of-two table that always keeps an empty one.
     #[inline(never)]
-    fn bucket<'a>(&self, id: &str, id_of: &dyn Fn(u32) -> &'a str) -> Option<usize> {
+    fn bucket(&self, id: &str, keys: &dyn Keys) -> Option<usize> {
         let mask = self.buckets.len().checked_sub(1)?;
         let bits = self.buckets.len().trailing_zeros();
         let (mut i, mut step) = ((hash(id) >> (64 - bits)) as usize, 1);
         loop {
             match self.buckets.get(i).copied() {
                 Some(EMPTY) | None => return Some(i),
-                Some(slot) if id_of(slot) == id => return Some(i),
+                Some(slot) if keys.key(slot) == id => return Some(i),
                 Some(_) => (i, step) = ((i + step) & mask, step + 1),
             }
         }
@@ -244,14 +258,12 @@ impl StrMap {
             let index = self.members.len() as u32;
             self.members.push((key.into(), value));
             self.live += 1;
-            let members = &self.members;
-            self.table.insert(key, index, &|m| members.get(m as usize).map_or("", |(k, _)| k));
+            self.table.insert(key, index, &self.members);
         }
     }
 
     fn find(&self, key: &str) -> Option<u32> {
-        let members = &self.members;
-        self.table.find(key, &|m| members.get(m as usize).map_or("", |(k, _)| k))
+        self.table.find(key, &self.members)
     }
 }
 
@@ -316,7 +328,13 @@ mod tests {
     #[test]
     fn id_table_finds_replaces_and_grows() {
         let ids: Vec<String> = (0..10_000).map(|i| format!("{:08x}", i * 2_654_435_761u64 % (1 << 32))).collect();
-        let id_of = &|s: u32| ids[s as usize % ids.len()].as_str();
+        struct Modulo<'a>(&'a [String]);
+        impl Keys for Modulo<'_> {
+            fn key(&self, s: u32) -> &str {
+                &self.0[s as usize % self.0.len()]
+            }
+        }
+        let id_of = &Modulo(&ids);
         let mut table = IdTable::default();
         for (i, id) in ids.iter().enumerate() {
             assert_eq!(table.insert(id, i as u32, id_of), None);
