@@ -452,7 +452,7 @@ impl SessionIndex {
         let (records, arena) = (&mut self.records, &self.arena);
         let id = arena.get(record.id).unwrap_or_default();
         // A label written before its target arrived (pi keeps those) applies once it does.
-        if !self.labels.is_empty() && self.labels.get(id).is_some() {
+        if !self.labels.is_empty() && self.labels.get(id, arena).is_some() {
             record.flags |= flag::MAYBE_LABELED;
         }
         records.push(record);
@@ -660,7 +660,7 @@ impl SessionIndex {
 
     /// The label currently on entry `id`.
     pub fn label_of(&self, id: &str) -> Option<&str> {
-        self.labels.get(id)
+        self.labels.get(id, &self.arena).and_then(|label| self.text(label))
     }
 
     /// Slots from the root to `leaf` (inclusive). Iterative, so any depth is fine; a parent cycle is an
@@ -837,15 +837,17 @@ impl Sink for Taker<'_> {
 
     fn label(&mut self, target: &str, label: Option<&str>) {
         let index = &mut *self.index;
-        index.labels.set(target, label.map(Box::from));
+        let target_span = index.intern_id(target);
+        // A label entry has no preview: its hint span holds the label (which the label map shares).
+        let label_span = label.map_or(Span::NONE, |l| index.arena.push(l));
+        index.labels.set(target_span, label_span, &index.arena);
         if label.is_some() {
-            if let Some(t) = index.slot_of(target) {
-                index.records[t as usize].flags |= flag::MAYBE_LABELED;
+            if let Some(record) = index.slot_of(target).and_then(|t| index.records.get_mut(t as usize)) {
+                record.flags |= flag::MAYBE_LABELED;
             }
         }
-        self.record.extra = index.intern_id(target);
-        // A label entry has no preview: its hint span holds the label.
-        self.record.hint = label.map_or(Span::NONE, |l| index.arena.push(l));
+        self.record.extra = target_span;
+        self.record.hint = label_span;
     }
 
     fn assistant(&mut self, stop_reason: Option<&str>, zero_io: bool) {

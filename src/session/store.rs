@@ -172,13 +172,6 @@ pub(super) trait Keys {
     fn key(&self, slot: u32) -> &str;
 }
 
-/// A [`StrMap`]'s members, keyed by their index.
-impl Keys for Vec<(Box<str>, Option<Box<str>>)> {
-    fn key(&self, m: u32) -> &str {
-        self.get(m as usize).map_or("", |(k, _)| k)
-    }
-}
-
 impl IdTable {
     /// The slot stored under `id`.
     pub(super) fn find(&self, id: &str, keys: &dyn Keys) -> Option<u32> {
@@ -226,14 +219,25 @@ impl IdTable {
     }
 }
 
-/// A map from strings to strings (the current label per target id): an [`IdTable`] of indexes into a
-/// list of members. A removed member keeps its key with no value, so indexes never move; labels are few
-/// next to entries, and a key that comes back reuses its member.
+/// A map from strings to strings (the current label per target id), both held in an [`Arena`] (the
+/// index's, where the label entries put them anyway): an [`IdTable`] of indexes into a list of members. A
+/// removed member keeps its key with no value, so indexes never move; labels are few next to entries, and
+/// a key that comes back reuses its member.
 #[derive(Debug, Default)]
 pub(super) struct StrMap {
-    members: Vec<(Box<str>, Option<Box<str>>)>,
+    /// Key and value ([`Span::NONE`] once removed).
+    members: Vec<(Span, Span)>,
     table: IdTable,
     live: usize,
+}
+
+/// A [`StrMap`]'s members with the arena their keys are in, keyed by member index.
+struct MemberKeys<'a>(&'a [(Span, Span)], &'a Arena);
+
+impl Keys for MemberKeys<'_> {
+    fn key(&self, m: u32) -> &str {
+        self.0.get(m as usize).and_then(|&(k, _)| self.1.get(k)).unwrap_or_default()
+    }
 }
 
 impl StrMap {
@@ -242,28 +246,27 @@ impl StrMap {
         self.live == 0
     }
 
-    /// The value under `key`.
-    pub(super) fn get(&self, key: &str) -> Option<&str> {
-        let i = self.find(key)?;
-        self.members.get(i as usize).and_then(|(_, v)| v.as_deref())
+    /// Where the value under `key` is in `arena`.
+    pub(super) fn get(&self, key: &str, arena: &Arena) -> Option<Span> {
+        let m = self.table.find(key, &MemberKeys(&self.members, arena))?;
+        self.members.get(m as usize).map(|&(_, v)| v).filter(|&v| v != Span::NONE)
     }
 
-    /// Sets (`Some`) or removes (`None`) the value under `key`.
-    pub(super) fn set(&mut self, key: &str, value: Option<Box<str>>) {
-        let live = usize::from(value.is_some());
-        if let Some(member) = self.find(key).and_then(|i| self.members.get_mut(i as usize)) {
-            self.live = self.live + live - usize::from(member.1.is_some());
+    /// Sets the value under the key at `key` to the string at `value` (both in `arena`), or removes it
+    /// when `value` is [`Span::NONE`].
+    pub(super) fn set(&mut self, key: Span, value: Span, arena: &Arena) {
+        let live = usize::from(value != Span::NONE);
+        let key_text = arena.get(key).unwrap_or_default();
+        let found = self.table.find(key_text, &MemberKeys(&self.members, arena));
+        if let Some(member) = found.and_then(|m| self.members.get_mut(m as usize)) {
+            self.live = self.live + live - usize::from(member.1 != Span::NONE);
             member.1 = value;
-        } else if value.is_some() {
+        } else if live == 1 {
             let index = self.members.len() as u32;
-            self.members.push((key.into(), value));
+            self.members.push((key, value));
             self.live += 1;
-            self.table.insert(key, index, &self.members);
+            self.table.insert(key_text, index, &MemberKeys(&self.members, arena));
         }
-    }
-
-    fn find(&self, key: &str) -> Option<u32> {
-        self.table.find(key, &self.members)
     }
 }
 
@@ -273,24 +276,30 @@ mod tests {
 
     #[test]
     fn str_map_sets_replaces_and_removes() {
+        let mut arena = Arena::default();
         let mut map = StrMap::default();
-        assert!(map.is_empty() && map.get("a").is_none());
+        let mut set = |map: &mut StrMap, arena: &mut Arena, k: &str, v: Option<&str>| {
+            let (k, v) = (arena.push(k), v.map_or(Span::NONE, |v| arena.push(v)));
+            map.set(k, v, arena);
+        };
+        let get = |map: &StrMap, arena: &Arena, k: &str| map.get(k, arena).and_then(|v| arena.get(v)).map(String::from);
+        assert!(map.is_empty() && get(&map, &arena, "a").is_none());
         for i in 0..1000 {
-            map.set(&format!("k{i}"), Some(format!("v{i}").into()));
+            set(&mut map, &mut arena, &format!("k{i}"), Some(&format!("v{i}")));
         }
-        map.set("k7", Some("again".into()));
-        map.set("k8", None);
-        map.set("never", None);
-        assert_eq!(map.get("k7"), Some("again"));
-        assert_eq!(map.get("k8"), None);
-        assert_eq!(map.get("k999"), Some("v999"));
-        assert_eq!(map.get("never"), None);
+        set(&mut map, &mut arena, "k7", Some("again"));
+        set(&mut map, &mut arena, "k8", None);
+        set(&mut map, &mut arena, "never", None);
+        assert_eq!(get(&map, &arena, "k7").as_deref(), Some("again"));
+        assert_eq!(get(&map, &arena, "k8"), None);
+        assert_eq!(get(&map, &arena, "k999").as_deref(), Some("v999"));
+        assert_eq!(get(&map, &arena, "never"), None);
         for i in 0..1000 {
-            map.set(&format!("k{i}"), None);
+            set(&mut map, &mut arena, &format!("k{i}"), None);
         }
         assert!(map.is_empty());
-        map.set("k8", Some("back".into()));
-        assert_eq!((map.get("k8"), map.is_empty()), (Some("back"), false));
+        set(&mut map, &mut arena, "k8", Some("back"));
+        assert_eq!((get(&map, &arena, "k8").as_deref(), map.is_empty()), (Some("back"), false));
     }
 
     #[test]
