@@ -17,7 +17,8 @@ pub type Slot = u32;
 pub enum Mode {
     /// Facts only: what the pi plugin needs for decisions. Memory stays a small fraction of the file.
     Plugin,
-    /// Facts plus each entry's JSON text, so whole contexts can be built (CLI, viewer).
+    /// Facts plus each entry's JSON text, so whole contexts can be built (CLI, viewer). The text is kept
+    /// only in builds with the `serde-json` feature, the ones that can read it.
     Full,
 }
 
@@ -262,7 +263,9 @@ pub struct SessionIndex {
     arena: Arena,
     /// Tool calls of all assistant messages, in order (a record holds its run).
     calls: Chunks<Call>,
-    /// Entry JSON text per slot (full mode only).
+    /// Entry JSON text per slot (full mode only). Only the `serde-json` parts (whole contexts, the LLM
+    /// view, search) read it, so builds without them (the plugin's) carry no code for it.
+    #[cfg(feature = "serde-json")]
     raw: Chunks<Box<str>>,
     /// Slot by id (the later one when an id repeats).
     ids: IdTable,
@@ -291,6 +294,7 @@ impl SessionIndex {
             records: Chunks::default(),
             arena: Arena::default(),
             calls: Chunks::default(),
+            #[cfg(feature = "serde-json")]
             raw: Chunks::default(),
             ids: IdTable::default(),
             pending: Vec::new(),
@@ -435,6 +439,7 @@ impl SessionIndex {
             }
             return;
         }
+        #[cfg(feature = "serde-json")]
         if self.mode == Mode::Full {
             self.raw.push(text.into());
         }
@@ -524,6 +529,7 @@ impl SessionIndex {
     }
 
     /// The entry's JSON text (full mode), as fed.
+    #[cfg(feature = "serde-json")]
     pub fn raw(&self, slot: Slot) -> Option<&str> {
         self.raw.get(slot as usize).map(AsRef::as_ref)
     }
