@@ -181,23 +181,22 @@ impl ByteFeed {
     /// Feeds the next piece: every complete line in it (with the carried start of the first) goes in now;
     /// only a line the piece's end cuts is copied, to wait for the next piece.
     pub fn push(&mut self, index: &mut SessionIndex, piece: &[u8]) {
+        // Checked slicing throughout (the cuts are in range): no panic paths to carry.
         let Some(last) = piece.iter().rposition(|&b| b == b'\n') else {
             self.carry.extend_from_slice(piece);
             return;
         };
-        let (lines, rest) = piece.split_at(last + 1);
-        let lines = if self.carry.is_empty() {
-            lines
-        } else {
+        let (mut lines, rest) = (piece.get(..=last).unwrap_or_default(), piece.get(last + 1..).unwrap_or_default());
+        if !self.carry.is_empty() {
             // Complete the carried line with the piece's first one, then go on in the piece itself.
             let first = lines.iter().position(|&b| b == b'\n').map_or(lines.len(), |at| at + 1);
-            self.carry.extend_from_slice(&lines[..first]);
+            self.carry.extend_from_slice(lines.get(..first).unwrap_or_default());
             let carried = core::mem::take(&mut self.carry);
             self.feed(index, &carried);
             self.carry = carried;
             self.carry.clear();
-            &lines[first..]
-        };
+            lines = lines.get(first..).unwrap_or_default();
+        }
         if !lines.is_empty() {
             self.feed(index, lines);
         }
@@ -216,7 +215,7 @@ impl ByteFeed {
     fn feed(&mut self, index: &mut SessionIndex, bytes: &[u8]) {
         let text = utf8_lossy(bytes);
         // Only the stream's own start may carry a byte-order mark (pi drops it with `trim()`).
-        let text = if self.started { &text } else { text.strip_prefix('\u{feff}').unwrap_or(&text) };
+        let text = if self.started { &text } else { text.strip_prefix("\u{feff}").unwrap_or(&text) };
         self.started = true;
         index.feed_jsonl(text, &mut self.report);
     }
@@ -241,7 +240,7 @@ fn utf8_lossy(bytes: &[u8]) -> alloc::borrow::Cow<'_, str> {
             Err(e) => {
                 let (valid, invalid) = (rest.get(..e.valid_up_to()), rest.get(e.valid_up_to()..));
                 out.push_str(valid.and_then(|v| core::str::from_utf8(v).ok()).unwrap_or_default());
-                out.push('\u{fffd}');
+                out.push_str("\u{fffd}");
                 // `None`: the input ends inside a sequence, which is one replacement in all.
                 let skip = e.error_len().map_or(usize::MAX, usize::from);
                 rest = invalid.and_then(|i| i.get(skip..)).unwrap_or_default();
@@ -354,7 +353,7 @@ impl SessionIndex {
             }
         }
         // A trailing newline is not a line of its own.
-        if text.ends_with('\n') {
+        if text.as_bytes().last() == Some(&b'\n') {
             self.lines_seen -= 1;
         }
     }

@@ -177,10 +177,9 @@ impl SessionIndex {
                     }
                     piece = String::from(text.slice(at, end)).into_bytes();
                 }
-                Source::Bytes(bytes) => {
-                    piece.resize((end - at) as usize, 0);
-                    bytes.subarray(at, end).copy_to(&mut piece);
-                }
+                // `to_vec` rather than `copy_to` into a reused buffer: the same one copy, without the
+                // length assertion (and its message formatting) that `copy_to` carries.
+                Source::Bytes(bytes) => piece = bytes.subarray(at, end).to_vec(),
             }
             feed.push(&mut self.inner, &piece);
             at = end;
