@@ -284,9 +284,9 @@ fn read_message(msg: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) {
     let content = msg.get("content");
     let name = str_field(msg, "role").unwrap_or_default();
     let role = match by_name(&ROLES, &name) {
-        Some(role) => role,
-        None if legacy_v2 && name == "hookMessage" => RoleKind::Custom,
-        None => RoleKind::Other,
+        Some(Kind::Message(role)) => role,
+        _ if legacy_v2 && name == "hookMessage" => RoleKind::Custom,
+        _ => RoleKind::Other,
     };
     sink.kind(Kind::Message(role), &name);
     let tokens = match role {
