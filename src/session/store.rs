@@ -111,7 +111,8 @@ impl<T> Chunks<T> {
         if self.len % CHUNK_ITEMS == 0 {
             self.chunks.push(Vec::with_capacity(CHUNK_ITEMS));
         }
-        if let Some(last) = self.chunks.last_mut() {
+        // The capacity test lets the compiler drop `push`'s growth path: a chunk is allocated full size.
+        if let Some(last) = self.chunks.last_mut().filter(|c| c.len() < c.capacity()) {
             last.push(item);
             self.len += 1;
         }
