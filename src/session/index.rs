@@ -430,13 +430,10 @@ impl SessionIndex {
             return;
         }
         let Taker { record, header, .. } = taker;
-        if let Some(header) = header {
-            if self.header.is_some() {
-                report.warn(number, &["a second session header was ignored"]);
-            } else {
-                self.header = Some(header);
-            }
-            return;
+        match header {
+            Some(true) => return,
+            Some(false) => return report.warn(number, &["a second session header was ignored"]),
+            None => {}
         }
         #[cfg(feature = "serde-json")]
         if self.mode == Mode::Full {
@@ -779,13 +776,18 @@ struct Taker<'i> {
     record: Record,
     /// Where an assistant's run of tool calls starts in [`SessionIndex::calls`].
     calls_at: u32,
-    /// The line was the session header.
-    header: Option<Header>,
+    /// The line was the session header: taken (`true`, the first) or ignored (`false`, a later one).
+    /// Stored by [`Sink::header`] itself, so no header value is carried back.
+    header: Option<bool>,
 }
 
 impl Sink for Taker<'_> {
     fn header(&mut self, header: Header) {
-        self.header = Some(header);
+        let first = self.index.header.is_none();
+        if first {
+            self.index.header = Some(header);
+        }
+        self.header = Some(first);
     }
 
     fn entry(&mut self, id: &str, parent_id: Option<&str>, timestamp_ms: Option<f64>) {
