@@ -114,9 +114,9 @@ impl<'a> Reader<'a> {
                     }
                 }
                 Some(b'"') => Value::Str(self.string()?),
-                Some(b't') => self.word("true", Value::Bool(true))?,
-                Some(b'f') => self.word("false", Value::Bool(false))?,
-                Some(b'n') => self.word("null", Value::Null)?,
+                Some(b't') => self.word("true").map(|()| Value::Bool(true))?,
+                Some(b'f') => self.word("false").map(|()| Value::Bool(false))?,
+                Some(b'n') => self.word("null").map(|()| Value::Null)?,
                 Some(b'-' | b'0'..=b'9') => self.number()?,
                 _ => return Err(self.unexpected()),
             };
@@ -188,14 +188,16 @@ impl<'a> Reader<'a> {
         Ok(key)
     }
 
-    fn word(&mut self, word: &str, value: Value<'a>) -> Result<Value<'a>, Error> {
+    /// Reads the literal `word` (the caller makes its value: a `Value` passed through here would be moved
+    /// in and out, a big copy in code).
+    fn word(&mut self, word: &str) -> Result<(), Error> {
         for (k, &w) in word.as_bytes().iter().enumerate() {
             if self.b.get(self.i + k) != Some(&w) {
                 return Err(self.error_at(self.i + k));
             }
         }
         self.i += word.len();
-        Ok(value)
+        Ok(())
     }
 
     fn number(&mut self) -> Result<Value<'a>, Error> {
