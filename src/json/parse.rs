@@ -97,6 +97,10 @@ impl<'a> Reader<'a> {
     fn run(&mut self, max_depth: usize) -> Result<Value<'a>, Error> {
         let mut stack: Vec<Frame<'a>> = Vec::new();
         'value: loop {
+            // Every value read inside an object (after `{` or `,`) follows a key.
+            if let Some(Frame::Obj(_, key)) = stack.last_mut() {
+                *key = self.key()?;
+            }
             let mut value = match self.peek_ws() {
                 Some(open @ (b'{' | b'[')) => {
                     if stack.len() >= max_depth {
@@ -109,7 +113,7 @@ impl<'a> Reader<'a> {
                         self.i += 1;
                         if obj { Value::Obj(Vec::new()) } else { Value::Arr(Vec::new()) }
                     } else {
-                        stack.push(if obj { Frame::Obj(Vec::new(), self.key()?) } else { Frame::Arr(Vec::new()) });
+                        stack.push(if obj { Frame::Obj(Vec::new(), Str::plain("")) } else { Frame::Arr(Vec::new()) });
                         continue 'value;
                     }
                 }
@@ -138,9 +142,6 @@ impl<'a> Reader<'a> {
                 match self.peek_ws() {
                     Some(b',') => {
                         self.i += 1;
-                        if let Frame::Obj(_, key) = frame {
-                            *key = self.key()?;
-                        }
                         continue 'value;
                     }
                     Some(c) if c == close => self.i += 1,
