@@ -240,7 +240,7 @@ fn utf8_lossy(bytes: &[u8]) -> alloc::borrow::Cow<'_, str> {
             Err(e) => {
                 let (valid, invalid) = (rest.get(..e.valid_up_to()), rest.get(e.valid_up_to()..));
                 out.push_str(valid.and_then(|v| core::str::from_utf8(v).ok()).unwrap_or_default());
-                out.push_str("\u{fffd}");
+                out.push('\u{fffd}');
                 // `None`: the input ends inside a sequence, which is one replacement in all.
                 let skip = e.error_len().map_or(usize::MAX, usize::from);
                 rest = invalid.and_then(|i| i.get(skip..)).unwrap_or_default();

@@ -279,7 +279,7 @@ mod tests {
     fn str_map_sets_replaces_and_removes() {
         let mut arena = Arena::default();
         let mut map = StrMap::default();
-        let mut set = |map: &mut StrMap, arena: &mut Arena, k: &str, v: Option<&str>| {
+        let set = |map: &mut StrMap, arena: &mut Arena, k: &str, v: Option<&str>| {
             let (k, v) = (arena.push(k), v.map_or(Span::NONE, |v| arena.push(v)));
             map.set(k, v, arena);
         };
@@ -337,13 +337,13 @@ mod tests {
 
     #[test]
     fn id_table_finds_replaces_and_grows() {
-        let ids: Vec<String> = (0..10_000).map(|i| format!("{:08x}", i * 2_654_435_761u64 % (1 << 32))).collect();
         struct Modulo<'a>(&'a [String]);
         impl Keys for Modulo<'_> {
             fn key(&self, s: u32) -> &str {
                 &self.0[s as usize % self.0.len()]
             }
         }
+        let ids: Vec<String> = (0..10_000).map(|i| format!("{:08x}", i * 2_654_435_761u64 % (1 << 32))).collect();
         let id_of = &Modulo(&ids);
         let mut table = IdTable::default();
         for (i, id) in ids.iter().enumerate() {

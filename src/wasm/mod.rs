@@ -166,21 +166,21 @@ impl SessionIndex {
             Source::Bytes(bytes) => (bytes.length(), 64 << 10),
         };
         let mut feed = session::ByteFeed::default();
-        let (mut piece, mut at) = (Vec::new(), 0);
+        let mut at = 0;
         while at < total {
             let mut end = total.min(at + size);
-            match source {
+            let piece = match source {
                 Source::Text(text) => {
                     // Never between the two halves of a surrogate pair (a high surrogate, 0xD800–0xDBFF).
                     if end < total && (55296.0..56320.0).contains(&text.char_code_at(end - 1)) {
                         end -= 1;
                     }
-                    piece = String::from(text.slice(at, end)).into_bytes();
+                    String::from(text.slice(at, end)).into_bytes()
                 }
                 // `to_vec` rather than `copy_to` into a reused buffer: the same one copy, without the
                 // length assertion (and its message formatting) that `copy_to` carries.
-                Source::Bytes(bytes) => piece = bytes.subarray(at, end).to_vec(),
-            }
+                Source::Bytes(bytes) => bytes.subarray(at, end).to_vec(),
+            };
             feed.push(&mut self.inner, &piece);
             at = end;
         }
