@@ -97,6 +97,10 @@ impl<'a> Reader<'a> {
     fn run(&mut self, max_depth: usize) -> Result<Value<'a>, Error> {
         let mut stack: Vec<Frame<'a>> = Vec::new();
         'value: loop {
+            // Every value read inside an object (after `{` or `,`) follows a key.
+            if let Some(Frame::Obj(_, key)) = stack.last_mut() {
+                *key = self.key()?;
+            }
             let mut value = match self.peek_ws() {
                 Some(open @ (b'{' | b'[')) => {
                     if stack.len() >= max_depth {
@@ -109,14 +113,14 @@ impl<'a> Reader<'a> {
                         self.i += 1;
                         if obj { Value::Obj(Vec::new()) } else { Value::Arr(Vec::new()) }
                     } else {
-                        stack.push(if obj { Frame::Obj(Vec::new(), self.key()?) } else { Frame::Arr(Vec::new()) });
+                        stack.push(if obj { Frame::Obj(Vec::new(), Str::plain("")) } else { Frame::Arr(Vec::new()) });
                         continue 'value;
                     }
                 }
                 Some(b'"') => Value::Str(self.string()?),
-                Some(b't') => self.word("true", Value::Bool(true))?,
-                Some(b'f') => self.word("false", Value::Bool(false))?,
-                Some(b'n') => self.word("null", Value::Null)?,
+                Some(b't') => self.word("true").map(|()| Value::Bool(true))?,
+                Some(b'f') => self.word("false").map(|()| Value::Bool(false))?,
+                Some(b'n') => self.word("null").map(|()| Value::Null)?,
                 Some(b'-' | b'0'..=b'9') => self.number()?,
                 _ => return Err(self.unexpected()),
             };
@@ -138,9 +142,6 @@ impl<'a> Reader<'a> {
                 match self.peek_ws() {
                     Some(b',') => {
                         self.i += 1;
-                        if let Frame::Obj(_, key) = frame {
-                            *key = self.key()?;
-                        }
                         continue 'value;
                     }
                     Some(c) if c == close => self.i += 1,
@@ -188,14 +189,16 @@ impl<'a> Reader<'a> {
         Ok(key)
     }
 
-    fn word(&mut self, word: &str, value: Value<'a>) -> Result<Value<'a>, Error> {
+    /// Reads the literal `word` (the caller makes its value: a `Value` passed through here would be moved
+    /// in and out, a big copy in code).
+    fn word(&mut self, word: &str) -> Result<(), Error> {
         for (k, &w) in word.as_bytes().iter().enumerate() {
             if self.b.get(self.i + k).copied() != Some(w) {
                 return Err(self.error_at(self.i + k));
             }
         }
         self.i += word.len();
-        Ok(value)
+        Ok(())
     }
 
     fn number(&mut self) -> Result<Value<'a>, Error> {

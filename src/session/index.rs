@@ -6,7 +6,7 @@ use crate::prelude::*;
 use super::entry::{Header, LineProblem};
 use super::read::{parse_line, read_line, Sink};
 use super::record::{flag, stop_bits, Call, EntryRef, Kind, Record, RoleKind, StopReason, NO_PARENT, PENDING};
-use super::store::{Arena, Chunks, IdTable, Span, StrMap};
+use super::store::{Arena, Chunks, IdTable, Keys, Span, StrMap};
 use crate::error::SessionError;
 
 /// Position of an entry in append order. Cheap to copy and to send across the wasm boundary.
@@ -17,7 +17,8 @@ pub type Slot = u32;
 pub enum Mode {
     /// Facts only: what the pi plugin needs for decisions. Memory stays a small fraction of the file.
     Plugin,
-    /// Facts plus each entry's JSON text, so whole contexts can be built (CLI, viewer).
+    /// Facts plus each entry's JSON text, so whole contexts can be built (CLI, viewer). The text is kept
+    /// only in builds with the `serde-json` feature, the ones that can read it.
     Full,
 }
 
@@ -61,23 +62,78 @@ impl Default for Kids {
 /// that arrives later, or a duplicate that takes the id over, with nothing to move.
 #[cfg(any(not(target_arch = "wasm32"), feature = "serde-json"))]
 type Children = std::collections::HashMap<Box<str>, Kids>;
-/// The plugin's `no_std` build has no `HashMap`; it never asks for children either.
+/// The plugin's `no_std` build has no `HashMap`, and never asks for children: a list sorted by parent id
+/// keeps the tree views working there with the least code (a `BTreeMap`'s drop alone is ~1 KB of wasm,
+/// carried because `push` drops the lists).
 #[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
-type Children = alloc::collections::BTreeMap<Box<str>, Kids>;
+#[derive(Debug, Default)]
+struct Children(Vec<(Box<str>, Kids)>);
+
+#[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
+impl Children {
+    fn new() -> Self {
+        Children(Vec::new())
+    }
+
+    fn get_mut(&mut self, parent_id: &str) -> Option<&mut Kids> {
+        let at = self.0.binary_search_by(|(id, _)| (**id).cmp(parent_id)).ok()?;
+        self.0.get_mut(at).map(|(_, kids)| kids)
+    }
+
+    /// The children of `parent_id`, added empty when there are none yet.
+    fn kids_of(&mut self, parent_id: &str) -> Option<&mut Kids> {
+        let at = match self.0.binary_search_by(|(id, _)| (**id).cmp(parent_id)) {
+            Ok(at) => at,
+            Err(at) => {
+                self.0.insert(at, (parent_id.into(), Kids::default()));
+                at
+            }
+        };
+        self.0.get_mut(at).map(|(_, kids)| kids)
+    }
+}
 
 /// Adds `slot` (timestamp `ts`) to the children of `parent_id`. Appending keeps timestamp order in the
 /// usual case; otherwise the list is sorted later, once (stable, so equal timestamps keep arrival order,
 /// like pi's sort).
 fn add_child(children: &mut Children, parent_id: &str, slot: Slot, ts: f64) {
+    #[cfg(any(not(target_arch = "wasm32"), feature = "serde-json"))]
     let kids = match children.get_mut(parent_id) {
         Some(kids) => kids,
         None => children.entry(parent_id.into()).or_default(),
     };
+    #[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
+    let Some(kids) = children.kids_of(parent_id) else { return };
     if kids.last_ts > ts {
         kids.sorted = false;
     }
     kids.last_ts = ts;
     kids.list.push(slot);
+}
+
+/// A table lent out by `&self` methods: a `Cell`, not a `RefCell`, as it is taken whole and put back, so
+/// there is no borrow flag to check (and no panic path for it).
+#[derive(Default)]
+struct Scratch(core::cell::Cell<Vec<u32>>);
+
+impl core::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Scratch")
+    }
+}
+
+/// The id of the record at `slot` (empty past the end): how the id table sees the records.
+fn id_in<'a>(records: &'a Chunks<Record>, arena: &'a Arena, slot: Slot) -> &'a str {
+    records.get(slot as usize).and_then(|r| arena.get(r.id)).unwrap_or_default()
+}
+
+/// The records' ids, as the id table sees them.
+struct RecordIds<'a>(&'a Chunks<Record>, &'a Arena);
+
+impl Keys for RecordIds<'_> {
+    fn key(&self, slot: Slot) -> &str {
+        id_in(self.0, self.1, slot)
+    }
 }
 
 /// What one append call did.
@@ -125,23 +181,22 @@ impl ByteFeed {
     /// Feeds the next piece: every complete line in it (with the carried start of the first) goes in now;
     /// only a line the piece's end cuts is copied, to wait for the next piece.
     pub fn push(&mut self, index: &mut SessionIndex, piece: &[u8]) {
+        // Checked slicing throughout (the cuts are in range): no panic paths to carry.
         let Some(last) = piece.iter().rposition(|&b| b == b'\n') else {
             self.carry.extend_from_slice(piece);
             return;
         };
-        let (lines, rest) = piece.split_at(last + 1);
-        let lines = if self.carry.is_empty() {
-            lines
-        } else {
+        let (mut lines, rest) = (piece.get(..=last).unwrap_or_default(), piece.get(last + 1..).unwrap_or_default());
+        if !self.carry.is_empty() {
             // Complete the carried line with the piece's first one, then go on in the piece itself.
             let first = lines.iter().position(|&b| b == b'\n').map_or(lines.len(), |at| at + 1);
-            self.carry.extend_from_slice(&lines[..first]);
+            self.carry.extend_from_slice(lines.get(..first).unwrap_or_default());
             let carried = core::mem::take(&mut self.carry);
             self.feed(index, &carried);
             self.carry = carried;
             self.carry.clear();
-            &lines[first..]
-        };
+            lines = lines.get(first..).unwrap_or_default();
+        }
         if !lines.is_empty() {
             self.feed(index, lines);
         }
@@ -160,7 +215,7 @@ impl ByteFeed {
     fn feed(&mut self, index: &mut SessionIndex, bytes: &[u8]) {
         let text = utf8_lossy(bytes);
         // Only the stream's own start may carry a byte-order mark (pi drops it with `trim()`).
-        let text = if self.started { &text } else { text.strip_prefix('\u{feff}').unwrap_or(&text) };
+        let text = if self.started { &text } else { text.strip_prefix("\u{feff}").unwrap_or(&text) };
         self.started = true;
         index.feed_jsonl(text, &mut self.report);
     }
@@ -207,7 +262,9 @@ pub struct SessionIndex {
     arena: Arena,
     /// Tool calls of all assistant messages, in order (a record holds its run).
     calls: Chunks<Call>,
-    /// Entry JSON text per slot (full mode only).
+    /// Entry JSON text per slot (full mode only). Only the `serde-json` parts (whole contexts, the LLM
+    /// view, search) read it, so builds without them (the plugin's) carry no code for it.
+    #[cfg(feature = "serde-json")]
     raw: Chunks<Box<str>>,
     /// Slot by id (the later one when an id repeats).
     ids: IdTable,
@@ -222,7 +279,7 @@ pub struct SessionIndex {
     /// Lines seen by `append_jsonl`, so line numbers continue across appended chunks.
     lines_seen: usize,
     /// A reusable per-slot table for [`super::tokens::cumulative`] (all `u32::MAX` between uses).
-    position_scratch: core::cell::RefCell<Vec<u32>>,
+    position_scratch: Scratch,
     /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
     duplicate_ids: bool,
 }
@@ -236,6 +293,7 @@ impl SessionIndex {
             records: Chunks::default(),
             arena: Arena::default(),
             calls: Chunks::default(),
+            #[cfg(feature = "serde-json")]
             raw: Chunks::default(),
             ids: IdTable::default(),
             pending: Vec::new(),
@@ -244,7 +302,7 @@ impl SessionIndex {
             leaf: None,
             lines_seen: 0,
             duplicate_ids: false,
-            position_scratch: core::cell::RefCell::new(Vec::new()),
+            position_scratch: Scratch::default(),
         }
     }
 
@@ -295,7 +353,7 @@ impl SessionIndex {
             }
         }
         // A trailing newline is not a line of its own.
-        if text.ends_with('\n') {
+        if text.as_bytes().last() == Some(&b'\n') {
             self.lines_seen -= 1;
         }
     }
@@ -372,14 +430,12 @@ impl SessionIndex {
             return;
         }
         let Taker { record, header, .. } = taker;
-        if let Some(header) = header {
-            if self.header.is_some() {
-                report.warn(number, &["a second session header was ignored"]);
-            } else {
-                self.header = Some(header);
-            }
-            return;
+        match header {
+            Some(true) => return,
+            Some(false) => return report.warn(number, &["a second session header was ignored"]),
+            None => {}
         }
+        #[cfg(feature = "serde-json")]
         if self.mode == Mode::Full {
             self.raw.push(text.into());
         }
@@ -397,12 +453,12 @@ impl SessionIndex {
         let (records, arena) = (&mut self.records, &self.arena);
         let id = arena.get(record.id).unwrap_or_default();
         // A label written before its target arrived (pi keeps those) applies once it does.
-        if !self.labels.is_empty() && self.labels.get(id).is_some() {
+        if !self.labels.is_empty() && self.labels.get(id, arena).is_some() {
             record.flags |= flag::MAYBE_LABELED;
         }
         records.push(record);
         let records = &*records;
-        let repeated = self.ids.insert(id, slot, |s| arena.get(records[s as usize].id).unwrap_or_default());
+        let repeated = self.ids.insert(id, slot, &RecordIds(records, arena));
         if let Some(old) = repeated {
             self.records[old as usize].flags |= flag::SHADOWED;
             self.duplicate_ids = true;
@@ -469,6 +525,7 @@ impl SessionIndex {
     }
 
     /// The entry's JSON text (full mode), as fed.
+    #[cfg(feature = "serde-json")]
     pub fn raw(&self, slot: Slot) -> Option<&str> {
         self.raw.get(slot as usize).map(AsRef::as_ref)
     }
@@ -476,36 +533,41 @@ impl SessionIndex {
     /// The slot holding entry `id` (the later one when an id repeats).
     pub fn slot_of(&self, id: &str) -> Option<Slot> {
         let (records, arena) = (&self.records, &self.arena);
-        self.ids.find(id, |s| arena.get(records[s as usize].id).unwrap_or_default())
+        self.ids.find(id, &RecordIds(records, arena))
     }
 
     /// The id of the entry at `slot`.
     pub fn id_of(&self, slot: Slot) -> &str {
-        self.text(self.records[slot as usize].id).unwrap_or_default()
+        id_in(&self.records, &self.arena, slot)
     }
 
     /// The parent slot, when the parent is known: the entry that holds the parent id now (a parent may
     /// arrive after its children, and a repeated id moves to the later entry, as in pi's id map).
     pub fn parent_of(&mut self, slot: Slot) -> Option<Slot> {
-        let i = slot as usize;
-        let parent = self.records[i].parent;
+        // Checked access throughout (slots are in range): walks run here, and panic paths cost size.
+        let parent = self.records.get(slot as usize)?.parent;
+        let shadowed = |index: &Self, s: Slot| index.records.get(s as usize).is_some_and(|r| r.has(flag::SHADOWED));
         // The common case, on every step of every walk: a resolved parent whose id nobody took over.
-        if parent < PENDING && (!self.duplicate_ids || !self.records[parent as usize].has(flag::SHADOWED)) {
+        if parent < PENDING && !(self.duplicate_ids && shadowed(self, parent)) {
             return (parent != slot).then_some(parent);
         }
         let holder = match parent {
             NO_PARENT => return None,
             PENDING => {
                 let at = self.pending_parent(slot)?;
-                let p = self.slot_of(self.text(self.pending[at].1)?)?;
-                self.pending.remove(at);
+                let p = self.slot_of(self.text(self.pending.get(at)?.1)?)?;
+                // `retain` rather than `remove(at)`, whose index assertion formats a message; the list is
+                // short (parents that had not arrived yet).
+                self.pending.retain(|&(s, _)| s != slot);
                 p
             }
-            p if !self.records[p as usize].has(flag::SHADOWED) => p,
+            p if !shadowed(self, p) => p,
             // The id moved to a later entry: follow it there (same id, so the same parent id).
             p => self.slot_of(self.id_of(p))?,
         };
-        self.records[i].parent = holder;
+        if let Some(record) = self.records.get_mut(slot as usize) {
+            record.parent = holder;
+        }
         (holder != slot).then_some(holder)
     }
 
@@ -576,12 +638,12 @@ impl SessionIndex {
 
     /// Borrows the scratch position table (empty or all unset; grow it with `u32::MAX`).
     pub(super) fn take_position_scratch(&self) -> Vec<u32> {
-        core::mem::take(&mut *self.position_scratch.borrow_mut())
+        self.position_scratch.0.take()
     }
 
     /// Returns the scratch table, all entries unset again.
     pub(super) fn return_position_scratch(&self, table: Vec<u32>) {
-        *self.position_scratch.borrow_mut() = table;
+        self.position_scratch.0.set(table);
     }
 
     /// Whether some entry id occurs twice.
@@ -600,7 +662,7 @@ impl SessionIndex {
 
     /// The label currently on entry `id`.
     pub fn label_of(&self, id: &str) -> Option<&str> {
-        self.labels.get(id)
+        self.labels.get(id, &self.arena).and_then(|label| self.text(label))
     }
 
     /// Slots from the root to `leaf` (inclusive). Iterative, so any depth is fine; a parent cycle is an
@@ -616,7 +678,7 @@ impl SessionIndex {
             }
             let Some(p) = self.parent_of(cur) else {
                 // A self-parented entry would make pi's walk loop forever.
-                if self.records[cur as usize].parent == cur {
+                if self.records.get(cur as usize).is_some_and(|r| r.parent == cur) {
                     return Err(SessionError::Cycle(self.id_of(cur).into()));
                 }
                 break;
@@ -630,7 +692,7 @@ impl SessionIndex {
     /// The cycle error for a walk that went round a loop: names the first entry it reached twice.
     fn cycle_in(&self, walk: &[Slot]) -> SessionError {
         let mut seen = vec![false; self.len()];
-        let repeat = walk.iter().find(|&&s| core::mem::replace(&mut seen[s as usize], true));
+        let repeat = walk.iter().find(|&&s| seen.get_mut(s as usize).is_some_and(|seen| core::mem::replace(seen, true)));
         SessionError::Cycle(repeat.map_or("", |&s| self.id_of(s)).into())
     }
 
@@ -644,13 +706,15 @@ impl SessionIndex {
     pub fn common_ancestor(&mut self, a: Slot, b: Slot) -> Result<Option<Slot>, SessionError> {
         let on_a = self.path_mask(a)?;
         let path_b = self.path(Some(b))?;
-        Ok(path_b.into_iter().rev().find(|&s| on_a[s as usize]))
+        Ok(path_b.into_iter().rev().find(|&s| on_a.get(s as usize) == Some(&true)))
     }
 
     fn path_mask(&mut self, leaf: Slot) -> Result<Vec<bool>, SessionError> {
         let mut mask = vec![false; self.len()];
         for s in self.path(Some(leaf))? {
-            mask[s as usize] = true;
+            if let Some(on) = mask.get_mut(s as usize) {
+                *on = true;
+            }
         }
         Ok(mask)
     }
@@ -712,13 +776,18 @@ struct Taker<'i> {
     record: Record,
     /// Where an assistant's run of tool calls starts in [`SessionIndex::calls`].
     calls_at: u32,
-    /// The line was the session header.
-    header: Option<Header>,
+    /// The line was the session header: taken (`true`, the first) or ignored (`false`, a later one).
+    /// Stored by [`Sink::header`] itself, so no header value is carried back.
+    header: Option<bool>,
 }
 
 impl Sink for Taker<'_> {
     fn header(&mut self, header: Header) {
-        self.header = Some(header);
+        let first = self.index.header.is_none();
+        if first {
+            self.index.header = Some(header);
+        }
+        self.header = Some(first);
     }
 
     fn entry(&mut self, id: &str, parent_id: Option<&str>, timestamp_ms: Option<f64>) {
@@ -775,15 +844,17 @@ impl Sink for Taker<'_> {
 
     fn label(&mut self, target: &str, label: Option<&str>) {
         let index = &mut *self.index;
-        index.labels.set(target, label.map(Box::from));
+        let target_span = index.intern_id(target);
+        // A label entry has no preview: its hint span holds the label (which the label map shares).
+        let label_span = label.map_or(Span::NONE, |l| index.arena.push(l));
+        index.labels.set(target_span, label_span, &index.arena);
         if label.is_some() {
-            if let Some(t) = index.slot_of(target) {
-                index.records[t as usize].flags |= flag::MAYBE_LABELED;
+            if let Some(record) = index.slot_of(target).and_then(|t| index.records.get_mut(t as usize)) {
+                record.flags |= flag::MAYBE_LABELED;
             }
         }
-        self.record.extra = index.intern_id(target);
-        // A label entry has no preview: its hint span holds the label.
-        self.record.hint = label.map_or(Span::NONE, |l| index.arena.push(l));
+        self.record.extra = target_span;
+        self.record.hint = label_span;
     }
 
     fn assistant(&mut self, stop_reason: Option<&str>, zero_io: bool) {

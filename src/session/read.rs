@@ -284,9 +284,9 @@ fn read_message(msg: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) {
     let content = msg.get("content");
     let name = str_field(msg, "role").unwrap_or_default();
     let role = match by_name(&ROLES, &name) {
-        Some(role) => role,
-        None if legacy_v2 && name == "hookMessage" => RoleKind::Custom,
-        None => RoleKind::Other,
+        Some(Kind::Message(role)) => role,
+        _ if legacy_v2 && name == "hookMessage" => RoleKind::Custom,
+        _ => RoleKind::Other,
     };
     sink.kind(Kind::Message(role), &name);
     let tokens = match role {
@@ -336,13 +336,11 @@ fn content_tokens(content: Option<&Value<'_>>, images_count: bool) -> f64 {
 fn assistant_facts(msg: &Value<'_>, sink: &mut impl Sink) -> f64 {
     let stop_reason = str_field(msg, "stopReason");
     let usage = msg.get("usage");
-    sink.assistant(stop_reason.as_deref(), count(usage, "input") == 0.0 && count(usage, "output") == 0.0);
+    let counts = ["totalTokens", "input", "output", "cacheRead", "cacheWrite"].map(|k| count(usage, k));
+    let [_, input, output, ..] = counts;
+    sink.assistant(stop_reason.as_deref(), input == 0.0 && output == 0.0);
     // The usage pi's `estimateContextTokens` would anchor on. Missing counters read as 0 (pi: NaN).
-    let anchor = assistant_usage_from(
-        stop_reason.as_deref(),
-        usage.is_some_and(Value::is_truthy),
-        ["totalTokens", "input", "output", "cacheRead", "cacheWrite"].map(|k| count(usage, k)),
-    );
+    let anchor = assistant_usage_from(stop_reason.as_deref(), usage.is_some_and(Value::is_truthy), counts);
     if let Some(anchor) = anchor {
         sink.usage(anchor);
     }

@@ -86,16 +86,17 @@ pub(super) const TYPES: [(&str, Kind); 10] = [
     ("context_edit", Kind::ContextEdit),
 ];
 
-/// Every named message role by its name in the file (`hookMessage` is read as `custom` in v2 files).
-pub(super) const ROLES: [(&str, RoleKind); 8] = [
-    ("user", RoleKind::User),
-    ("assistant", RoleKind::Assistant),
-    ("toolResult", RoleKind::ToolResult),
-    ("custom", RoleKind::Custom),
-    ("bashExecution", RoleKind::BashExecution),
-    ("branchSummary", RoleKind::BranchSummary),
-    ("compactionSummary", RoleKind::CompactionSummary),
-    ("system", RoleKind::System),
+/// Every named message role by its name in the file (`hookMessage` is read as `custom` in v2 files). As
+/// message kinds, so one table type serves both lookups (one copy of `by_name` and `name_of`).
+pub(super) const ROLES: [(&str, Kind); 8] = [
+    ("user", Kind::Message(RoleKind::User)),
+    ("assistant", Kind::Message(RoleKind::Assistant)),
+    ("toolResult", Kind::Message(RoleKind::ToolResult)),
+    ("custom", Kind::Message(RoleKind::Custom)),
+    ("bashExecution", Kind::Message(RoleKind::BashExecution)),
+    ("branchSummary", Kind::Message(RoleKind::BranchSummary)),
+    ("compactionSummary", Kind::Message(RoleKind::CompactionSummary)),
+    ("system", Kind::Message(RoleKind::System)),
 ];
 
 /// The value named `name` in `table` (one loop instead of a comparison per name at each use).
@@ -282,7 +283,7 @@ impl<'a> EntryRef<'a> {
         let Kind::Message(role) = self.record.kind else { return None };
         Some(match role {
             RoleKind::Other => self.index.text(self.record.extra).unwrap_or_default(),
-            role => name_of(&ROLES, &role),
+            role => name_of(&ROLES, &Kind::Message(role)),
         })
     }
 }

@@ -111,7 +111,8 @@ impl<T> Chunks<T> {
         if self.len % CHUNK_ITEMS == 0 {
             self.chunks.push(Vec::with_capacity(CHUNK_ITEMS));
         }
-        if let Some(last) = self.chunks.last_mut() {
+        // The capacity test lets the compiler drop `push`'s growth path: a chunk is allocated full size.
+        if let Some(last) = self.chunks.last_mut().filter(|c| c.len() < c.capacity()) {
             last.push(item);
             self.len += 1;
         }
@@ -120,6 +121,11 @@ impl<T> Chunks<T> {
     /// The item at `i`, if there is one.
     pub(super) fn get(&self, i: usize) -> Option<&T> {
         self.chunks.get(i / CHUNK_ITEMS)?.get(i % CHUNK_ITEMS)
+    }
+
+    /// The item at `i` to change, if there is one.
+    pub(super) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        self.chunks.get_mut(i / CHUNK_ITEMS)?.get_mut(i % CHUNK_ITEMS)
     }
 }
 
@@ -160,79 +166,79 @@ fn hash(s: &str) -> u64 {
     h
 }
 
+/// What an [`IdTable`] keys its slots by: the string of each stored slot. A trait object rather than a
+/// closure per call site, so the table's code and its one dispatch are shared by every user.
+pub(super) trait Keys {
+    /// The key of `slot` (any string for a slot that does not exist).
+    fn key(&self, slot: u32) -> &str;
+}
+
 impl IdTable {
     /// The slot stored under `id`.
-    pub(super) fn find<'a>(&self, id: &str, id_of: impl Fn(u32) -> &'a str) -> Option<u32> {
-        if self.buckets.is_empty() {
-            return None;
-        }
-        let mask = self.buckets.len() - 1;
-        let (mut i, mut step) = (self.start(id), 1);
-        // The table always has an empty bucket (see `insert`), and triangular probing reaches every bucket.
-        loop {
-            match self.buckets[i] {
-                EMPTY => return None,
-                slot if id_of(slot) == id => return Some(slot),
-                _ => (i, step) = ((i + step) & mask, step + 1),
-            }
-        }
+    pub(super) fn find(&self, id: &str, keys: &dyn Keys) -> Option<u32> {
+        let slot = self.buckets.get(self.bucket(id, keys)?).copied()?;
+        (slot != EMPTY).then_some(slot)
     }
 
     /// Stores `slot` under `id`, returning the slot that held `id` before (which it replaces).
-    pub(super) fn insert<'a>(&mut self, id: &str, slot: u32, id_of: impl Fn(u32) -> &'a str) -> Option<u32> {
+    pub(super) fn insert(&mut self, id: &str, slot: u32, keys: &dyn Keys) -> Option<u32> {
         // At most 7/8 full: probe runs stay short without a bucket of slack per entry.
         if (self.len + 1) * 8 > self.buckets.len() * 7 {
-            self.grow(&id_of);
-        }
-        let mask = self.buckets.len() - 1;
-        let (mut i, mut step) = (self.start(id), 1);
-        loop {
-            match self.buckets[i] {
-                EMPTY => {
-                    self.buckets[i] = slot;
-                    self.len += 1;
-                    return None;
-                }
-                old if id_of(old) == id => {
-                    self.buckets[i] = slot;
-                    return Some(old);
-                }
-                _ => (i, step) = ((i + step) & mask, step + 1),
+            let size = (self.buckets.len() * 2).max(16);
+            let old = core::mem::replace(&mut self.buckets, vec![EMPTY; size]);
+            // Ids in the table are distinct, so each one's probe ends at an empty bucket.
+            for s in old.into_iter().filter(|&s| s != EMPTY) {
+                self.put(keys.key(s), s, keys);
             }
         }
+        let old = self.put(id, slot, keys).filter(|&old| old != EMPTY);
+        self.len += usize::from(old.is_none());
+        old
     }
 
-    /// First bucket for `id`: the hash's top bits (the best mixed of a multiplicative hash).
-    fn start(&self, id: &str) -> usize {
+    /// Writes `slot` into `id`'s bucket and returns what was there (`EMPTY` for a new id).
+    fn put(&mut self, id: &str, slot: u32, keys: &dyn Keys) -> Option<u32> {
+        let at = self.bucket(id, keys)?;
+        self.buckets.get_mut(at).map(|b| core::mem::replace(b, slot))
+    }
+
+    /// The bucket holding `id`, or the empty one where it would go (`None` while there are no buckets).
+    /// The one probe loop of the table: hash, then triangular steps, which reach every bucket of a
+    /// power-of-two table that always keeps an empty one.
+    #[inline(never)]
+    fn bucket(&self, id: &str, keys: &dyn Keys) -> Option<usize> {
+        let mask = self.buckets.len().checked_sub(1)?;
         let bits = self.buckets.len().trailing_zeros();
-        (hash(id) >> (64 - bits)) as usize
-    }
-
-    fn grow<'a>(&mut self, id_of: &impl Fn(u32) -> &'a str) {
-        let size = (self.buckets.len() * 2).max(16);
-        let old = core::mem::replace(&mut self.buckets, vec![EMPTY; size]);
-        let mask = size - 1;
-        for slot in old.into_iter().filter(|&s| s != EMPTY) {
-            let mut i = self.start(id_of(slot));
-            // Triangular probing visits every bucket of a power-of-two table, so a free one is found.
-            let mut step = 1;
-            while self.buckets[i] != EMPTY {
-                i = (i + step) & mask;
-                step += 1;
+        let (mut i, mut step) = ((hash(id) >> (64 - bits)) as usize, 1);
+        loop {
+            match self.buckets.get(i).copied() {
+                Some(EMPTY) | None => return Some(i),
+                Some(slot) if keys.key(slot) == id => return Some(i),
+                Some(_) => (i, step) = ((i + step) & mask, step + 1),
             }
-            self.buckets[i] = slot;
         }
     }
 }
 
-/// A map from strings to strings (the current label per target id): open addressing over indexes into
-/// a list of members, with the hash of [`IdTable`]. A removed member keeps its key with no value, so
-/// indexes never move; labels are few next to entries, and a key that comes back reuses its member.
+/// A map from strings to strings (the current label per target id), both held in an [`Arena`] (the
+/// index's, where the label entries put them anyway): an [`IdTable`] of indexes into a list of members. A
+/// removed member keeps its key with no value, so indexes never move; labels are few next to entries, and
+/// a key that comes back reuses its member.
 #[derive(Debug, Default)]
 pub(super) struct StrMap {
-    members: Vec<(Box<str>, Option<Box<str>>)>,
-    buckets: Vec<u32>,
+    /// Key and value ([`Span::NONE`] once removed).
+    members: Vec<(Span, Span)>,
+    table: IdTable,
     live: usize,
+}
+
+/// A [`StrMap`]'s members with the arena their keys are in, keyed by member index.
+struct MemberKeys<'a>(&'a [(Span, Span)], &'a Arena);
+
+impl Keys for MemberKeys<'_> {
+    fn key(&self, m: u32) -> &str {
+        self.0.get(m as usize).and_then(|&(k, _)| self.1.get(k)).unwrap_or_default()
+    }
 }
 
 impl StrMap {
@@ -241,70 +247,26 @@ impl StrMap {
         self.live == 0
     }
 
-    /// The value under `key`.
-    pub(super) fn get(&self, key: &str) -> Option<&str> {
-        let i = self.find(key)?;
-        self.members.get(i as usize).and_then(|(_, v)| v.as_deref())
+    /// Where the value under `key` is in `arena`.
+    pub(super) fn get(&self, key: &str, arena: &Arena) -> Option<Span> {
+        let m = self.table.find(key, &MemberKeys(&self.members, arena))?;
+        self.members.get(m as usize).map(|&(_, v)| v).filter(|&v| v != Span::NONE)
     }
 
-    /// Sets (`Some`) or removes (`None`) the value under `key`.
-    pub(super) fn set(&mut self, key: &str, value: Option<Box<str>>) {
-        if let Some(i) = self.find(key) {
-            let member = &mut self.members[i as usize];
-            self.live = self.live + usize::from(value.is_some()) - usize::from(member.1.is_some());
+    /// Sets the value under the key at `key` to the string at `value` (both in `arena`), or removes it
+    /// when `value` is [`Span::NONE`].
+    pub(super) fn set(&mut self, key: Span, value: Span, arena: &Arena) {
+        let live = usize::from(value != Span::NONE);
+        let key_text = arena.get(key).unwrap_or_default();
+        let found = self.table.find(key_text, &MemberKeys(&self.members, arena));
+        if let Some(member) = found.and_then(|m| self.members.get_mut(m as usize)) {
+            self.live = self.live + live - usize::from(member.1 != Span::NONE);
             member.1 = value;
-            return;
-        }
-        if value.is_none() {
-            return;
-        }
-        if (self.members.len() + 1) * 8 > self.buckets.len() * 7 {
-            self.grow();
-        }
-        let index = self.members.len() as u32;
-        self.members.push((key.into(), value));
-        self.live += 1;
-        let at = self.free_bucket(key);
-        self.buckets[at] = index;
-    }
-
-    fn start(&self, key: &str) -> usize {
-        let bits = self.buckets.len().trailing_zeros();
-        (hash(key) >> (64 - bits)) as usize
-    }
-
-    fn find(&self, key: &str) -> Option<u32> {
-        if self.buckets.is_empty() {
-            return None;
-        }
-        let mask = self.buckets.len() - 1;
-        let (mut i, mut step) = (self.start(key), 1);
-        loop {
-            match self.buckets[i] {
-                EMPTY => return None,
-                m if *self.members[m as usize].0 == *key => return Some(m),
-                _ => (i, step) = ((i + step) & mask, step + 1),
-            }
-        }
-    }
-
-    /// The first empty bucket on `key`'s probe sequence (the table is never full).
-    fn free_bucket(&self, key: &str) -> usize {
-        let mask = self.buckets.len() - 1;
-        let (mut i, mut step) = (self.start(key), 1);
-        while self.buckets[i] != EMPTY {
-            i = (i + step) & mask;
-            step += 1;
-        }
-        i
-    }
-
-    fn grow(&mut self) {
-        let size = (self.buckets.len() * 2).max(16);
-        self.buckets = vec![EMPTY; size];
-        for m in 0..self.members.len() {
-            let at = self.free_bucket(&self.members[m].0);
-            self.buckets[at] = m as u32;
+        } else if live == 1 {
+            let index = self.members.len() as u32;
+            self.members.push((key, value));
+            self.live += 1;
+            self.table.insert(key_text, index, &MemberKeys(&self.members, arena));
         }
     }
 }
@@ -315,24 +277,30 @@ mod tests {
 
     #[test]
     fn str_map_sets_replaces_and_removes() {
+        let mut arena = Arena::default();
         let mut map = StrMap::default();
-        assert!(map.is_empty() && map.get("a").is_none());
+        let set = |map: &mut StrMap, arena: &mut Arena, k: &str, v: Option<&str>| {
+            let (k, v) = (arena.push(k), v.map_or(Span::NONE, |v| arena.push(v)));
+            map.set(k, v, arena);
+        };
+        let get = |map: &StrMap, arena: &Arena, k: &str| map.get(k, arena).and_then(|v| arena.get(v)).map(String::from);
+        assert!(map.is_empty() && get(&map, &arena, "a").is_none());
         for i in 0..1000 {
-            map.set(&format!("k{i}"), Some(format!("v{i}").into()));
+            set(&mut map, &mut arena, &format!("k{i}"), Some(&format!("v{i}")));
         }
-        map.set("k7", Some("again".into()));
-        map.set("k8", None);
-        map.set("never", None);
-        assert_eq!(map.get("k7"), Some("again"));
-        assert_eq!(map.get("k8"), None);
-        assert_eq!(map.get("k999"), Some("v999"));
-        assert_eq!(map.get("never"), None);
+        set(&mut map, &mut arena, "k7", Some("again"));
+        set(&mut map, &mut arena, "k8", None);
+        set(&mut map, &mut arena, "never", None);
+        assert_eq!(get(&map, &arena, "k7").as_deref(), Some("again"));
+        assert_eq!(get(&map, &arena, "k8"), None);
+        assert_eq!(get(&map, &arena, "k999").as_deref(), Some("v999"));
+        assert_eq!(get(&map, &arena, "never"), None);
         for i in 0..1000 {
-            map.set(&format!("k{i}"), None);
+            set(&mut map, &mut arena, &format!("k{i}"), None);
         }
         assert!(map.is_empty());
-        map.set("k8", Some("back".into()));
-        assert_eq!((map.get("k8"), map.is_empty()), (Some("back"), false));
+        set(&mut map, &mut arena, "k8", Some("back"));
+        assert_eq!((get(&map, &arena, "k8").as_deref(), map.is_empty()), (Some("back"), false));
     }
 
     #[test]
@@ -369,8 +337,14 @@ mod tests {
 
     #[test]
     fn id_table_finds_replaces_and_grows() {
+        struct Modulo<'a>(&'a [String]);
+        impl Keys for Modulo<'_> {
+            fn key(&self, s: u32) -> &str {
+                &self.0[s as usize % self.0.len()]
+            }
+        }
         let ids: Vec<String> = (0..10_000).map(|i| format!("{:08x}", i * 2_654_435_761u64 % (1 << 32))).collect();
-        let id_of = |s: u32| ids[s as usize % ids.len()].as_str();
+        let id_of = &Modulo(&ids);
         let mut table = IdTable::default();
         for (i, id) in ids.iter().enumerate() {
             assert_eq!(table.insert(id, i as u32, id_of), None);

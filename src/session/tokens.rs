@@ -68,22 +68,29 @@ impl Running {
 /// For each position `i` of `path` (root first), the estimate of the context pi would build with
 /// `path[i]` as leaf. One pass; a compaction restarts the running sum from its kept entries.
 pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
-    let mut out = Vec::with_capacity(path.len());
     let mut run = Running::default();
     // Position of each path entry, to find a compaction's first kept entry without scanning the path.
     // Filled only up to the latest compaction met, so a path without one never touches the table.
     let mut position = index.take_position_scratch();
     let mut filled = 0;
-    for (i, &slot) in path.iter().enumerate() {
-        let record = index.record(slot);
-        if record.kind == Kind::Compaction {
+    // A `map` over the path collects into a vector of exactly its length (no growth code).
+    let out = path
+        .iter()
+        .enumerate()
+        .map(|(i, &slot)| {
+            let record = index.record(slot);
+            if record.kind != Kind::Compaction {
+                run.push_entry(record);
+                return run.estimate();
+            }
             if position.len() < index.len() {
                 position.resize(index.len(), u32::MAX);
             }
             // Checked access throughout (slots and positions are in range): no panic paths to carry.
-            for (j, &s) in path.iter().enumerate().take(i).skip(filled) {
+            for j in filled..i {
                 // The first position wins, like pi's `findIndex`.
-                if let Some(p) = position.get_mut(s as usize).filter(|p| **p == u32::MAX) {
+                let unset = path.get(j).and_then(|&s| position.get_mut(s as usize)).filter(|p| **p == u32::MAX);
+                if let Some(p) = unset {
                     *p = j as u32;
                 }
             }
@@ -96,11 +103,9 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
             for &kept in kept.and_then(|start| path.get(start..i)).unwrap_or_default() {
                 run.push_entry(index.record(kept));
             }
-        } else {
-            run.push_entry(record);
-        }
-        out.push(run.estimate());
-    }
+            run.estimate()
+        })
+        .collect();
     // Hand the table back all-unset, touching only what this path set (no O(entries) reset per call).
     for &s in path.get(..filled).unwrap_or_default() {
         if let Some(p) = position.get_mut(s as usize) {

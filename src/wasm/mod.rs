@@ -101,22 +101,7 @@ impl SessionIndex {
     /// Feeds JSONL text (a whole file or an appended tail). Bad lines are skipped and reported.
     #[wasm_bindgen(js_name = appendJsonl, unchecked_return_type = "IngestReport")]
     pub fn append_jsonl(&mut self, #[wasm_bindgen(unchecked_param_type = "string")] text: &JsString) -> Result<JsValue, JsValue> {
-        // Taken in pieces of 16K UTF-16 units, like `appendJsonlBytes`: a whole string would be copied in
-        // at once (in a buffer of 3× its length) and stay in wasm memory's high-water mark.
-        const PIECE: u32 = 16 << 10;
-        let (total, mut at) = (text.length(), 0);
-        let mut feed = session::ByteFeed::default();
-        while at < total {
-            let mut end = total.min(at + PIECE);
-            // Never between the two halves of a surrogate pair (a high surrogate, 0xD800–0xDBFF, ends it).
-            if end < total && (55296.0..56320.0).contains(&text.char_code_at(end - 1)) {
-                end -= 1;
-            }
-            let piece = String::from(text.slice(at, end));
-            feed.push(&mut self.inner, piece.as_bytes());
-            at = end;
-        }
-        report_js(feed.finish(&mut self.inner))
+        self.feed(Source::Text(text))
     }
 
     /// `appendJsonl` from UTF-8 bytes (e.g. the new tail of a session file).
@@ -125,20 +110,7 @@ impl SessionIndex {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: &Uint8Array,
     ) -> Result<JsValue, JsValue> {
-        // Copied in 64 KB pieces (plus a line cut by a piece's end), never whole: wasm memory only grows,
-        // so a file copied in at once would stay in its footprint for good.
-        const PIECE: u32 = 64 << 10;
-        let (total, mut at) = (bytes.length(), 0);
-        let mut feed = session::ByteFeed::default();
-        let mut piece = Vec::new();
-        while at < total {
-            let end = total.min(at + PIECE);
-            piece.resize((end - at) as usize, 0);
-            bytes.subarray(at, end).copy_to(&mut piece);
-            feed.push(&mut self.inner, &piece);
-            at = end;
-        }
-        report_js(feed.finish(&mut self.inner))
+        self.feed(Source::Bytes(bytes))
     }
 
     /// Feeds entries the host holds as objects (e.g. the new items of `sm.getEntries()`).
@@ -170,8 +142,50 @@ impl SessionIndex {
 
     /// Moves the leaf (`null` = before the first entry). Throws `UnknownEntry` for an unknown id.
     #[wasm_bindgen(js_name = setLeaf)]
-    pub fn set_leaf(&mut self, id: Option<String>) -> Result<(), JsValue> {
-        self.inner.set_leaf(id.as_deref()).map_err(js_error)
+    pub fn set_leaf(&mut self, id: Option<JsString>) -> Result<(), JsValue> {
+        // A `JsString` read with `as_string` (one import): an `Option<String>` parameter brings
+        // wasm-bindgen's generic slice conversion along. A value that is not a string reads as "" (no
+        // entry's id in practice, so it throws rather than moving the leaf).
+        self.inner.set_leaf(id.map(|id| id.as_string().unwrap_or_default()).as_deref()).map_err(js_error)
     }
 
+}
+
+/// The input of a JSONL export.
+enum Source<'a> {
+    Text(&'a JsString),
+    Bytes(&'a Uint8Array),
+}
+
+impl SessionIndex {
+    /// The one ingest loop of both JSONL exports. The input is copied in piece by piece, never whole: wasm
+    /// memory only grows, so a file copied in at once (a string in a buffer of 3× its length) would stay
+    /// in its footprint for good. Only a line cut by a piece's end is carried over.
+    fn feed(&mut self, source: Source<'_>) -> Result<JsValue, JsValue> {
+        // 64 KB of bytes, or 16K UTF-16 units (at most 48 KB of UTF-8).
+        let (total, size) = match source {
+            Source::Text(text) => (text.length(), 16 << 10),
+            Source::Bytes(bytes) => (bytes.length(), 64 << 10),
+        };
+        let mut feed = session::ByteFeed::default();
+        let mut at = 0;
+        while at < total {
+            let mut end = total.min(at + size);
+            let piece = match source {
+                Source::Text(text) => {
+                    // Never between the two halves of a surrogate pair (a high surrogate, 0xD800–0xDBFF).
+                    if end < total && (55296.0..56320.0).contains(&text.char_code_at(end - 1)) {
+                        end -= 1;
+                    }
+                    String::from(text.slice(at, end)).into_bytes()
+                }
+                // `to_vec` rather than `copy_to` into a reused buffer: the same one copy, without the
+                // length assertion (and its message formatting) that `copy_to` carries.
+                Source::Bytes(bytes) => bytes.subarray(at, end).to_vec(),
+            };
+            feed.push(&mut self.inner, &piece);
+            at = end;
+        }
+        report_js(feed.finish(&mut self.inner))
+    }
 }
