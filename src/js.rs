@@ -172,19 +172,17 @@ pub fn round(x: f64) -> f64 {
 
 /// `Date.parse(s)` for a date string; `None` stands for NaN.
 ///
-/// pi's own timestamps (`new Date().toISOString()`: `YYYY-MM-DDTHH:mm:ss.sssZ`) are read here, in Rust, in
-/// every build: ingest reads one per entry, so they must not leave wasm. Any other text goes to
-/// `date_backend`, chosen at compile time like `json::num`'s backend: in native and `full` builds the exact
-/// Rust reader of the ECMAScript date-time format below (its shorter forms, `±YYYYYY` years, offsets; a
-/// date-time without an offset is read as UTC, which is what a UTC machine gives; no other formats), and
-/// in the plugin's wasm `Date.parse` itself (`crate::wasm::numbers`), so the plugin reads every form
-/// exactly as the pi it runs in does, local time and the engine's extra formats included.
+/// pi's own timestamps (`new Date().toISOString()`: `YYYY-MM-DDTHH:mm:ss.sssZ`) take a short path (ingest
+/// reads one per entry); any other text the reader of the ECMAScript date-time format below (its shorter
+/// forms, `±YYYYYY` years, offsets; a date-time without an offset is read as UTC, which is what a UTC machine
+/// gives; no other formats). Timestamps only order children in tree views, so the plugin's wasm, which has
+/// none, reads none (`session::read`) and carries none of this.
 pub fn parse_iso_date(s: &str) -> Option<f64> {
-    iso_timestamp(s.as_bytes()).or_else(|| date_backend::parse(s))
+    iso_timestamp(s.as_bytes()).or_else(|| parse_date_format(s))
 }
 
 /// `YYYY-MM-DDTHH:mm:ss.sssZ` with every field in its everyday range (no hour 24, no leap second); `None`
-/// for anything else, including that shape with other values (the backend judges those).
+/// for anything else, including that shape with other values (the general reader judges those).
 fn iso_timestamp(b: &[u8]) -> Option<f64> {
     const SHAPE: &[u8; 24] = b"0000-00-00T00:00:00.000Z";
     if b.len() != SHAPE.len() || !b.iter().zip(SHAPE).all(|(&c, &p)| if p == b'0' { c.is_ascii_digit() } else { c == p }) {
@@ -201,23 +199,7 @@ fn iso_timestamp(b: &[u8]) -> Option<f64> {
     Some(days as f64 * 86_400_000.0 + ms_of_day as f64) // years 0–9999 are all within TimeClip's range
 }
 
-/// Dates in any other form: the Rust reader below in native and `full` builds.
-#[cfg(not(all(target_arch = "wasm32", not(feature = "full"))))]
-mod date_backend {
-    pub(super) use super::parse_date_format as parse;
-}
-
-/// Dates in any other form: the JavaScript engine's `Date.parse` in the plugin's wasm.
-#[cfg(all(target_arch = "wasm32", not(feature = "full")))]
-mod date_backend {
-    /// `Date.parse(s)`, NaN as `None`.
-    pub(super) fn parse(s: &str) -> Option<f64> {
-        Some(crate::wasm::numbers::date_parse(s)).filter(|t| !t.is_nan())
-    }
-}
-
 /// Parses the ECMAScript date-time string format. Returns `None` (NaN) for anything else.
-#[cfg(not(all(target_arch = "wasm32", not(feature = "full"))))]
 fn parse_date_format(s: &str) -> Option<f64> {
     let b = s.as_bytes();
     let mut i = 0;
@@ -314,7 +296,6 @@ fn parse_date_format(s: &str) -> Option<f64> {
     time_clip(days as f64 * 86_400_000.0 + ms_of_day as f64)
 }
 
-#[cfg(not(all(target_arch = "wasm32", not(feature = "full"))))]
 fn digits(b: &[u8], at: usize, n: usize) -> Option<i64> {
     let slice = b.get(at..at + n)?;
     if !slice.iter().all(u8::is_ascii_digit) {

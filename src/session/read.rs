@@ -213,8 +213,16 @@ fn count(usage: Option<&Value<'_>>, key: &str) -> f64 {
     usage.and_then(|u| u.get(key)).and_then(Value::as_f64).unwrap_or(0.0)
 }
 
-/// `new Date(value).getTime()`; `None` stands for `NaN` (an invalid date).
+/// The plugin's wasm module (no `full`): it shows no header and orders no children (no tree views), the
+/// only uses of the header's strings and of entry timestamps, so its ingest does not read them.
+const PLUGIN_BUILD: bool = cfg!(all(target_arch = "wasm32", not(feature = "full")));
+
+/// `new Date(value).getTime()`; `None` stands for `NaN` (an invalid date), and for every timestamp in the
+/// plugin's build ([`PLUGIN_BUILD`]).
 fn date_ms(value: Option<&Value<'_>>) -> Option<f64> {
+    if PLUGIN_BUILD {
+        return None;
+    }
     match value? {
         Value::Null => Some(0.0),
         Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
@@ -228,11 +236,12 @@ fn date_ms(value: Option<&Value<'_>>) -> Option<f64> {
 fn read_object(obj: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) -> Result<(), LineProblem> {
     let ty = str_field(obj, "type").unwrap_or_default();
     if ty == "session" {
+        let text = |key| if PLUGIN_BUILD { None } else { string_field(obj, key) };
         sink.header(Header {
-            id: string_field(obj, "id"),
+            id: text("id"),
             version: obj.get("version").and_then(Value::as_f64),
-            cwd: string_field(obj, "cwd"),
-            timestamp: string_field(obj, "timestamp"),
+            cwd: text("cwd"),
+            timestamp: text("timestamp"),
         });
         return Ok(());
     }

@@ -1,10 +1,10 @@
-//! The JavaScript engine's own number and date conversions, imported for the plugin's wasm.
+//! The JavaScript engine's own number conversions, imported for the plugin's wasm.
 //!
-//! The core reads and prints numbers and dates exactly as JavaScript does. In the plugin build (wasm
+//! The core reads and prints numbers exactly as JavaScript does. In the plugin build (wasm
 //! without `full`) it answers the common cases itself and hands the rare general ones here, to the
-//! engine pi itself runs on, instead of carrying an exact Rust implementation of them: see the seams in
-//! `crate::json::num` (numbers) and `crate::js` (dates). Each function is one JavaScript call; none can
-//! throw for the arguments the core passes (valid JSON number literals, `digits` ≤ 100, any string).
+//! engine pi itself runs on, instead of carrying an exact Rust implementation of them: see the seam in
+//! `crate::json::num`. Each function is one JavaScript call; none can
+//! throw for the arguments the core passes (valid JSON number literals, `digits` ≤ 100).
 
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -22,8 +22,4 @@ extern "C" {
     /// `x.toFixed(digits)` (`Number.prototype.toFixed.call(x, digits)`), for `digits` ≤ 100.
     #[wasm_bindgen(js_namespace = ["Number", "prototype", "toFixed"], js_name = call)]
     pub(crate) fn to_fixed(x: f64, digits: u32) -> String;
-
-    /// `Date.parse(s)`: the time value, or NaN.
-    #[wasm_bindgen(js_namespace = Date, js_name = parse)]
-    pub(crate) fn date_parse(s: &str) -> f64;
 }
