@@ -463,3 +463,188 @@ fn a_parent_cycle_through_labels_at_the_leaf_does_not_hang() {
         let _ = plan(&mut index, &args, &facts("c1"));
     }
 }
+
+/// Every text and JSON shape the shim reads, for a spread of calls, byte for byte against
+/// `tests/fixtures/expected/tool-outputs.txt` (`PTN_BLESS=1` rewrites it). The JSON texts are what the
+/// binding hands to `JSON.parse`.
+#[test]
+fn outputs_are_byte_identical_to_the_recorded_ones() {
+    let mut out = String::new();
+    let mut put = |what: &str, text: &str| {
+        out.push_str("== ");
+        out.push_str(what);
+        out.push('\n');
+        out.push_str(text);
+        out.push('\n');
+    };
+    put("definition", &golden::definition_json());
+    let tricky = "keep \"this\" \\ and\nthat\u{1}\u{7f} 😀 \u{2028} the user's last instruction";
+    let mut f = facts("c3");
+    f.context_window = 128_000.0;
+    f.now_ms = 1_767_225_600_123.0;
+    let mut index = worked_session(40_000).index();
+    let calls: Vec<(&str, Value, Facts)> = vec![
+        ("list", json!({"action": "list"}), f.clone()),
+        ("list no refresh", json!({"action": "list"}), Facts { refresh_reaches: false, context_window: 0.0, ..f.clone() }),
+        ("anchor", json!({"action": "anchor", "name": "impl-start"}), f.clone()),
+        ("anchor move", json!({"action": "anchor", "name": "start"}), f.clone()),
+        ("anchor leaf", json!({"action": "anchor", "name": "x"}), facts("other")),
+        ("rewind", json!({"action": "rewind", "labelStart": "start", "labelEnd": "done", "summaryFocus": tricky, "junk": 1}), f.clone()),
+        ("rewind no refresh", rewind_args("start", "done"), Facts { refresh_reaches: false, ..f.clone() }),
+        ("rewind long focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "é".repeat(1500)}), f.clone()),
+        ("rewind no model", rewind_args("start", "done"), Facts { model: None, ..f.clone() }),
+        ("unknown anchor", rewind_args("nope", "end"), f.clone()),
+        ("invalid action", json!({"action": "jump"}), f.clone()),
+        ("bad name", json!({"action": "anchor", "name": "Bad Name"}), f.clone()),
+        ("bad name tab", json!({"action": "anchor", "name": "a\tb"}), f.clone()),
+        ("bad name unicode", json!({"action": "anchor", "name": "st\u{430}rt"}), f.clone()),
+        ("bad name prefix", json!({"action": "anchor", "name": "anchor:start"}), f.clone()),
+        ("bad name prefix bad", json!({"action": "anchor", "name": "anchor:Start"}), f.clone()),
+        ("bad name long", json!({"action": "anchor", "name": "a".repeat(41)}), f.clone()),
+        ("bad name hyphens", json!({"action": "anchor", "name": "a--b"}), f.clone()),
+        ("bad name empty", json!({"action": "anchor", "name": ""}), f.clone()),
+        ("bad name type", json!({"action": "anchor", "name": [1]}), f.clone()),
+        ("bad name null", json!({"action": "anchor", "name": null}), f.clone()),
+        ("bad name bool", json!({"action": "anchor", "name": true}), f.clone()),
+        ("missing name", json!({"action": "anchor"}), f.clone()),
+        ("bad start", json!({"action": "rewind", "labelStart": 3}), f.clone()),
+        ("bad end", json!({"action": "rewind", "labelStart": "start", "labelEnd": "E"}), f.clone()),
+        ("short focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "short"}), f.clone()),
+        ("focus type", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": {"a": 1}}), f.clone()),
+        ("long focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "x".repeat(16_001)}), f.clone()),
+    ];
+    for (what, args, facts) in &calls {
+        let p = plan(&mut index, args, facts).unwrap();
+        put(what, &golden::plan_json(&p));
+        if let Plan::Rewind(r) = &p {
+            let back = golden::rewind_round_trip(&golden::plan_json(&p));
+            assert_eq!(&back, r, "{what}: the plan reads back unchanged");
+            let mut s = worked_session(40_000);
+            s.summary("bs", "u", "The user explored a different conversation branch before returning here.\n## Goal\nparser");
+            let mut index = s.index();
+            put(&format!("{what} finish"), &golden::finish_json(&finish(&mut index, &back, "bs", 1_767_225_600_999.5).unwrap()));
+        }
+    }
+    put("unreadable", &golden::plan_json(&unreadable("nested too deeply at column 3")));
+    let mut small = worked_session(4000).index();
+    put("too little", &golden::plan_json(&plan(&mut small, &rewind_args("start", "end"), &f).unwrap()));
+    let mut batched = worked_session(40_000);
+    batched.lines.pop();
+    batched.assistant("a3", "", &[("c3", TOOL_NAME), ("c4", "bash"), ("c\"5", "read")], 10_200.0);
+    put("batched", &golden::plan_json(&plan(&mut batched.index(), &rewind_args("start", "done"), &f).unwrap()));
+    let mut off = worked_session(40_000);
+    off.label("l2", "r1", Some("anchor:deep")).summary("bs", "u", "## Goal\nsummary").assistant("a4", "", &[("c4", TOOL_NAME)], 10.0);
+    let mut off = off.index();
+    put("off path", &golden::plan_json(&plan(&mut off, &rewind_args("deep", "end"), &facts("c4")).unwrap()));
+    let mut bare = Session::new();
+    bare.user("u", "hi \"there\"").label("l", "u", Some("anchor:a")).assistant("a1", "", &[("c1", TOOL_NAME)], 10.0);
+    let mut bare = bare.index();
+    put("nothing to collapse", &golden::plan_json(&plan(&mut bare, &rewind_args("a", "b"), &facts("c1")).unwrap()));
+    put("no anchors", &golden::plan_json(&plan(&mut bare, &rewind_args("zz", "b"), &facts("c1")).unwrap()));
+    put("anchor hint", &golden::plan_json(&plan(&mut bare, &json!({"action": "anchor", "name": "q"}), &facts("c1")).unwrap()));
+    bare.set_leaf(Some("a1")).unwrap();
+    put("already there", &golden::plan_json(&plan(&mut bare, &rewind_args("a", "b"), &facts("c1")).unwrap()));
+    let mut there = Session::new();
+    there.user("u", "hi").assistant("a1", "", &[("c1", TOOL_NAME)], 10.0).label("l", "a1", Some("anchor:a"));
+    let mut there = there.index();
+    there.set_leaf(Some("a1")).unwrap();
+    put("already at target", &golden::plan_json(&plan(&mut there, &rewind_args("a", "b"), &facts("c1")).unwrap()));
+    let mut plain = Session::new();
+    plain.user("u", "hi").assistant("a1", "", &[("c1", TOOL_NAME)], 10.0);
+    put("no anchors at all", &golden::plan_json(&plan(&mut plain.index(), &rewind_args("a", "b"), &facts("c1")).unwrap()));
+    let mut lone = Session::new();
+    lone.user("u", "hi").assistant("a1", "", &[], 10.0).label("l", "a1", Some("anchor:deep"));
+    lone.summary("bs", "u", "## Goal\nx").assistant("a2", "", &[("c2", TOOL_NAME)], 10.0);
+    put("off path, none here", &golden::plan_json(&plan(&mut lone.index(), &rewind_args("deep", "b"), &facts("c2")).unwrap()));
+    let mut empty = SessionIndex::new(Mode::Plugin);
+    put("nothing to anchor", &golden::plan_json(&plan(&mut empty, &json!({"action": "anchor", "name": "a"}), &f).unwrap()));
+    put("empty list", &golden::plan_json(&plan(&mut empty, &json!({"action": "list"}), &f).unwrap()));
+    let mut chained = worked_session(40_000);
+    chained
+        .summary("bs", "u", "summary of the parser work")
+        .label("l3", "bs", Some("anchor:done"))
+        .message("syn", &serde_json::from_str(&golden::synthetic_json("c3", 5000.0)).unwrap())
+        .result("r3", "c3", 300)
+        .assistant("a4", "", &[("c4", TOOL_NAME)], 5100.0);
+    put("chained", &golden::plan_json(&plan(&mut chained.index(), &rewind_args("done", "again"), &facts("c4")).unwrap()));
+    for result in [json!({"ok": true}), json!({"ok": false, "error": "no \"key\""}), json!({}), json!({"ok": "yes"})] {
+        put(&format!("auth {result}"), &golden::refusal_json(check_auth(&result).as_ref()));
+    }
+    for result in [
+        json!({"summary": "## Goal"}),
+        json!({"aborted": true}),
+        json!({"error": "boom\n"}),
+        json!({"summary": "  "}),
+        json!({}),
+        json!({"summary": 3}),
+    ] {
+        put(&format!("summary {result}"), &golden::refusal_json(check_summary(&result).as_ref()));
+    }
+    put("summary error", &golden::refusal_json(Some(&summary_error("thrown \u{0} here"))));
+    for step in ["unchanged", "branch-undone", "undone", "anchor", "anchor-move", "branch", "index", "labels", "other"] {
+        put(&format!("salvage {step}"), &salvage_text(step, "EIO: \"disk\""));
+    }
+    for bad in [
+        json!({}),
+        json!({"callId": 1}),
+        json!({"callId": "c", "contextWindow": "1"}),
+        json!({"callId": "c", "model": 1}),
+        json!({"callId": "c", "model": {"api": "a", "provider": "p"}}),
+        json!({"callId": "c", "refreshReaches": 1}),
+        json!({"callId": "c", "nowMs": null}),
+        json!([]),
+    ] {
+        put(&format!("facts {bad}"), &golden::facts_error(&bad));
+    }
+    let good = golden::plan_json(&plan(&mut worked_session(40_000).index(), &rewind_args("start", "done"), &f).unwrap());
+    for key in ["summarizeIds", "targetId", "arguments", "model", "refreshReaches", "fallbackSynthetic", "beforeTokens"] {
+        for bad in [json!(null), json!(1), json!([1]), json!({"api": 1})] {
+            let mut v: Value = serde_json::from_str(&good).unwrap();
+            v[key] = bad.clone();
+            put(&format!("plan {key}={bad}"), &golden::plan_error(&v.to_string()));
+        }
+        let mut v: Value = serde_json::from_str(&good).unwrap();
+        v.as_object_mut().unwrap().remove(key);
+        put(&format!("plan without {key}"), &golden::plan_error(&v.to_string()));
+    }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/expected/tool-outputs.txt");
+    if std::env::var_os("PTN_BLESS").is_some() {
+        std::fs::write(path, &out).unwrap();
+    }
+    let expected = std::fs::read_to_string(path).expect("tool-outputs.txt (PTN_BLESS=1 writes it)");
+    for (n, (a, b)) in out.lines().zip(expected.lines()).enumerate() {
+        assert_eq!(a, b, "line {}", n + 1);
+    }
+    assert_eq!(out.lines().count(), expected.lines().count());
+}
+
+/// The JSON texts of the core's results, as the binding produces them.
+mod golden {
+    use super::super::*;
+    use crate::json::{parse, Value};
+
+    pub(super) fn definition_json() -> String {
+        definition().to_value().to_json()
+    }
+    pub(super) fn plan_json(p: &Plan) -> String {
+        p.to_value().to_json()
+    }
+    pub(super) fn finish_json(f: &Finish) -> String {
+        f.to_value().to_json()
+    }
+    pub(super) fn refusal_json(r: Option<&Refusal>) -> String {
+        r.map_or(Value::Null, Refusal::to_value).to_json()
+    }
+    pub(super) fn synthetic_json(call: &str, tokens: f64) -> String {
+        synthetic_assistant(call, &parse(r#"{"action":"rewind"}"#, 10).unwrap(), None, tokens, 0.0).to_json()
+    }
+    pub(super) fn rewind_round_trip(text: &str) -> RewindPlan {
+        RewindPlan::from_value(&parse(text, 1000).unwrap()).unwrap()
+    }
+    pub(super) fn facts_error(v: &serde_json::Value) -> String {
+        Facts::from_value(&crate::tool::test_json(v.clone())).map_or_else(|e| e.to_string(), |f| format!("{f:?}"))
+    }
+    pub(super) fn plan_error(text: &str) -> String {
+        RewindPlan::from_value(&parse(text, 1000).unwrap()).map_or_else(|e| e.to_string(), |_| "ok".into())
+    }
+}
