@@ -468,6 +468,7 @@ fn a_parent_cycle_through_labels_at_the_leaf_does_not_hang() {
 /// `tests/fixtures/expected/tool-outputs.txt` (`PTN_BLESS=1` rewrites it). The JSON texts are what the
 /// binding hands to `JSON.parse`.
 #[test]
+#[allow(clippy::too_many_lines, reason = "one list of cases, read top to bottom")]
 fn outputs_are_byte_identical_to_the_recorded_ones() {
     let mut out = String::new();
     let mut put = |what: &str, text: &str| {
