@@ -4,7 +4,8 @@
 
 use crate::js::utf16_len;
 use crate::json::Value;
-use crate::obj;
+
+use super::out::JsonObject;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "navigate_tree";
@@ -18,16 +19,19 @@ Anchor when a stage starts; rewind when it is done and its details are no longer
 
 const PROMPT_SNIPPET: &str = "Anchor milestones and rewind finished work into a summary to free context";
 
-/// The parameter schema as JSON text, parsed when asked for: a borrowed parse of a constant is much smaller
-/// in the wasm than building the same object member by member. The numbers in the descriptions are
-/// `MAX_NAME_LENGTH` and `MIN_FOCUS_CHARS`; a test checks they match.
-const PARAMETERS: &str = r#"{"type":"object","properties":{
-"action":{"type":"string","enum":["anchor","rewind","list"],"description":"anchor | rewind | list"},
-"name":{"type":"string","description":"anchor: kebab-case, max 40 chars, e.g. 'impl-start'"},
-"labelStart":{"type":"string","description":"rewind: the anchor to go back to"},
-"labelEnd":{"type":"string","description":"rewind: kebab-case name for the summary's new anchor"},
-"summaryFocus":{"type":"string","description":"rewind: ≥20 chars telling the summarizer what to keep: the user's latest instruction verbatim, what is done, what is left"}},
-"required":["action"]}"#;
+/// The parameter schema as JSON text, handed over as it is: a constant is much smaller in the wasm than
+/// building the same object member by member. The numbers in the descriptions are `MAX_NAME_LENGTH` and
+/// `MIN_FOCUS_CHARS`; a test checks they match.
+const PARAMETERS: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""action":{"type":"string","enum":["anchor","rewind","list"],"description":"anchor | rewind | list"},"#,
+    r#""name":{"type":"string","description":"anchor: kebab-case, max 40 chars, e.g. 'impl-start'"},"#,
+    r#""labelStart":{"type":"string","description":"rewind: the anchor to go back to"},"#,
+    r#""labelEnd":{"type":"string","description":"rewind: kebab-case name for the summary's new anchor"},"#,
+    r#""summaryFocus":{"type":"string","description":"rewind: ≥20 chars telling the summarizer what to keep: "#,
+    r#"the user's latest instruction verbatim, what is done, what is left"}},"#,
+    r#""required":["action"]}"#
+);
 
 /// [`PARAMETERS`] as a value (`null` only if the constant were not JSON, which a test rules out).
 fn parameters() -> Value<'static> {
@@ -51,18 +55,21 @@ pub struct ToolDefinition {
     pub execution_mode: &'static str,
     /// JSON Schema of the parameters: a flat object, only `action` required (the rest depends on the
     /// action and is checked by the core, with a message that says what to send). Properties are in the
-    /// order the model should read them.
-    pub parameters: Value<'static>,
+    /// order the model should read them. JSON text.
+    pub parameters: &'static str,
 }
 
 impl ToolDefinition {
-    /// The definition as the JavaScript object `pi.registerTool` takes (without `execute`).
-    pub fn to_value(&self) -> Value<'static> {
-        obj! {
-            "name" => self.name, "label" => self.label, "description" => self.description,
-            "promptSnippet" => self.prompt_snippet, "executionMode" => self.execution_mode,
-            "parameters" => self.parameters.clone(),
-        }
+    /// The definition as the JavaScript object `pi.registerTool` takes (without `execute`), as JSON text.
+    pub fn to_json(&self) -> String {
+        let mut out = JsonObject::new();
+        out.str("name", self.name)
+            .str("label", self.label)
+            .str("description", self.description)
+            .str("promptSnippet", self.prompt_snippet)
+            .str("executionMode", self.execution_mode)
+            .raw("parameters", self.parameters);
+        out.finish()
     }
 }
 
@@ -74,7 +81,7 @@ pub fn definition() -> ToolDefinition {
         description: DESCRIPTION,
         prompt_snippet: PROMPT_SNIPPET,
         execution_mode: "sequential",
-        parameters: parameters(),
+        parameters: PARAMETERS,
     }
 }
 
@@ -100,7 +107,7 @@ mod tests {
         assert!(tokens < 400, "description + parameter descriptions = {tokens} tokens");
         // The whole serialized definition the provider receives stays small too.
         let def = definition();
-        let parameters: serde_json::Value = serde_json::from_str(&def.parameters.to_json()).unwrap();
+        let parameters: serde_json::Value = serde_json::from_str(def.parameters).unwrap();
         let whole = serde_json::to_string(
             &json!({"name": def.name, "description": def.description, "parameters": parameters}),
         )
@@ -110,7 +117,7 @@ mod tests {
 
     #[test]
     fn schema_is_word_for_word() {
-        let p: serde_json::Value = serde_json::from_str(&definition().parameters.to_json()).unwrap();
+        let p: serde_json::Value = serde_json::from_str(definition().parameters).unwrap();
         let text = |d: &str| json!({"type": "string", "description": d});
         let expected = json!({
             "type": "object",
@@ -127,7 +134,7 @@ mod tests {
             "required": ["action"],
         });
         assert_eq!(p, expected);
-        let params = definition().parameters;
+        let params = parameters();
         let keys: Vec<String> =
             params.get("properties").unwrap().as_object().unwrap().iter().map(|(k, _)| k.decoded().into_owned()).collect();
         assert_eq!(keys, ["action", "name", "labelStart", "labelEnd", "summaryFocus"], "the order the model reads");
@@ -138,7 +145,7 @@ mod tests {
 
     #[test]
     fn schema_is_a_flat_object_with_only_action_required() {
-        let p: serde_json::Value = serde_json::from_str(&definition().parameters.to_json()).unwrap();
+        let p: serde_json::Value = serde_json::from_str(definition().parameters).unwrap();
         assert_eq!(p["type"], "object");
         assert_eq!(p["required"], json!(["action"]));
         for key in ["action", "name", "labelStart", "labelEnd", "summaryFocus"] {

@@ -7,6 +7,7 @@
 //! here calls the host, reads a clock or talks to a model.
 
 mod definition;
+mod out;
 mod params;
 mod plan;
 mod synthetic;

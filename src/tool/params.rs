@@ -16,7 +16,7 @@ pub enum Action {
 
 /// The parameters of one call.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Params {
+pub struct Params<'r> {
     /// `action`, when it names a known operation.
     pub action: Option<Action>,
     /// `name` (anchor).
@@ -27,13 +27,14 @@ pub struct Params {
     pub label_end: Option<String>,
     /// `summaryFocus` (rewind).
     pub summary_focus: Option<String>,
-    /// The arguments object as received (the synthetic assistant keeps its known fields).
-    pub raw: Value<'static>,
+    /// The arguments as received (the synthetic assistant keeps its known fields; refusals say what
+    /// was wrong with them). Borrowed: a call's arguments may be megabytes.
+    pub raw: &'r Value<'r>,
 }
 
-impl Params {
+impl<'r> Params<'r> {
     /// Reads the arguments object of a tool call.
-    pub fn from_value(raw: &Value<'_>) -> Params {
+    pub fn from_value(raw: &'r Value<'r>) -> Params<'r> {
         let text = |key: &str| raw.get(key).and_then(Value::as_str).map(std::borrow::Cow::into_owned);
         let action = match raw.get("action").and_then(Value::as_str).as_deref() {
             Some("anchor") => Some(Action::Anchor),
@@ -47,7 +48,7 @@ impl Params {
             label_start: text("labelStart"),
             label_end: text("labelEnd"),
             summary_focus: text("summaryFocus"),
-            raw: if raw.is_object() { raw.clone().into_owned() } else { Value::Obj(Vec::new()) },
+            raw,
         }
     }
 }
@@ -120,13 +121,17 @@ mod tests {
 
     #[test]
     fn wrong_types_read_as_missing() {
-        let p = Params::from_value(&js(json!({"action": "rewind", "labelStart": 3, "labelEnd": "b", "summaryFocus": null})));
+        let args = js(json!({"action": "rewind", "labelStart": 3, "labelEnd": "b", "summaryFocus": null}));
+        let p = Params::from_value(&args);
         assert_eq!(p.action, Some(Action::Rewind));
         assert_eq!(p.label_start, None);
         assert_eq!(p.label_end.as_deref(), Some("b"));
         assert_eq!(p.summary_focus, None);
         assert_eq!(Params::from_value(&js(json!({"action": "jump"}))).action, None);
-        assert_eq!(Params::from_value(&js(json!("x"))).raw, Value::Obj(Vec::new()));
+        let not_an_object = js(json!("x"));
+        let p = Params::from_value(&not_an_object);
+        assert_eq!((p.action, p.name, p.label_start), (None, None, None));
+        assert_eq!(crate::tool::synthetic::capped_arguments(p.raw), "{}", "the synthetic copy is an empty object");
     }
 
     #[test]

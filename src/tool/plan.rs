@@ -10,7 +10,6 @@
 use std::fmt::Write as _;
 
 use crate::json::Value;
-use crate::obj;
 
 use crate::error::SessionError;
 use crate::js::utf16_len;
@@ -18,6 +17,7 @@ use crate::session::{cumulative, Kind, Leaf, RoleKind, SessionIndex, Slot, StopR
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
+use super::out::{array, JsonObject};
 use super::params::{name_problem, wrong_type, Action, Params};
 use super::synthetic::{capped_arguments, synthetic_assistant};
 use super::texts::{self, RefusalCode};
@@ -128,8 +128,11 @@ impl ModelFacts {
         Ok(ModelFacts { api: text(v, "api"), provider: text(v, "provider"), id: text(v, "id") })
     }
 
-    fn to_value(&self) -> Value<'_> {
-        obj! { "api" => self.api.as_str(), "provider" => self.provider.as_str(), "id" => self.id.as_str() }
+    /// `{api, provider, id}` as JSON text.
+    fn to_json(&self) -> String {
+        let mut out = JsonObject::new();
+        out.str("api", &self.api).str("provider", &self.provider).str("id", &self.id);
+        out.finish()
     }
 }
 
@@ -185,8 +188,8 @@ pub struct Refusal {
 pub struct ListPlan {
     /// What the model reads.
     pub text: String,
-    /// For renderers and logs (not sent to the model).
-    pub details: Value<'static>,
+    /// For renderers and logs (not sent to the model), as JSON text.
+    pub details: String,
 }
 
 /// `anchor`: write `label` on `entry_id`, then clear it from `move_from`.
@@ -200,8 +203,8 @@ pub struct AnchorPlan {
     pub move_from: Option<String>,
     /// What the model reads.
     pub text: String,
-    /// For renderers and logs.
-    pub details: Value<'static>,
+    /// For renderers and logs, as JSON text.
+    pub details: String,
 }
 
 /// `rewind`, first half: summarize `summarize_ids`, then `branchWithSummary(target_id, summary)` and
@@ -224,15 +227,15 @@ pub struct RewindPlan {
     pub context_window: f64,
     /// The in-flight call id.
     pub call_id: String,
-    /// The call's arguments with the focus copy capped, for the synthetic message.
-    pub arguments: Value<'static>,
+    /// The call's arguments with the focus copy capped, for the synthetic message (JSON text).
+    pub arguments: String,
     /// The model, for the synthetic message.
     pub model: Option<ModelFacts>,
     /// Whether the response should carry the refresh warning.
     pub refresh_reaches: bool,
     /// A synthetic assistant with `totalTokens: 0`, for repairing the chain if a step after
-    /// `branchWithSummary` fails before [`finish`] could run.
-    pub fallback_synthetic: Value<'static>,
+    /// `branchWithSummary` fails before [`finish`] could run (JSON text).
+    pub fallback_synthetic: String,
 }
 
 /// What a call does.
@@ -262,36 +265,45 @@ pub struct LabelWrite {
 pub struct Finish {
     /// Label writes, in order (set the new one, then clear the old).
     pub labels: Vec<LabelWrite>,
-    /// The synthetic assistant to append after the labels.
-    pub synthetic: Value<'static>,
+    /// The synthetic assistant to append after the labels, as JSON text.
+    pub synthetic: String,
     /// Estimated context at the new summary, before the synthetic.
     pub after_tokens: f64,
     /// What the model reads.
     pub text: String,
-    /// For renderers and logs.
-    pub details: Value<'static>,
+    /// For renderers and logs, as JSON text.
+    pub details: String,
 }
 
 impl Refusal {
-    /// `{code, text}`, as the shim reports a refusal.
-    pub fn to_value(&self) -> Value<'_> {
-        obj! { "code" => self.code.as_str(), "text" => self.text.as_str() }
+    /// `{code, text}`, as the shim reports a refusal (JSON text).
+    pub fn to_json(&self) -> String {
+        let mut out = JsonObject::new();
+        self.write(&mut out);
+        out.finish()
+    }
+
+    fn write(&self, out: &mut JsonObject) {
+        out.str("code", self.code.as_str()).str("text", &self.text);
     }
 }
 
 impl RewindPlan {
-    /// The plan as the shim carries it (camelCase fields), to hand back to [`finish`] unchanged.
-    pub fn to_value(&self) -> Value<'_> {
-        // Strings are borrowed, not cloned: the value is serialized at once and dropped.
-        obj! {
-            "targetId" => self.target_id.as_str(), "labelStart" => self.label_start.as_str(),
-            "labelEnd" => self.label_end.as_str(),
-            "summarizeIds" => Value::array(self.summarize_ids.iter().map(String::as_str)),
-            "focus" => self.focus.as_str(), "beforeTokens" => self.before_tokens,
-            "contextWindow" => self.context_window, "callId" => self.call_id.as_str(),
-            "arguments" => self.arguments.clone(), "model" => self.model.as_ref().map(ModelFacts::to_value),
-            "refreshReaches" => self.refresh_reaches, "fallbackSynthetic" => self.fallback_synthetic.clone(),
-        }
+    /// The plan's members as the shim carries them (camelCase), to hand back to [`finish`] unchanged.
+    fn write(&self, out: &mut JsonObject) {
+        let model = self.model.as_ref().map(ModelFacts::to_json);
+        out.str("targetId", &self.target_id)
+            .str("labelStart", &self.label_start)
+            .str("labelEnd", &self.label_end)
+            .strs("summarizeIds", self.summarize_ids.iter().map(String::as_str))
+            .str("focus", &self.focus)
+            .num("beforeTokens", self.before_tokens)
+            .num("contextWindow", self.context_window)
+            .str("callId", &self.call_id)
+            .raw("arguments", &self.arguments)
+            .raw("model", model.as_deref().unwrap_or("null"))
+            .bool("refreshReaches", self.refresh_reaches)
+            .raw("fallbackSynthetic", &self.fallback_synthetic);
     }
 
     /// Reads back a plan made by [`plan`] and carried through JavaScript.
@@ -320,7 +332,8 @@ impl RewindPlan {
             return Err(SessionError::InvalidArgument("`summarizeIds` must be strings".into()));
         }
         let model = model_field(v)?;
-        let object = |key| v.get(key).map_or(Value::Null, |x| x.clone().into_owned());
+        // Both were checked to be objects; their text is all the plan keeps of them.
+        let object = |key| v.get(key).map_or_else(String::new, Value::to_json);
         Ok(RewindPlan {
             target_id: text(v, "targetId"),
             label_start: text(v, "labelStart"),
@@ -339,37 +352,47 @@ impl RewindPlan {
 }
 
 impl Plan {
-    /// The plan as the shim reads it: `{kind: "refuse" | "list" | "anchor" | "rewind", …fields}`.
-    pub fn to_value(&self) -> Value<'_> {
-        let (kind, body) = match self {
-            Plan::Refuse(r) => ("refuse", r.to_value()),
-            Plan::List(l) => ("list", obj! { "text" => l.text.as_str(), "details" => l.details.clone() }),
-            Plan::Anchor(a) => (
-                "anchor",
-                obj! {
-                    "entryId" => a.entry_id.as_str(), "label" => a.label.as_str(), "moveFrom" => a.move_from.as_deref(),
-                    "text" => a.text.as_str(), "details" => a.details.clone(),
-                },
-            ),
-            Plan::Rewind(r) => ("rewind", r.to_value()),
-        };
-        let mut body = body;
-        // Every body is an object; `if let` rather than a panicking `else` keeps the panic machinery out.
-        if let Value::Obj(members) = &mut body {
-            members.insert(0, ("kind".into(), Value::from(kind)));
+    /// The plan as the shim reads it, as JSON text: `{kind: "refuse" | "list" | "anchor" | "rewind", …fields}`.
+    pub fn to_json(&self) -> String {
+        let mut out = JsonObject::new();
+        match self {
+            Plan::Refuse(r) => r.write(out.str("kind", "refuse")),
+            Plan::List(l) => {
+                out.str("kind", "list").str("text", &l.text).raw("details", &l.details);
+            }
+            Plan::Anchor(a) => {
+                out.str("kind", "anchor")
+                    .str("entryId", &a.entry_id)
+                    .str("label", &a.label)
+                    .opt_str("moveFrom", a.move_from.as_deref())
+                    .str("text", &a.text)
+                    .raw("details", &a.details);
+            }
+            Plan::Rewind(r) => r.write(out.str("kind", "rewind")),
         }
-        body
+        out.finish()
     }
 }
 
 impl Finish {
-    /// `{labels: [{entryId, label}], synthetic, afterTokens, text, details}`.
-    pub fn to_value(&self) -> Value<'_> {
-        let labels = self.labels.iter().map(|l| obj! { "entryId" => l.entry_id.as_str(), "label" => l.label.as_deref() });
-        obj! {
-            "labels" => Value::array(labels), "synthetic" => self.synthetic.clone(), "afterTokens" => self.after_tokens,
-            "text" => self.text.as_str(), "details" => self.details.clone(),
-        }
+    /// `{labels: [{entryId, label}], synthetic, afterTokens, text, details}` as JSON text.
+    pub fn to_json(&self) -> String {
+        let labels: Vec<String> = self
+            .labels
+            .iter()
+            .map(|l| {
+                let mut write = JsonObject::new();
+                write.str("entryId", &l.entry_id).opt_str("label", l.label.as_deref());
+                write.finish()
+            })
+            .collect();
+        let mut out = JsonObject::new();
+        array(out.key("labels"), &labels);
+        out.raw("synthetic", &self.synthetic)
+            .num("afterTokens", self.after_tokens)
+            .str("text", &self.text)
+            .raw("details", &self.details);
+        out.finish()
     }
 }
 
@@ -448,25 +471,24 @@ fn list(index: &mut SessionIndex, facts: &Facts) -> Result<Plan, SessionError> {
         anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
     let warn = warning(facts.refresh_reaches);
     let text = format_list(&rows, current, facts.context_window, warn.as_deref());
-    let rows = anchors.iter().map(|a| {
-        obj! {
-            "name" => a.name.clone(), "entryId" => index.id_of(a.slot).to_string(), "tokens" => a.tokens,
-            "hint" => a.hint.as_deref().map(String::from),
-        }
-    });
-    let details = obj! {
-        "count" => anchors.len(),
-        "contextTokens" => current,
-        "contextWindow" => facts.context_window,
-        "anchors" => Value::array(rows),
-        "refreshReaches" => facts.refresh_reaches,
-    };
-    Ok(Plan::List(ListPlan { text, details }))
+    let rows: Vec<String> = anchors
+        .iter()
+        .map(|a| {
+            let mut row = JsonObject::new();
+            row.str("name", &a.name).str("entryId", index.id_of(a.slot)).num("tokens", a.tokens).opt_str("hint", a.hint.as_deref());
+            row.finish()
+        })
+        .collect();
+    let mut details = JsonObject::new();
+    details.num("count", anchors.len() as f64).num("contextTokens", current).num("contextWindow", facts.context_window);
+    array(details.key("anchors"), &rows);
+    details.bool("refreshReaches", facts.refresh_reaches);
+    Ok(Plan::List(ListPlan { text, details: details.finish() }))
 }
 
 fn anchor(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
     let Some(name) = params.name.as_deref().filter(|n| is_valid_name(n)) else {
-        let problem = name_problem(&params.raw, "name");
+        let problem = name_problem(params.raw, "name");
         return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("name", "anchor", problem.as_deref())));
     };
     let Some(leaf) = index.leaf() else {
@@ -487,26 +509,30 @@ fn anchor(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let hint = index.hint_from(point, ANCHOR_HINT_MAX);
     let text = texts::anchor_set(name, tokens, facts.context_window, hint.as_deref(), move_from.is_some());
     let entry_id = index.id_of(point).to_string();
-    let details = obj! {
-        "name" => name.to_string(), "entryId" => entry_id.clone(), "contextTokens" => tokens,
-        "contextWindow" => facts.context_window, "hint" => hint.clone(), "movedFrom" => move_from.clone(),
-    };
-    Ok(Plan::Anchor(AnchorPlan { entry_id, label, move_from, text, details }))
+    let mut details = JsonObject::new();
+    details
+        .str("name", name)
+        .str("entryId", &entry_id)
+        .num("contextTokens", tokens)
+        .num("contextWindow", facts.context_window)
+        .opt_str("hint", hint.as_deref())
+        .opt_str("movedFrom", move_from.as_deref());
+    Ok(Plan::Anchor(AnchorPlan { entry_id, label, move_from, text, details: details.finish() }))
 }
 
 fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
     let Some(start) = params.label_start.as_deref().filter(|n| is_valid_name(n)) else {
-        let problem = name_problem(&params.raw, "labelStart");
+        let problem = name_problem(params.raw, "labelStart");
         return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelStart", "rewind", problem.as_deref())));
     };
     let Some(end) = params.label_end.as_deref().filter(|n| is_valid_name(n)) else {
-        let problem = name_problem(&params.raw, "labelEnd");
+        let problem = name_problem(params.raw, "labelEnd");
         return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelEnd", "rewind", problem.as_deref())));
     };
     let focus = params.summary_focus.clone().unwrap_or_default();
     let focus_units = utf16_len(focus.trim());
     if focus_units < MIN_FOCUS_CHARS {
-        let problem = wrong_type(&params.raw, "summaryFocus");
+        let problem = wrong_type(params.raw, "summaryFocus");
         return Ok(refuse(RefusalCode::FocusTooShort, texts::focus_too_short(problem.as_deref())));
     }
     if focus_units > MAX_FOCUS_CHARS {
@@ -563,7 +589,7 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     if facts.model.is_none() {
         return Ok(refuse(RefusalCode::NoModel, texts::no_model()));
     }
-    let arguments = capped_arguments(&params.raw);
+    let arguments = capped_arguments(params.raw);
     let fallback_synthetic = synthetic_assistant(&facts.call_id, &arguments, facts.model.as_ref(), 0.0, facts.now_ms);
     Ok(Plan::Rewind(RewindPlan {
         target_id: index.id_of(target).to_string(),
@@ -712,11 +738,16 @@ pub fn finish(
         plan.context_window,
         warn.as_deref(),
     );
-    let details = obj! {
-        "labelStart" => plan.label_start.clone(), "labelEnd" => plan.label_end.clone(),
-        "targetId" => plan.target_id.clone(), "summaryId" => summary_id.to_string(),
-        "collapsedEntries" => plan.summarize_ids.len(), "contextBefore" => plan.before_tokens,
-        "contextAfter" => after, "contextWindow" => plan.context_window, "refreshReaches" => plan.refresh_reaches,
-    };
-    Ok(Finish { labels, synthetic, after_tokens: after, text, details })
+    let mut details = JsonObject::new();
+    details
+        .str("labelStart", &plan.label_start)
+        .str("labelEnd", &plan.label_end)
+        .str("targetId", &plan.target_id)
+        .str("summaryId", summary_id)
+        .num("collapsedEntries", plan.summarize_ids.len() as f64)
+        .num("contextBefore", plan.before_tokens)
+        .num("contextAfter", after)
+        .num("contextWindow", plan.context_window)
+        .bool("refreshReaches", plan.refresh_reaches);
+    Ok(Finish { labels, synthetic, after_tokens: after, text, details: details.finish() })
 }

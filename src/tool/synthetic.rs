@@ -8,10 +8,9 @@
 //! estimate so the next estimate starts from the right baseline.
 
 use crate::json::{Str, Value};
-use crate::obj;
-
 
 use super::definition::TOOL_NAME;
+use super::out::{number, quote};
 use super::plan::ModelFacts;
 
 /// Longest `summaryFocus` kept in the synthetic call's arguments (UTF-16 units). The summarizer always
@@ -19,17 +18,15 @@ use super::plan::ModelFacts;
 pub const MAX_SYNTHETIC_FOCUS: usize = 1024;
 const TRUNCATED: &str = "… [truncated]";
 
-/// The call's arguments as the synthetic call keeps them: only the tool's own parameters (anything else the
-/// model sent stays on the abandoned branch, so a stray megabyte does not ride along on every later request),
-/// with `summaryFocus` capped at [`MAX_SYNTHETIC_FOCUS`] units.
-pub(crate) fn capped_arguments(raw: &Value<'_>) -> Value<'static> {
+/// The call's arguments as the synthetic call keeps them, as JSON text: only the tool's own parameters
+/// (anything else the model sent stays on the abandoned branch, so a stray megabyte does not ride along on
+/// every later request), with `summaryFocus` capped at [`MAX_SYNTHETIC_FOCUS`] units.
+pub(crate) fn capped_arguments(raw: &Value<'_>) -> String {
     const KEPT: [&str; 5] = ["action", "name", "labelStart", "labelEnd", "summaryFocus"];
     let members = raw.as_object().unwrap_or_default();
-    let mut args: Vec<(Str<'static>, Value<'static>)> = members
-        .iter()
-        .filter(|(k, _)| KEPT.iter().any(|kept| k.eq_str(kept)))
-        .map(|(k, v)| (k.clone().into_owned(), v.clone().into_owned()))
-        .collect();
+    // Borrowed members: the object is written out at once (duplicate keys as `JSON.stringify` would).
+    let mut args: Vec<(Str<'_>, Value<'_>)> =
+        members.iter().filter(|(k, _)| KEPT.iter().any(|kept| k.eq_str(kept))).cloned().collect();
     for (key, value) in &mut args {
         let Value::Str(focus) = value else { continue };
         if !key.eq_str("summaryFocus") || focus.units() <= MAX_SYNTHETIC_FOCUS {
@@ -39,49 +36,37 @@ pub(crate) fn capped_arguments(raw: &Value<'_>) -> Value<'static> {
         kept.push_str(TRUNCATED);
         *value = Value::from(kept);
     }
-    Value::Obj(args)
+    Value::Obj(args).to_json()
 }
 
-/// The synthetic message's fixed parts; `null` and `0` are filled in by [`synthetic_assistant`]. Parsing a
-/// constant is far smaller in the wasm than building these members one by one.
-const TEMPLATE: &str = r#"{"role":"assistant","content":null,"api":null,"provider":null,"model":null,
-"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,
-"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":0}"#;
-
-/// Replaces the value of member `key` of the object `v` (nothing if absent).
-fn set<'a>(v: &mut Value<'a>, key: &str, value: Value<'a>) {
-    if let Value::Obj(members) = v {
-        if let Some((_, slot)) = members.iter_mut().find(|(k, _)| k.eq_str(key)) {
-            *slot = value;
-        }
-    }
-}
-
-/// The synthetic assistant message (a pi `AssistantMessage`), ready for `sessionManager.appendMessage`.
-/// `now_ms` comes from the caller: the core reads no clock.
+/// The synthetic assistant message (a pi `AssistantMessage`) as JSON text, ready for
+/// `sessionManager.appendMessage`. `arguments` is JSON text (see [`capped_arguments`]); `now_ms` comes
+/// from the caller: the core reads no clock.
 pub fn synthetic_assistant(
     call_id: &str,
-    arguments: &Value<'_>,
+    arguments: &str,
     model: Option<&ModelFacts>,
     total_tokens: f64,
     now_ms: f64,
-) -> Value<'static> {
-    let mut out = crate::json::parse(TEMPLATE, 4).unwrap_or(Value::Null);
-    let call = obj! {
-        "type" => "toolCall", "id" => call_id.to_string(), "name" => TOOL_NAME,
-        "arguments" => arguments.clone().into_owned(),
-    };
-    set(&mut out, "content", Value::Arr(vec![call]));
-    let field = |f: fn(&ModelFacts) -> &str| Value::from(model.map_or("unknown", f).to_string());
-    set(&mut out, "api", field(|m| &m.api));
-    set(&mut out, "provider", field(|m| &m.provider));
-    set(&mut out, "model", field(|m| &m.id));
-    if let Value::Obj(members) = &mut out {
-        if let Some((_, usage)) = members.iter_mut().find(|(k, _)| k.eq_str("usage")) {
-            set(usage, "totalTokens", Value::from(total_tokens));
-        }
-    }
-    set(&mut out, "timestamp", Value::from(now_ms));
+) -> String {
+    let mut out = String::from(r#"{"role":"assistant","content":[{"type":"toolCall","id":"#);
+    quote(&mut out, call_id);
+    out.push_str(r#","name":""#);
+    out.push_str(TOOL_NAME);
+    out.push_str(r#"","arguments":"#);
+    out.push_str(arguments);
+    let (api, provider, id) = model.map_or(("unknown", "unknown", "unknown"), |m| (m.api.as_str(), m.provider.as_str(), m.id.as_str()));
+    out.push_str(r#"}],"api":"#);
+    quote(&mut out, api);
+    out.push_str(r#","provider":"#);
+    quote(&mut out, provider);
+    out.push_str(r#","model":"#);
+    quote(&mut out, id);
+    out.push_str(r#","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":"#);
+    number(&mut out, total_tokens);
+    out.push_str(r#","cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":"#);
+    number(&mut out, now_ms);
+    out.push('}');
     out
 }
 
@@ -92,9 +77,9 @@ mod tests {
     use crate::tool::test_json as js;
     use serde_json::json;
 
-    /// The value as `serde_json` reads it back (for indexing in assertions).
-    fn sj(v: &Value<'_>) -> serde_json::Value {
-        serde_json::from_str(&v.to_json()).unwrap()
+    /// JSON text as `serde_json` reads it back (for indexing in assertions).
+    fn sj(text: &str) -> serde_json::Value {
+        serde_json::from_str(text).unwrap()
     }
 
     #[test]
@@ -113,9 +98,9 @@ mod tests {
     #[test]
     fn synthetic_json_is_exact() {
         let m = ModelFacts { api: "faux".into(), provider: "p".into(), id: "m".into() };
-        let s = synthetic_assistant("call_9", &js(json!({"action": "rewind"})), Some(&m), 1234.0, 5.0);
+        let s = synthetic_assistant("call_9", r#"{"action":"rewind"}"#, Some(&m), 1234.0, 5.0);
         assert_eq!(
-            s.to_json(),
+            s,
             r#"{"role":"assistant","content":[{"type":"toolCall","id":"call_9","name":"navigate_tree","arguments":{"action":"rewind"}}],"api":"faux","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":1234,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":5}"#
         );
     }
@@ -123,13 +108,13 @@ mod tests {
     #[test]
     fn synthetic_shape() {
         let m = ModelFacts { api: "faux".into(), provider: "p".into(), id: "m".into() };
-        let s = sj(&synthetic_assistant("call_9", &js(json!({"action": "rewind"})), Some(&m), 1234.0, 5.0));
+        let s = sj(&synthetic_assistant("call_9", r#"{"action":"rewind"}"#, Some(&m), 1234.0, 5.0));
         assert_eq!(s["content"][0]["id"], "call_9");
         assert_eq!(s["content"][0]["name"], TOOL_NAME);
         assert_eq!(s["stopReason"], "toolUse");
         assert_eq!(s["usage"]["totalTokens"], 1234.0);
         assert_eq!(s["usage"]["input"], 0);
         assert_eq!(s["model"], "m");
-        assert_eq!(sj(&synthetic_assistant("c", &js(json!({})), None, 0.0, 0.0))["provider"], "unknown");
+        assert_eq!(sj(&synthetic_assistant("c", "{}", None, 0.0, 0.0))["provider"], "unknown");
     }
 }

@@ -21,9 +21,9 @@ fn check_summary(result: &Value) -> Option<Refusal> {
     super::check_summary(&super::test_json(result.clone()))
 }
 
-/// A core JSON value as `serde_json` reads it back, for indexing in assertions.
-fn sj(v: &crate::json::Value<'_>) -> Value {
-    serde_json::from_str(&v.to_json()).expect("the core writes valid JSON")
+/// JSON text the core wrote, as `serde_json` reads it back, for indexing in assertions.
+fn sj(text: &str) -> Value {
+    serde_json::from_str(text).expect("the core writes valid JSON")
 }
 
 /// Builds a session line by line; each entry's parent is the previous entry unless given.
@@ -267,7 +267,7 @@ fn chained_rewind_without_work_is_refused() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", &sj(&synthetic_assistant("c3", &super::test_json(json!({"action": "rewind"})), None, 5000.0, 0.0)))
+        .message("syn", &sj(&synthetic_assistant("c3", r#"{"action":"rewind"}"#, None, 5000.0, 0.0)))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", TOOL_NAME)], 5100.0);
     let mut index = s.index();
@@ -295,7 +295,7 @@ fn work_after_a_rewind_makes_the_next_rewind_legal() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", &sj(&synthetic_assistant("c3", &super::test_json(json!({"action": "rewind"})), None, 5000.0, 0.0)))
+        .message("syn", &sj(&synthetic_assistant("c3", r#"{"action":"rewind"}"#, None, 5000.0, 0.0)))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", "read")], 5100.0)
         .result("r4", "c4", 30_000)
@@ -414,7 +414,7 @@ fn adversarial_arguments_are_refused_clearly() {
     // Extra fields are ignored by the decision and dropped from the synthetic copy.
     let args = json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": focus, "junk": mb});
     let Plan::Rewind(p) = plan(&mut index, &args, &f).unwrap() else { panic!() };
-    assert_eq!(p.arguments.get("junk"), None);
+    assert_eq!(sj(&p.arguments).get("junk"), None);
     assert_eq!(sj(&p.fallback_synthetic)["content"][0]["arguments"].get("junk"), None);
 }
 
@@ -622,22 +622,22 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
 /// The JSON texts of the core's results, as the binding produces them.
 mod golden {
     use super::super::*;
-    use crate::json::{parse, Value};
+    use crate::json::parse;
 
     pub(super) fn definition_json() -> String {
-        definition().to_value().to_json()
+        definition().to_json()
     }
     pub(super) fn plan_json(p: &Plan) -> String {
-        p.to_value().to_json()
+        p.to_json()
     }
     pub(super) fn finish_json(f: &Finish) -> String {
-        f.to_value().to_json()
+        f.to_json()
     }
     pub(super) fn refusal_json(r: Option<&Refusal>) -> String {
-        r.map_or(Value::Null, Refusal::to_value).to_json()
+        r.map_or_else(|| "null".into(), Refusal::to_json)
     }
     pub(super) fn synthetic_json(call: &str, tokens: f64) -> String {
-        synthetic_assistant(call, &parse(r#"{"action":"rewind"}"#, 10).unwrap(), None, tokens, 0.0).to_json()
+        synthetic_assistant(call, r#"{"action":"rewind"}"#, None, tokens, 0.0)
     }
     pub(super) fn rewind_round_trip(text: &str) -> RewindPlan {
         RewindPlan::from_value(&parse(text, 1000).unwrap()).unwrap()

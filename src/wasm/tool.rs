@@ -4,9 +4,8 @@ use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
-use super::json_to_js as to_js;
-use crate::json::{self, Value};
 use super::SessionIndex;
+use crate::json::{self, Value};
 use crate::tool;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -68,10 +67,16 @@ fn parse_js<'t>(text: &'t str, what: &str) -> Result<Value<'t>, JsValue> {
     json::parse(text, MAX_DEPTH).map_err(|e| invalid(&format!("{what}: {e}")))
 }
 
+/// A result the core wrote as JSON text, as a plain JS object: one `JSON.parse` (one small writer in the
+/// core instead of code generated per result type).
+fn to_js(json: &str) -> Result<JsValue, JsValue> {
+    JSON::parse(json)
+}
+
 /// A host result checked by `check`: the refusal, or `null` when there is none.
 fn refusal_js(result: &JsValue, check: fn(&Value<'_>) -> Option<tool::Refusal>) -> Result<JsValue, JsValue> {
     let text = js_text(result, "result")?;
-    check(&parse_js(&text, "result")?).map_or(Ok(JsValue::NULL), |r| to_js(&r.to_value()))
+    check(&parse_js(&text, "result")?).map_or(Ok(JsValue::NULL), |r| to_js(&r.to_json()))
 }
 
 #[wasm_bindgen]
@@ -105,7 +110,7 @@ impl SessionIndex {
                 Err(e) => tool::unreadable(&e.to_string()),
             },
         };
-        to_js(&plan.to_value())
+        to_js(&plan.to_json())
     }
 
     /// The second half of a rewind, once `branchWithSummary` returned `summaryId` and the index holds it.
@@ -121,14 +126,14 @@ impl SessionIndex {
     ) -> Result<JsValue, JsValue> {
         let text = js_text(&plan, "plan")?;
         let plan = tool::RewindPlan::from_value(&parse_js(&text, "plan")?).map_err(js_error)?;
-        to_js(&tool::finish(&mut self.inner, &plan, summary_id, now_ms).map_err(js_error)?.to_value())
+        to_js(&tool::finish(&mut self.inner, &plan, summary_id, now_ms).map_err(js_error)?.to_json())
     }
 }
 
 /// `navigate_tree`'s definition: name, texts, JSON Schema parameters, execution mode.
 #[wasm_bindgen(js_name = toolDefinition, unchecked_return_type = "ToolDefinition")]
 pub fn tool_definition() -> Result<JsValue, JsValue> {
-    to_js(&tool::definition().to_value())
+    to_js(&tool::definition().to_json())
 }
 
 /// The refusal for a failed `getApiKeyAndHeaders` result, or `null` when it resolved.
@@ -150,7 +155,7 @@ pub fn check_summary(
 /// The refusal for a summarizer that threw `message`.
 #[wasm_bindgen(js_name = summaryError, unchecked_return_type = "Refusal")]
 pub fn summary_error(message: &str) -> Result<JsValue, JsValue> {
-    to_js(&tool::summary_error(message).to_value())
+    to_js(&tool::summary_error(message).to_json())
 }
 
 /// The error text for a step that failed after the tree moved (the chain was repaired first).
