@@ -1,7 +1,6 @@
 //! Pure text helpers shared by the tool, the CLI and the viewer: the anchor-name rule, one-line
 //! previews, context-size formatting and the branch-summary boilerplate strip.
 
-use std::fmt::Write as _;
 
 use serde_json::Value;
 
@@ -90,26 +89,38 @@ pub fn format_window(context_window: f64) -> String {
 
 /// `context 30.4% → 4.1% of 200k`, or `tokens 60800 → 8200` when the window is unknown.
 pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> String {
-    if context_window > 0.0 {
-        format!(
-            "context {} → {} of {}",
-            format_pct1(before, context_window),
-            format_pct1(after, context_window),
-            format_window(context_window)
-        )
+    // Pushed piece by piece rather than `format!`: no `core::fmt` machinery in the wasm.
+    let (mut out, before, after) = if context_window > 0.0 {
+        (String::from("context "), format_pct1(before, context_window), format_pct1(after, context_window))
     } else {
-        format!("tokens {} → {}", js_string(before), js_string(after))
+        (String::from("tokens "), js_string(before), js_string(after))
+    };
+    out.push_str(&before);
+    out.push_str(" → ");
+    out.push_str(&after);
+    if context_window > 0.0 {
+        out.push_str(" of ");
+        out.push_str(&format_window(context_window));
     }
+    out
 }
 
 /// `12.3% of 200k` (or `12.3k` with no window): the context position used in tool texts.
 pub fn format_position(tokens: f64, context_window: f64) -> String {
-    let pct = format_pct1(tokens, context_window);
+    let mut pct = format_pct1(tokens, context_window);
     if context_window > 0.0 {
-        format!("{pct} of {}", format_window(context_window))
-    } else {
-        pct
+        pct.push_str(" of ");
+        pct.push_str(&format_window(context_window));
     }
+    pct
+}
+
+/// Appends `text` right-aligned in `width` characters (as `{:>width$}`, without `core::fmt`).
+pub(crate) fn pad_left(out: &mut String, text: &str, width: usize) {
+    for _ in text.chars().count()..width {
+        out.push(' ');
+    }
+    out.push_str(text);
 }
 
 /// Byte offset of the first `needle` in `text` (as `str::find` with a `&str` pattern, whose searcher
@@ -171,12 +182,10 @@ const LIST_NAME_WIDTH: usize = 28;
 /// The human `list` text shared by the tool and the CLI: a header with the count and the current
 /// context, then one aligned row per anchor (root → leaf). `warning`, when given, follows the header.
 pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f64, warning: Option<&str>) -> String {
-    let plural = if rows.len() == 1 { "" } else { "s" };
-    let mut out = format!(
-        "[list] · {} anchor{plural} · ctx {}",
-        rows.len(),
-        format_position(current_tokens, context_window)
-    );
+    let mut out = String::from("[list] · ");
+    out.push_str(&js_string(rows.len() as f64));
+    out.push_str(if rows.len() == 1 { " anchor · ctx " } else { " anchors · ctx " });
+    out.push_str(&format_position(current_tokens, context_window));
     if let Some(w) = warning {
         out.push_str(" · ");
         out.push_str(w);
@@ -188,10 +197,18 @@ pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f6
     }
     out.push_str("Anchors (root → leaf):");
     for row in rows {
-        let pct = format_pct1(row.tokens, context_window);
-        let _ = write!(out, "\n  {pct:>LIST_PCT_WIDTH$}  {:<LIST_NAME_WIDTH$}", row.name);
+        out.push_str("\n  ");
+        pad_left(&mut out, &format_pct1(row.tokens, context_window), LIST_PCT_WIDTH);
+        out.push_str("  ");
+        out.push_str(row.name);
+        // Left-aligned in the name column (as `{:<width$}`).
+        for _ in row.name.chars().count()..LIST_NAME_WIDTH {
+            out.push(' ');
+        }
         if let Some(hint) = row.hint {
-            let _ = write!(out, " (after: “{hint}”)");
+            out.push_str(" (after: “");
+            out.push_str(hint);
+            out.push_str("”)");
         }
         // Names shorter than the column leave trailing spaces when there is no hint.
         let trimmed = out.trim_end().len();

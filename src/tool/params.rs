@@ -1,7 +1,10 @@
 //! The call's parameters as the model sent them. Nothing is trusted: a field of the wrong type reads as
 //! missing, and the guards in [`super::plan`] explain what was expected.
 
+use crate::json::num::js_string;
 use crate::json::Value;
+
+use super::texts::cat;
 
 /// The operation requested.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +75,7 @@ pub(crate) fn name_problem(raw: &Value<'_>, key: &str) -> Option<String> {
     let name = match raw.get(key) {
         None => return Some("it is missing".into()),
         Some(Value::Str(s)) => s.decoded(),
-        Some(other) => return Some(format!("it is {}, not a string", json_type(other))),
+        Some(other) => return Some(not_a_string(other)),
     };
     let name: &str = &name;
     if is_valid_name(name) {
@@ -82,25 +85,30 @@ pub(crate) fn name_problem(raw: &Value<'_>, key: &str) -> Option<String> {
         return Some("it is empty".into());
     }
     if let Some(rest) = name.strip_prefix(ANCHOR_PREFIX) {
-        let hint = if is_valid_name(rest) { format!(" (send '{rest}')") } else { String::new() };
-        return Some(format!("drop the '{ANCHOR_PREFIX}' prefix, it is added for you{hint}"));
+        let mut out = cat(&["drop the '", ANCHOR_PREFIX, "' prefix, it is added for you"]);
+        if is_valid_name(rest) {
+            out.push_str(&cat(&[" (send '", rest, "')"]));
+        }
+        return Some(out);
     }
     let units = crate::js::utf16_len(name);
     if units > MAX_NAME_LENGTH {
-        return Some(format!("it is {units} characters long"));
+        return Some(cat(&["it is ", &js_string(units as f64), " characters long"]));
     }
     if let Some(c) = name.chars().find(|c| !c.is_ascii()) {
-        return Some(format!(
-            "it contains U+{:04X}, which is not ASCII (use only a-z, 0-9 and the plain hyphen U+002D)",
-            u32::from(c)
-        ));
+        return Some(cat(&[
+            "it contains ",
+            &code_point(c),
+            ", which is not ASCII (use only a-z, 0-9 and the plain hyphen U+002D)",
+        ]));
     }
     if name.bytes().any(|b| b.is_ascii_uppercase()) {
         return Some("it has uppercase letters".into());
     }
     if let Some(c) = name.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')) {
-        let shown = if c.is_ascii_graphic() { format!("'{c}'") } else { format!("U+{:04X}", u32::from(c)) };
-        return Some(format!("{shown} is not allowed"));
+        let mut shown = if c.is_ascii_graphic() { cat(&["'", c.encode_utf8(&mut [0; 4]), "'"]) } else { code_point(c) };
+        shown.push_str(" is not allowed");
+        return Some(shown);
     }
     Some("hyphens must sit between letters or digits, one at a time".into())
 }
@@ -109,8 +117,33 @@ pub(crate) fn name_problem(raw: &Value<'_>, key: &str) -> Option<String> {
 pub(crate) fn wrong_type(raw: &Value<'_>, key: &str) -> Option<String> {
     match raw.get(key) {
         None | Some(Value::Str(_)) => None,
-        Some(other) => Some(format!("it is {}, not a string", json_type(other))),
+        Some(other) => Some(not_a_string(other)),
     }
+}
+
+/// "it is a number, not a string" for a value that should have been a string.
+fn not_a_string(value: &Value<'_>) -> String {
+    cat(&["it is ", json_type(value), ", not a string"])
+}
+
+/// `U+00E9`: a character's code point as Unicode writes it (at least four uppercase hex digits).
+fn code_point(c: char) -> String {
+    let mut out = String::from("U+");
+    let code = u32::from(c);
+    // Digits from the highest non-zero nibble, and never fewer than four.
+    let mut shift = 20;
+    while shift > 12 && code >> shift == 0 {
+        shift -= 4;
+    }
+    loop {
+        let nibble = (code >> shift) & 0xF;
+        out.push(char::from_digit(nibble, 16).map_or('0', |d| d.to_ascii_uppercase()));
+        if shift == 0 {
+            break;
+        }
+        shift -= 4;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -158,6 +191,10 @@ mod tests {
         assert_eq!(problem(json!("a_b")).as_deref(), Some("'_' is not allowed"));
         assert_eq!(problem(json!("a\tb")).as_deref(), Some("U+0009 is not allowed"));
         assert!(problem(json!("a--b")).unwrap().starts_with("hyphens"));
+        assert!(problem(json!("\u{1f600}")).unwrap().starts_with("it contains U+1F600, which"));
+        assert!(problem(json!("\u{10ffff}")).unwrap().starts_with("it contains U+10FFFF, which"));
+        assert!(problem(json!("\u{e9}")).unwrap().starts_with("it contains U+00E9, which"));
+        assert_eq!(problem(json!("a\u{7f}")).as_deref(), Some("U+007F is not allowed"));
         assert!(problem(json!("-a")).unwrap().starts_with("hyphens"));
     }
 }

@@ -7,8 +7,6 @@
 //! - "before" numbers are taken at that same point, and a rewind's collapsed entries are exactly what
 //!   pi's `collectEntriesForBranchSummary(sm, leaf, target)` returns.
 
-use std::fmt::Write as _;
-
 use crate::json::Value;
 
 use crate::error::SessionError;
@@ -20,7 +18,7 @@ use super::definition::TOOL_NAME;
 use super::out::{array, JsonObject};
 use super::params::{name_problem, wrong_type, Action, Params};
 use super::synthetic::{capped_arguments, synthetic_assistant};
-use super::texts::{self, RefusalCode};
+use super::texts::{self, cat, RefusalCode};
 
 /// Shortest `summaryFocus` accepted, in characters after trimming.
 pub const MIN_FOCUS_CHARS: usize = 20;
@@ -85,7 +83,7 @@ fn field<'v, 'a>(v: &'v Value<'a>, key: &str, want: Want) -> Result<&'v Value<'a
     });
     found.ok_or_else(|| {
         let what = ["a string", "a number", "a boolean", "an object", "an array"][want as usize];
-        SessionError::InvalidArgument(format!("`{key}` must be {what}"))
+        SessionError::InvalidArgument(cat(&["`", key, "` must be ", what]))
     })
 }
 
@@ -401,7 +399,7 @@ fn refuse(code: RefusalCode, text: String) -> Plan {
 }
 
 fn full_label(name: &str) -> String {
-    format!("{ANCHOR_PREFIX}{name}")
+    cat(&[ANCHOR_PREFIX, name])
 }
 
 /// The assistant message carrying call `call_id`: the leaf, or — when calls of the same message ran
@@ -565,7 +563,7 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
         if let Some(a) = index.entry(call).assistant() {
             for (id, n) in a.tool_calls().filter(|(id, _)| *id != facts.call_id) {
                 let sep = if others.is_empty() { "" } else { ", " };
-                let _ = write!(others, "{sep}{n} ({id})");
+                others.push_str(&cat(&[sep, &n, " (", &id, ")"]));
             }
         }
         if !others.is_empty() {

@@ -64,7 +64,12 @@ fn js_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
 
 /// That text as the core's JSON value.
 fn parse_js<'t>(text: &'t str, what: &str) -> Result<Value<'t>, JsValue> {
-    json::parse(text, MAX_DEPTH).map_err(|e| invalid(&format!("{what}: {e}")))
+    json::parse(text, MAX_DEPTH).map_err(|e| {
+        let mut message = String::from(what);
+        message.push_str(": ");
+        message.push_str(&e.to_string());
+        invalid(&message)
+    })
 }
 
 /// A result the core wrote as JSON text, as a plain JS object: one `JSON.parse` (one small writer in the
