@@ -563,7 +563,7 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
         if let Some(a) = index.entry(call).assistant() {
             for (id, n) in a.tool_calls().filter(|(id, _)| *id != facts.call_id) {
                 let sep = if others.is_empty() { "" } else { ", " };
-                others.push_str(&cat(&[sep, &n, " (", &id, ")"]));
+                others.push_str(&cat(&[sep, n, " (", id, ")"]));
             }
         }
         if !others.is_empty() {
