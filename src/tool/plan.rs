@@ -172,7 +172,7 @@ impl Facts {
     }
 }
 
-/// A refused call: the text goes to the model as a failed tool result.
+/// A refused host step (credentials, summarizer): the text goes to the model as a failed tool result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
     /// Stable reason.
@@ -181,221 +181,21 @@ pub struct Refusal {
     pub text: String,
 }
 
-/// `list`: nothing to write, just the text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListPlan {
-    /// What the model reads.
-    pub text: String,
-    /// For renderers and logs (not sent to the model), as JSON text.
-    pub details: String,
-}
-
-/// `anchor`: write `label` on `entry_id`, then clear it from `move_from`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AnchorPlan {
-    /// The entry to label.
-    pub entry_id: String,
-    /// The full label (`anchor:<name>`).
-    pub label: String,
-    /// The entry that held this label on the active branch before, to clear after writing.
-    pub move_from: Option<String>,
-    /// What the model reads.
-    pub text: String,
-    /// For renderers and logs, as JSON text.
-    pub details: String,
-}
-
-/// `rewind`, first half: summarize `summarize_ids`, then `branchWithSummary(target_id, summary)` and
-/// call [`finish`]. Carried through JavaScript and handed back to [`finish`] unchanged.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RewindPlan {
-    /// The anchored entry the new branch starts from.
-    pub target_id: String,
-    /// The anchor name rewound to.
-    pub label_start: String,
-    /// The anchor name the summary gets.
-    pub label_end: String,
-    /// Entries to summarize, oldest first (pi's `collectEntriesForBranchSummary`).
-    pub summarize_ids: Vec<String>,
-    /// `customInstructions` for the summarizer: the whole focus, never truncated.
-    pub focus: String,
-    /// Estimated context before the rewind.
-    pub before_tokens: f64,
-    /// The model's context window.
-    pub context_window: f64,
-    /// The in-flight call id.
-    pub call_id: String,
-    /// The call's arguments with the focus copy capped, for the synthetic message (JSON text).
-    pub arguments: String,
-    /// The model, for the synthetic message.
-    pub model: Option<ModelFacts>,
-    /// Whether the response should carry the refresh warning.
-    pub refresh_reaches: bool,
-    /// A synthetic assistant with `totalTokens: 0`, for repairing the chain if a step after
-    /// `branchWithSummary` fails before [`finish`] could run (JSON text).
-    pub fallback_synthetic: String,
-}
-
-/// What a call does.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Plan {
-    /// Report an error to the model; write nothing.
-    Refuse(Refusal),
-    /// Show the anchors.
-    List(ListPlan),
-    /// Write an anchor label.
-    Anchor(AnchorPlan),
-    /// Summarize and branch.
-    Rewind(RewindPlan),
-}
-
-/// One label change for `pi.setLabel` (`label: None` clears).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LabelWrite {
-    /// The labelled entry.
-    pub entry_id: String,
-    /// The label, or `None` to clear.
-    pub label: Option<String>,
-}
-
-/// `rewind`, second half: what to write after `branchWithSummary`, in order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finish {
-    /// Label writes, in order (set the new one, then clear the old).
-    pub labels: Vec<LabelWrite>,
-    /// The synthetic assistant to append after the labels, as JSON text.
-    pub synthetic: String,
-    /// Estimated context at the new summary, before the synthetic.
-    pub after_tokens: f64,
-    /// What the model reads.
-    pub text: String,
-    /// For renderers and logs, as JSON text.
-    pub details: String,
-}
-
 impl Refusal {
     /// `{code, text}`, as the shim reports a refusal (JSON text).
     pub fn to_json(&self) -> String {
         let mut out = JsonObject::new();
-        self.write(&mut out);
-        out.finish()
-    }
-
-    fn write(&self, out: &mut JsonObject) {
         out.str("code", self.code.as_str()).str("text", &self.text);
-    }
-}
-
-impl RewindPlan {
-    /// The plan's members as the shim carries them (camelCase), to hand back to [`finish`] unchanged.
-    fn write(&self, out: &mut JsonObject) {
-        let model = self.model.as_ref().map(ModelFacts::to_json);
-        out.str("targetId", &self.target_id)
-            .str("labelStart", &self.label_start)
-            .str("labelEnd", &self.label_end)
-            .strs("summarizeIds", self.summarize_ids.iter().map(String::as_str))
-            .str("focus", &self.focus)
-            .num("beforeTokens", self.before_tokens)
-            .num("contextWindow", self.context_window)
-            .str("callId", &self.call_id)
-            .raw("arguments", &self.arguments)
-            .raw("model", model.as_deref().unwrap_or("null"))
-            .bool("refreshReaches", self.refresh_reaches)
-            .raw("fallbackSynthetic", &self.fallback_synthetic);
-    }
-
-    /// Reads back a plan made by [`plan`] and carried through JavaScript.
-    ///
-    /// # Errors
-    /// `InvalidArgument` naming the first field of the wrong shape.
-    pub fn from_value(v: &Value<'_>) -> Result<RewindPlan, SessionError> {
-        check(
-            v,
-            &[
-                ("summarizeIds", Want::Arr, true),
-                ("targetId", Want::Str, true),
-                ("labelStart", Want::Str, true),
-                ("labelEnd", Want::Str, true),
-                ("focus", Want::Str, true),
-                ("beforeTokens", Want::Num, true),
-                ("contextWindow", Want::Num, true),
-                ("callId", Want::Str, true),
-                ("arguments", Want::Obj, true),
-                ("refreshReaches", Want::Bool, true),
-                ("fallbackSynthetic", Want::Obj, true),
-            ],
-        )?;
-        let ids = v.get("summarizeIds").and_then(Value::as_array).unwrap_or_default();
-        if !ids.iter().all(Value::is_string) {
-            return Err(SessionError::InvalidArgument("`summarizeIds` must be strings".into()));
-        }
-        let model = model_field(v)?;
-        // Both were checked to be objects; their text is all the plan keeps of them.
-        let object = |key| v.get(key).map_or_else(String::new, Value::to_json);
-        Ok(RewindPlan {
-            target_id: text(v, "targetId"),
-            label_start: text(v, "labelStart"),
-            label_end: text(v, "labelEnd"),
-            summarize_ids: ids.iter().map(|id| id.as_str().unwrap_or_default().into_owned()).collect(),
-            focus: text(v, "focus"),
-            before_tokens: number(v, "beforeTokens", 0.0),
-            context_window: number(v, "contextWindow", 0.0),
-            call_id: text(v, "callId"),
-            arguments: object("arguments"),
-            model,
-            refresh_reaches: boolean(v, "refreshReaches", false),
-            fallback_synthetic: object("fallbackSynthetic"),
-        })
-    }
-}
-
-impl Plan {
-    /// The plan as the shim reads it, as JSON text: `{kind: "refuse" | "list" | "anchor" | "rewind", …fields}`.
-    pub fn to_json(&self) -> String {
-        let mut out = JsonObject::new();
-        match self {
-            Plan::Refuse(r) => r.write(out.str("kind", "refuse")),
-            Plan::List(l) => {
-                out.str("kind", "list").str("text", &l.text).raw("details", &l.details);
-            }
-            Plan::Anchor(a) => {
-                out.str("kind", "anchor")
-                    .str("entryId", &a.entry_id)
-                    .str("label", &a.label)
-                    .opt_str("moveFrom", a.move_from.as_deref())
-                    .str("text", &a.text)
-                    .raw("details", &a.details);
-            }
-            Plan::Rewind(r) => r.write(out.str("kind", "rewind")),
-        }
         out.finish()
     }
 }
 
-impl Finish {
-    /// `{labels: [{entryId, label}], synthetic, afterTokens, text, details}` as JSON text.
-    pub fn to_json(&self) -> String {
-        let labels: Vec<String> = self
-            .labels
-            .iter()
-            .map(|l| {
-                let mut write = JsonObject::new();
-                write.str("entryId", &l.entry_id).opt_str("label", l.label.as_deref());
-                write.finish()
-            })
-            .collect();
-        let mut out = JsonObject::new();
-        array(out.key("labels"), &labels);
-        out.raw("synthetic", &self.synthetic)
-            .num("afterTokens", self.after_tokens)
-            .str("text", &self.text)
-            .raw("details", &self.details);
-        out.finish()
-    }
-}
-
-fn refuse(code: RefusalCode, text: String) -> Plan {
-    Plan::Refuse(Refusal { code, text })
+/// The refuse plan `{kind: "refuse", code, text}`, as JSON text.
+#[inline(never)]
+fn refuse(code: RefusalCode, text: &str) -> String {
+    let mut out = JsonObject::new();
+    out.str("kind", "refuse").str("code", code.as_str()).str("text", text);
+    out.finish()
 }
 
 fn full_label(name: &str) -> String {
@@ -438,31 +238,42 @@ fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
     })
 }
 
-/// Decides what a call does. `raw_params` is the call's arguments object.
+/// Decides what a call does. `raw_params` is the call's arguments object. The plan is JSON text, as the
+/// shim reads it (see `ToolPlan` in the TypeScript types):
+/// - `{kind: "refuse", code, text}`: report `text` as a failed tool result; nothing is written;
+/// - `{kind: "list", text, details}`: just the text;
+/// - `{kind: "anchor", entryId, label, moveFrom, text, details}`: write `label` on `entryId`, then clear it
+///   from `moveFrom` (the entry that held it on the active branch before, or `null`);
+/// - `{kind: "rewind", targetId, labelStart, labelEnd, summarizeIds, focus, beforeTokens, contextWindow,
+///   callId, arguments, model, refreshReaches, fallbackSynthetic}`: summarize `summarizeIds` (oldest first,
+///   pi's `collectEntriesForBranchSummary`) with `focus` as `customInstructions`, then
+///   `branchWithSummary(targetId, summary)` and [`finish`] with this same plan. `arguments` is the call's
+///   arguments with the focus copy capped; `fallbackSynthetic` repairs the chain if a step after
+///   `branchWithSummary` fails before [`finish`] could run.
 ///
 /// # Errors
 /// Only when the index itself is inconsistent (a parent cycle); every bad input becomes a refusal.
-pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> Result<Plan, SessionError> {
+pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> Result<String, SessionError> {
     let params = Params::from_value(raw_params);
     match params.action {
-        None => Ok(refuse(RefusalCode::InvalidAction, texts::invalid_action())),
+        None => Ok(refuse(RefusalCode::InvalidAction, &texts::invalid_action())),
         Some(Action::List) => list(index, facts),
         Some(Action::Anchor) => anchor(index, &params, facts),
         Some(Action::Rewind) => rewind(index, &params, facts),
     }
 }
 
-/// The refusal for arguments that are not readable JSON at all (`problem` says why), so a call with
+/// The refusal plan for arguments that are not readable JSON at all (`problem` says why), so a call with
 /// absurd arguments gets an answer instead of an error.
-pub fn unreadable(problem: &str) -> Plan {
-    refuse(RefusalCode::InvalidArguments, texts::unreadable_arguments(problem))
+pub fn unreadable(problem: &str) -> String {
+    refuse(RefusalCode::InvalidArguments, &texts::unreadable_arguments(problem))
 }
 
 fn warning(facts_reach: bool) -> Option<String> {
     (!facts_reach).then(texts::refresh_missing)
 }
 
-fn list(index: &mut SessionIndex, facts: &Facts) -> Result<Plan, SessionError> {
+fn list(index: &mut SessionIndex, facts: &Facts) -> Result<String, SessionError> {
     let (anchors, estimate) = index.anchors_and_estimate(Leaf::Current)?;
     let current = estimate.tokens;
     let rows: Vec<ListRow<'_>> =
@@ -481,60 +292,71 @@ fn list(index: &mut SessionIndex, facts: &Facts) -> Result<Plan, SessionError> {
     details.num("count", anchors.len() as f64).num("contextTokens", current).num("contextWindow", facts.context_window);
     array(details.key("anchors"), &rows);
     details.bool("refreshReaches", facts.refresh_reaches);
-    Ok(Plan::List(ListPlan { text, details: details.finish() }))
+    let mut out = JsonObject::new();
+    out.str("kind", "list").str("text", &text).raw("details", &details.finish());
+    Ok(out.finish())
 }
 
-fn anchor(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
+/// The refusal for a name parameter that is not a valid anchor name.
+fn invalid_name(params: &Params<'_>, key: &str, action: &str) -> String {
+    let problem = name_problem(params.raw, key);
+    refuse(RefusalCode::InvalidName, &texts::invalid_name(key, action, problem.as_deref()))
+}
+
+fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Result<String, SessionError> {
     let Some(name) = params.name.as_deref().filter(|n| is_valid_name(n)) else {
-        let problem = name_problem(params.raw, "name");
-        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("name", "anchor", problem.as_deref())));
+        return Ok(invalid_name(params, "name", "anchor"));
     };
-    let Some(leaf) = index.leaf() else {
-        return Ok(refuse(RefusalCode::NothingToAnchor, texts::nothing_to_anchor()));
-    };
+    let leaf = index.leaf();
     let point = match in_flight(index, &facts.call_id) {
-        Some(call) => match index.parent_of(call) {
-            Some(p) => p,
-            None => return Ok(refuse(RefusalCode::NothingToAnchor, texts::nothing_to_anchor())),
-        },
+        Some(call) => index.parent_of(call),
         None => leaf,
+    };
+    let (Some(leaf), Some(point)) = (leaf, point) else {
+        return Ok(refuse(RefusalCode::NothingToAnchor, &texts::nothing_to_anchor()));
     };
     let label = full_label(name);
     let prior = index.find_label_on_path(&label, Some(leaf))?;
-    let move_from = prior.filter(|&p| p != point).map(|p| index.id_of(p).to_string());
     let path = index.path(Some(point))?;
     let tokens = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
     let hint = index.hint_from(point, ANCHOR_HINT_MAX);
+    // Ids are borrowed from the index once it is no longer changed.
+    let move_from = prior.filter(|&p| p != point).map(|p| index.id_of(p));
     let text = texts::anchor_set(name, tokens, facts.context_window, hint.as_deref(), move_from.is_some());
-    let entry_id = index.id_of(point).to_string();
+    let entry_id = index.id_of(point);
     let mut details = JsonObject::new();
     details
         .str("name", name)
-        .str("entryId", &entry_id)
+        .str("entryId", entry_id)
         .num("contextTokens", tokens)
         .num("contextWindow", facts.context_window)
         .opt_str("hint", hint.as_deref())
-        .opt_str("movedFrom", move_from.as_deref());
-    Ok(Plan::Anchor(AnchorPlan { entry_id, label, move_from, text, details: details.finish() }))
+        .opt_str("movedFrom", move_from);
+    let mut out = JsonObject::new();
+    out.str("kind", "anchor")
+        .str("entryId", entry_id)
+        .str("label", &label)
+        .opt_str("moveFrom", move_from)
+        .str("text", &text)
+        .raw("details", &details.finish());
+    Ok(out.finish())
 }
 
-fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
+fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Result<String, SessionError> {
     let Some(start) = params.label_start.as_deref().filter(|n| is_valid_name(n)) else {
-        let problem = name_problem(params.raw, "labelStart");
-        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelStart", "rewind", problem.as_deref())));
+        return Ok(invalid_name(params, "labelStart", "rewind"));
     };
     let Some(end) = params.label_end.as_deref().filter(|n| is_valid_name(n)) else {
-        let problem = name_problem(params.raw, "labelEnd");
-        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelEnd", "rewind", problem.as_deref())));
+        return Ok(invalid_name(params, "labelEnd", "rewind"));
     };
-    let focus = params.summary_focus.clone().unwrap_or_default();
+    let focus = params.summary_focus.as_deref().unwrap_or_default();
     let focus_units = utf16_len(focus.trim());
     if focus_units < MIN_FOCUS_CHARS {
         let problem = wrong_type(params.raw, "summaryFocus");
-        return Ok(refuse(RefusalCode::FocusTooShort, texts::focus_too_short(problem.as_deref())));
+        return Ok(refuse(RefusalCode::FocusTooShort, &texts::focus_too_short(problem.as_deref())));
     }
     if focus_units > MAX_FOCUS_CHARS {
-        return Ok(refuse(RefusalCode::FocusTooLong, texts::focus_too_long(focus_units)));
+        return Ok(refuse(RefusalCode::FocusTooLong, &texts::focus_too_long(focus_units)));
     }
     let leaf = index.leaf();
     let label = full_label(start);
@@ -542,20 +364,20 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
         let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
         let elsewhere = (0..index.len() as Slot).any(|s| index.label_of(index.id_of(s)) == Some(label.as_str()));
         let text = if elsewhere { texts::anchor_off_path(start, &rows) } else { texts::unknown_anchor(start, &rows) };
-        return Ok(refuse(RefusalCode::UnknownAnchor, text));
+        return Ok(refuse(RefusalCode::UnknownAnchor, &text));
     };
     let call = in_flight(index, &facts.call_id);
     let (collapsed, _) = index.entries_between(leaf, target)?;
     let work: Vec<Slot> = collapsed.iter().copied().filter(|&s| Some(s) != call).collect();
     if work.is_empty() {
-        return Ok(refuse(RefusalCode::AlreadyAtTarget, texts::already_at_target(start)));
+        return Ok(refuse(RefusalCode::AlreadyAtTarget, &texts::already_at_target(start)));
     }
     if let Some(code) = only_artifacts(index, &work) {
         let text = match code {
             RefusalCode::NothingToCollapse => texts::nothing_to_collapse(start),
             _ => texts::chained_rewind(start),
         };
-        return Ok(refuse(code, text));
+        return Ok(refuse(code, &text));
     }
     if let Some(call) = call {
         // Written straight into one string (no `Vec` + `join`): `name (id)` each, `, ` between.
@@ -567,7 +389,7 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
             }
         }
         if !others.is_empty() {
-            return Ok(refuse(RefusalCode::BatchedRewind, texts::batched_rewind(&others)));
+            return Ok(refuse(RefusalCode::BatchedRewind, &texts::batched_rewind(&others)));
         }
     }
     let path = index.path(leaf)?;
@@ -582,27 +404,27 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let at_target = estimates.get(target_at).map_or(0.0, |e| e.tokens);
     if before - at_target < MIN_SAVED_TOKENS {
         let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
-        return Ok(refuse(RefusalCode::TooLittleSaved, texts::too_little_saved(start, before - at_target, &rows)));
+        return Ok(refuse(RefusalCode::TooLittleSaved, &texts::too_little_saved(start, before - at_target, &rows)));
     }
-    if facts.model.is_none() {
-        return Ok(refuse(RefusalCode::NoModel, texts::no_model()));
-    }
+    let Some(model) = &facts.model else {
+        return Ok(refuse(RefusalCode::NoModel, &texts::no_model()));
+    };
     let arguments = capped_arguments(params.raw);
-    let fallback_synthetic = synthetic_assistant(&facts.call_id, &arguments, facts.model.as_ref(), 0.0, facts.now_ms);
-    Ok(Plan::Rewind(RewindPlan {
-        target_id: index.id_of(target).to_string(),
-        label_start: start.to_string(),
-        label_end: end.to_string(),
-        summarize_ids: collapsed.iter().map(|&s| index.id_of(s).to_string()).collect(),
-        focus,
-        before_tokens: before,
-        context_window: facts.context_window,
-        call_id: facts.call_id.clone(),
-        arguments,
-        model: facts.model.clone(),
-        refresh_reaches: facts.refresh_reaches,
-        fallback_synthetic,
-    }))
+    let mut out = JsonObject::new();
+    out.str("kind", "rewind")
+        .str("targetId", index.id_of(target))
+        .str("labelStart", start)
+        .str("labelEnd", end)
+        .strs("summarizeIds", collapsed.iter().map(|&s| index.id_of(s)))
+        .str("focus", focus)
+        .num("beforeTokens", before)
+        .num("contextWindow", facts.context_window)
+        .str("callId", &facts.call_id)
+        .raw("arguments", &arguments)
+        .raw("model", &model.to_json())
+        .bool("refreshReaches", facts.refresh_reaches)
+        .raw("fallbackSynthetic", &synthetic_assistant(&facts.call_id, &arguments, Some(model), 0.0, facts.now_ms));
+    Ok(out.finish())
 }
 
 /// `Some(NothingToCollapse)` when `work` holds no conversation at all, `Some(ChainedRewind)` when its only
@@ -706,46 +528,71 @@ pub fn salvage_text(step: &str, error: &str) -> String {
 }
 
 /// `rewind`, second half. Call after `branchWithSummary` returned `summary_id` and the index was fed the
-/// new entry. Numbers are taken at the summary, before anything else is appended.
+/// new entry, with the plan [`plan`] made (as JavaScript carried it back). Numbers are taken at the summary,
+/// before anything else is appended. The result is JSON text: `{labels: [{entryId, label}], synthetic,
+/// afterTokens, text, details}` — the label writes in order (set the new one, then clear the old: `label:
+/// null`), the synthetic assistant to append after them, and the estimate at the new summary.
 ///
 /// # Errors
-/// `UnknownEntry` when the index was not fed the summary entry; `Cycle` for a corrupt tree.
-pub fn finish(
-    index: &mut SessionIndex,
-    plan: &RewindPlan,
-    summary_id: &str,
-    now_ms: f64,
-) -> Result<Finish, SessionError> {
+/// `InvalidArgument` naming the first field of the plan of the wrong shape; `UnknownEntry` when the index
+/// was not fed the summary entry; `Cycle` for a corrupt tree.
+pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_ms: f64) -> Result<String, SessionError> {
+    check(
+        plan,
+        &[
+            ("summarizeIds", Want::Arr, true),
+            ("targetId", Want::Str, true),
+            ("labelStart", Want::Str, true),
+            ("labelEnd", Want::Str, true),
+            ("focus", Want::Str, true),
+            ("beforeTokens", Want::Num, true),
+            ("contextWindow", Want::Num, true),
+            ("callId", Want::Str, true),
+            ("arguments", Want::Obj, true),
+            ("refreshReaches", Want::Bool, true),
+            ("fallbackSynthetic", Want::Obj, true),
+        ],
+    )?;
+    let ids = plan.get("summarizeIds").and_then(Value::as_array).unwrap_or_default();
+    if !ids.iter().all(Value::is_string) {
+        return Err(SessionError::InvalidArgument("`summarizeIds` must be strings".into()));
+    }
+    let model = model_field(plan)?;
+    let (label_start, label_end) = (text(plan, "labelStart"), text(plan, "labelEnd"));
+    let (before, window) = (number(plan, "beforeTokens", 0.0), number(plan, "contextWindow", 0.0));
+    let refresh_reaches = boolean(plan, "refreshReaches", false);
+
     let summary = index.slot_of(summary_id).ok_or_else(|| SessionError::UnknownEntry(summary_id.into()))?;
-    let label = full_label(&plan.label_end);
-    let mut labels = vec![LabelWrite { entry_id: summary_id.to_string(), label: Some(label.clone()) }];
+    let label = full_label(&label_end);
+    let mut labels = JsonObject::new();
+    labels.str("entryId", summary_id).str("label", &label);
+    let mut labels = vec![labels.finish()];
     if let Some(parent) = index.parent_of(summary) {
         if let Some(prior) = index.find_label_on_path(&label, Some(parent))? {
-            labels.push(LabelWrite { entry_id: index.id_of(prior).to_string(), label: None });
+            let mut clear = JsonObject::new();
+            clear.str("entryId", index.id_of(prior)).raw("label", "null");
+            labels.push(clear.finish());
         }
     }
     let path = index.path(Some(summary))?;
     let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
-    let synthetic = synthetic_assistant(&plan.call_id, &plan.arguments, plan.model.as_ref(), after, now_ms);
-    let warn = warning(plan.refresh_reaches);
-    let text = texts::rewound(
-        &plan.label_start,
-        &plan.label_end,
-        plan.before_tokens,
-        after,
-        plan.context_window,
-        warn.as_deref(),
-    );
+    let arguments = plan.get("arguments").map_or_else(String::new, Value::to_json);
+    let synthetic = synthetic_assistant(&text(plan, "callId"), &arguments, model.as_ref(), after, now_ms);
+    let warn = warning(refresh_reaches);
+    let response = texts::rewound(&label_start, &label_end, before, after, window, warn.as_deref());
     let mut details = JsonObject::new();
     details
-        .str("labelStart", &plan.label_start)
-        .str("labelEnd", &plan.label_end)
-        .str("targetId", &plan.target_id)
+        .str("labelStart", &label_start)
+        .str("labelEnd", &label_end)
+        .str("targetId", &text(plan, "targetId"))
         .str("summaryId", summary_id)
-        .num("collapsedEntries", plan.summarize_ids.len() as f64)
-        .num("contextBefore", plan.before_tokens)
+        .num("collapsedEntries", ids.len() as f64)
+        .num("contextBefore", before)
         .num("contextAfter", after)
-        .num("contextWindow", plan.context_window)
-        .bool("refreshReaches", plan.refresh_reaches);
-    Ok(Finish { labels, synthetic, after_tokens: after, text, details: details.finish() })
+        .num("contextWindow", window)
+        .bool("refreshReaches", refresh_reaches);
+    let mut out = JsonObject::new();
+    array(out.key("labels"), &labels);
+    out.raw("synthetic", &synthetic).num("afterTokens", after).str("text", &response).raw("details", &details.finish());
+    Ok(out.finish())
 }

@@ -115,7 +115,7 @@ impl SessionIndex {
                 Err(e) => tool::unreadable(&e.to_string()),
             },
         };
-        to_js(&plan.to_json())
+        to_js(&plan)
     }
 
     /// The second half of a rewind, once `branchWithSummary` returned `summaryId` and the index holds it.
@@ -130,8 +130,7 @@ impl SessionIndex {
         now_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let text = js_text(&plan, "plan")?;
-        let plan = tool::RewindPlan::from_value(&parse_js(&text, "plan")?).map_err(js_error)?;
-        to_js(&tool::finish(&mut self.inner, &plan, summary_id, now_ms).map_err(js_error)?.to_json())
+        to_js(&tool::finish(&mut self.inner, &parse_js(&text, "plan")?, summary_id, now_ms).map_err(js_error)?)
     }
 }
 
