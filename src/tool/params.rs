@@ -4,7 +4,7 @@
 use crate::json::num::js_string;
 use crate::json::Value;
 
-use super::texts::cat;
+use super::texts::fill;
 
 /// The operation requested.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +72,7 @@ fn json_type(value: &Value<'_>) -> &'static str {
 /// be megabytes long or full of look-alike characters). `None` when it is valid.
 pub(crate) fn name_problem(raw: &Value<'_>, key: &str) -> Option<String> {
     use crate::text::{is_valid_name, ANCHOR_PREFIX, MAX_NAME_LENGTH};
+    const _: () = assert!(matches!(ANCHOR_PREFIX.as_bytes(), b"anchor:"), "the texts below spell the prefix out");
     let name = match raw.get(key) {
         None => return Some("it is missing".into()),
         Some(Value::Str(s)) => s.decoded(),
@@ -85,30 +86,29 @@ pub(crate) fn name_problem(raw: &Value<'_>, key: &str) -> Option<String> {
         return Some("it is empty".into());
     }
     if let Some(rest) = name.strip_prefix(ANCHOR_PREFIX) {
-        let mut out = cat(&["drop the '", ANCHOR_PREFIX, "' prefix, it is added for you"]);
-        if is_valid_name(rest) {
-            out.push_str(&cat(&[" (send '", rest, "')"]));
-        }
-        return Some(out);
+        // The prefix is `anchor:`, written out in the templates.
+        let text = if is_valid_name(rest) {
+            "drop the 'anchor:' prefix, it is added for you (send '\u{1}')"
+        } else {
+            "drop the 'anchor:' prefix, it is added for you"
+        };
+        return Some(fill(text, &[rest]));
     }
     let units = crate::js::utf16_len(name);
     if units > MAX_NAME_LENGTH {
-        return Some(cat(&["it is ", &js_string(units as f64), " characters long"]));
+        return Some(fill("it is \u{1} characters long", &[&js_string(units as f64)]));
     }
     if let Some(c) = name.chars().find(|c| !c.is_ascii()) {
-        return Some(cat(&[
-            "it contains ",
-            &code_point(c),
-            ", which is not ASCII (use only a-z, 0-9 and the plain hyphen U+002D)",
-        ]));
+        let text = "it contains \u{1}, which is not ASCII (use only a-z, 0-9 and the plain hyphen U+002D)";
+        return Some(fill(text, &[&code_point(c)]));
     }
     if name.bytes().any(|b| b.is_ascii_uppercase()) {
         return Some("it has uppercase letters".into());
     }
     if let Some(c) = name.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')) {
-        let mut shown = if c.is_ascii_graphic() { cat(&["'", c.encode_utf8(&mut [0; 4]), "'"]) } else { code_point(c) };
-        shown.push_str(" is not allowed");
-        return Some(shown);
+        let text = if c.is_ascii_graphic() { "'\u{1}' is not allowed" } else { "\u{1} is not allowed" };
+        let shown = if c.is_ascii_graphic() { String::from(c) } else { code_point(c) };
+        return Some(fill(text, &[&shown]));
     }
     Some("hyphens must sit between letters or digits, one at a time".into())
 }
@@ -123,7 +123,7 @@ pub(crate) fn wrong_type(raw: &Value<'_>, key: &str) -> Option<String> {
 
 /// "it is a number, not a string" for a value that should have been a string.
 fn not_a_string(value: &Value<'_>) -> String {
-    cat(&["it is ", json_type(value), ", not a string"])
+    fill("it is \u{1}, not a string", &[json_type(value)])
 }
 
 /// `U+00E9`: a character's code point as Unicode writes it (at least four uppercase hex digits).

@@ -18,7 +18,7 @@ use super::definition::TOOL_NAME;
 use super::out::{array, JsonObject};
 use super::params::{name_problem, wrong_type, Action, Params};
 use super::synthetic::{capped_arguments, synthetic_assistant};
-use super::texts::{self, cat, RefusalCode};
+use super::texts::{self, cat, fill, RefusalCode};
 
 /// Shortest `summaryFocus` accepted, in characters after trimming.
 pub const MIN_FOCUS_CHARS: usize = 20;
@@ -83,7 +83,7 @@ fn field<'v, 'a>(v: &'v Value<'a>, key: &str, want: Want) -> Result<&'v Value<'a
     });
     found.ok_or_else(|| {
         let what = ["a string", "a number", "a boolean", "an object", "an array"][want as usize];
-        SessionError::InvalidArgument(cat(&["`", key, "` must be ", what]))
+        SessionError::InvalidArgument(fill("`\u{1}` must be \u{2}", &[key, what]))
     })
 }
 
