@@ -7,7 +7,7 @@
 //! response text. Nothing here calls the host, reads a clock or talks to a model.
 
 mod definition;
-mod out;
+pub(crate) mod out;
 mod params;
 mod plan;
 mod synthetic;

@@ -13,9 +13,8 @@ pub mod tool;
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
-use crate::json::Value;
-use crate::obj;
 use crate::session::{self, IngestReport, Leaf};
+use crate::tool::out::{array, JsonObject};
 use error::js_error;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -24,18 +23,28 @@ const TS_INGEST: &str = r#"
 export interface IngestReport { appended: number; skipped: { line: number; reason: string }[]; warnings: string[] }
 "#;
 
-/// A core JSON value as a plain JS object: one `JSON.parse` of its text. The plugin's results cross this
-/// way (one small serializer instead of code generated per result type).
-fn json_to_js(value: &Value<'_>) -> Result<JsValue, JsValue> {
-    JSON::parse(&value.to_json())
+/// JSON text the core wrote as a plain JS object: one `JSON.parse`. The plugin's results cross this way
+/// (one small writer in the core instead of code generated per result type).
+fn json_to_js(json: &str) -> Result<JsValue, JsValue> {
+    JSON::parse(json)
 }
 
 /// An ingest report as the `IngestReport` object.
 fn report_js(r: IngestReport) -> Result<JsValue, JsValue> {
-    let skipped = r.skipped.into_iter().map(|s| obj! { "line" => s.line, "reason" => s.reason });
-    json_to_js(&obj! {
-        "appended" => r.appended, "skipped" => Value::array(skipped), "warnings" => Value::array(r.warnings),
-    })
+    let skipped: Vec<String> = r
+        .skipped
+        .iter()
+        .map(|s| {
+            let mut skip = JsonObject::new();
+            skip.num("line", s.line as f64).str("reason", &s.reason);
+            skip.finish()
+        })
+        .collect();
+    let mut out = JsonObject::new();
+    out.num("appended", r.appended as f64);
+    array(out.key("skipped"), &skipped);
+    out.strs("warnings", r.warnings.iter().map(String::as_str));
+    json_to_js(&out.finish())
 }
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.

@@ -4,6 +4,7 @@ use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
+use super::json_to_js as to_js;
 use super::SessionIndex;
 use crate::json::{self, Value};
 use crate::tool;
@@ -70,12 +71,6 @@ fn parse_js<'t>(text: &'t str, what: &str) -> Result<Value<'t>, JsValue> {
         message.push_str(&e.to_string());
         invalid(&message)
     })
-}
-
-/// A result the core wrote as JSON text, as a plain JS object: one `JSON.parse` (one small writer in the
-/// core instead of code generated per result type).
-fn to_js(json: &str) -> Result<JsValue, JsValue> {
-    JSON::parse(json)
 }
 
 /// A host result checked by `check`: the refusal, or `null` when there is none.
