@@ -1,6 +1,8 @@
 //! The call's parameters as the model sent them. Nothing is trusted: a field of the wrong type reads as
 //! missing, and the guards in [`super::plan`] explain what was expected.
 
+use std::borrow::Cow;
+
 use crate::json::num::js_string;
 use crate::json::Value;
 
@@ -23,13 +25,13 @@ pub struct Params<'r> {
     /// `action`, when it names a known operation.
     pub action: Option<Action>,
     /// `name` (anchor).
-    pub name: Option<String>,
+    pub name: Option<Cow<'r, str>>,
     /// `labelStart` (rewind).
-    pub label_start: Option<String>,
+    pub label_start: Option<Cow<'r, str>>,
     /// `labelEnd` (rewind).
-    pub label_end: Option<String>,
+    pub label_end: Option<Cow<'r, str>>,
     /// `summaryFocus` (rewind).
-    pub summary_focus: Option<String>,
+    pub summary_focus: Option<Cow<'r, str>>,
     /// The arguments as received (the synthetic assistant keeps its known fields; refusals say what
     /// was wrong with them). Borrowed: a call's arguments may be megabytes.
     pub raw: &'r Value<'r>,
@@ -38,7 +40,8 @@ pub struct Params<'r> {
 impl<'r> Params<'r> {
     /// Reads the arguments object of a tool call.
     pub fn from_value(raw: &'r Value<'r>) -> Params<'r> {
-        let text = |key: &str| raw.get(key).and_then(Value::as_str).map(std::borrow::Cow::into_owned);
+        // Borrowed from the arguments (decoded only when the text holds escapes).
+        let text = |key: &str| raw.get(key).and_then(Value::as_str);
         let action = match raw.get("action").and_then(Value::as_str).as_deref() {
             Some("anchor") => Some(Action::Anchor),
             Some("rewind") => Some(Action::Rewind),

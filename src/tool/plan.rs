@@ -7,6 +7,8 @@
 //! - "before" numbers are taken at that same point, and a rewind's collapsed entries are exactly what
 //!   pi's `collectEntriesForBranchSummary(sm, leaf, target)` returns.
 
+use std::borrow::Cow;
+
 use crate::json::Value;
 
 use crate::error::SessionError;
@@ -100,10 +102,15 @@ fn check(v: &Value<'_>, fields: &[(&str, Want, bool)]) -> Result<(), SessionErro
     Ok(())
 }
 
-/// A field [`check`]ed to be a string (empty if it is not).
+/// A field [`check`]ed to be a string (empty if it is not), borrowed unless it holds escapes.
 #[inline(never)]
+fn text_of<'v>(v: &'v Value<'_>, key: &str) -> Cow<'v, str> {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// [`text_of`], owned.
 fn text(v: &Value<'_>, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or_default().into_owned()
+    text_of(v, key).into_owned()
 }
 
 /// A field [`check`]ed to be a number (`default` if absent).
@@ -190,12 +197,20 @@ impl Refusal {
     }
 }
 
-/// The refuse plan `{kind: "refuse", code, text}`, as JSON text.
+/// The refuse plan `{kind: "refuse", code, text}`, as JSON text. Takes the text by value so that the
+/// one drop is here, not at each of the many refusals.
 #[inline(never)]
-fn refuse(code: RefusalCode, text: &str) -> String {
+#[allow(clippy::needless_pass_by_value, reason = "dropped here rather than at every call")]
+fn refuse(code: RefusalCode, text: String) -> String {
     let mut out = JsonObject::new();
-    out.str("kind", "refuse").str("code", code.as_str()).str("text", text);
+    out.str("kind", "refuse").str("code", code.as_str()).str("text", &text);
     out.finish()
+}
+
+/// The anchors on the active branch as refusals list them (see `texts::anchor_rows`).
+#[inline(never)]
+fn rows_here(index: &mut SessionIndex, window: f64) -> Result<String, SessionError> {
+    Ok(texts::anchor_rows(&index.anchors(Leaf::Current)?, window))
 }
 
 fn full_label(name: &str) -> String {
@@ -256,7 +271,7 @@ fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
 pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> Result<String, SessionError> {
     let params = Params::from_value(raw_params);
     match params.action {
-        None => Ok(refuse(RefusalCode::InvalidAction, &texts::invalid_action())),
+        None => Ok(refuse(RefusalCode::InvalidAction, texts::invalid_action())),
         Some(Action::List) => list(index, facts),
         Some(Action::Anchor) => anchor(index, &params, facts),
         Some(Action::Rewind) => rewind(index, &params, facts),
@@ -266,7 +281,7 @@ pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> 
 /// The refusal plan for arguments that are not readable JSON at all (`problem` says why), so a call with
 /// absurd arguments gets an answer instead of an error.
 pub fn unreadable(problem: &str) -> String {
-    refuse(RefusalCode::InvalidArguments, &texts::unreadable_arguments(problem))
+    refuse(RefusalCode::InvalidArguments, texts::unreadable_arguments(problem))
 }
 
 fn warning(facts_reach: bool) -> Option<String> {
@@ -300,7 +315,7 @@ fn list(index: &mut SessionIndex, facts: &Facts) -> Result<String, SessionError>
 /// The refusal for a name parameter that is not a valid anchor name.
 fn invalid_name(params: &Params<'_>, key: &str, action: &str) -> String {
     let problem = name_problem(params.raw, key);
-    refuse(RefusalCode::InvalidName, &texts::invalid_name(key, action, problem.as_deref()))
+    refuse(RefusalCode::InvalidName, texts::invalid_name(key, action, problem.as_deref()))
 }
 
 fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Result<String, SessionError> {
@@ -313,7 +328,7 @@ fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
         None => leaf,
     };
     let (Some(leaf), Some(point)) = (leaf, point) else {
-        return Ok(refuse(RefusalCode::NothingToAnchor, &texts::nothing_to_anchor()));
+        return Ok(refuse(RefusalCode::NothingToAnchor, texts::nothing_to_anchor()));
     };
     let label = full_label(name);
     let prior = index.find_label_on_path(&label, Some(leaf))?;
@@ -353,31 +368,31 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
     let focus_units = utf16_len(focus.trim());
     if focus_units < MIN_FOCUS_CHARS {
         let problem = wrong_type(params.raw, "summaryFocus");
-        return Ok(refuse(RefusalCode::FocusTooShort, &texts::focus_too_short(problem.as_deref())));
+        return Ok(refuse(RefusalCode::FocusTooShort, texts::focus_too_short(problem.as_deref())));
     }
     if focus_units > MAX_FOCUS_CHARS {
-        return Ok(refuse(RefusalCode::FocusTooLong, &texts::focus_too_long(focus_units)));
+        return Ok(refuse(RefusalCode::FocusTooLong, texts::focus_too_long(focus_units)));
     }
     let leaf = index.leaf();
     let label = full_label(start);
     let Some(target) = index.find_label_on_path(&label, leaf)? else {
-        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
+        let rows = rows_here(index, facts.context_window)?;
         let elsewhere = (0..index.len() as Slot).any(|s| index.label_of(index.id_of(s)) == Some(label.as_str()));
         let text = if elsewhere { texts::anchor_off_path(start, &rows) } else { texts::unknown_anchor(start, &rows) };
-        return Ok(refuse(RefusalCode::UnknownAnchor, &text));
+        return Ok(refuse(RefusalCode::UnknownAnchor, text));
     };
     let call = in_flight(index, &facts.call_id);
     let (collapsed, _) = index.entries_between(leaf, target)?;
     let work: Vec<Slot> = collapsed.iter().copied().filter(|&s| Some(s) != call).collect();
     if work.is_empty() {
-        return Ok(refuse(RefusalCode::AlreadyAtTarget, &texts::already_at_target(start)));
+        return Ok(refuse(RefusalCode::AlreadyAtTarget, texts::already_at_target(start)));
     }
     if let Some(code) = only_artifacts(index, &work) {
         let text = match code {
             RefusalCode::NothingToCollapse => texts::nothing_to_collapse(start),
             _ => texts::chained_rewind(start),
         };
-        return Ok(refuse(code, &text));
+        return Ok(refuse(code, text));
     }
     if let Some(call) = call {
         // Written straight into one string (no `Vec` + `join`): `name (id)` each, `, ` between.
@@ -389,7 +404,7 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
             }
         }
         if !others.is_empty() {
-            return Ok(refuse(RefusalCode::BatchedRewind, &texts::batched_rewind(&others)));
+            return Ok(refuse(RefusalCode::BatchedRewind, texts::batched_rewind(&others)));
         }
     }
     let path = index.path(leaf)?;
@@ -403,11 +418,11 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
     let target_at = path.iter().position(|&s| s == target).unwrap_or(0);
     let at_target = estimates.get(target_at).map_or(0.0, |e| e.tokens);
     if before - at_target < MIN_SAVED_TOKENS {
-        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
-        return Ok(refuse(RefusalCode::TooLittleSaved, &texts::too_little_saved(start, before - at_target, &rows)));
+        let rows = rows_here(index, facts.context_window)?;
+        return Ok(refuse(RefusalCode::TooLittleSaved, texts::too_little_saved(start, before - at_target, &rows)));
     }
     let Some(model) = &facts.model else {
-        return Ok(refuse(RefusalCode::NoModel, &texts::no_model()));
+        return Ok(refuse(RefusalCode::NoModel, texts::no_model()));
     };
     let arguments = capped_arguments(params.raw);
     let mut out = JsonObject::new();
@@ -510,21 +525,11 @@ pub fn summary_error(error: &str) -> Refusal {
 ///
 /// Anything else reads as a later step of the rewind.
 pub fn salvage_text(step: &str, error: &str) -> String {
-    match step {
-        "unchanged" => texts::rewind_not_written(error),
-        "branch-undone" | "undone" => texts::rewind_undone(error),
-        "anchor" => texts::anchor_failed(error),
-        "anchor-move" => texts::anchor_move_failed(error),
-        _ => {
-            let what = match step {
-                "branch" => "moving the tree",
-                "index" => "reading the new summary back",
-                "labels" => "writing the anchor labels",
-                _ => "a later step",
-            };
-            texts::salvaged(what, error)
-        }
-    }
+    let (text, what) = texts::SALVAGE
+        .iter()
+        .find(|(known, ..)| *known == step)
+        .map_or((texts::SALVAGED, "a later step"), |&(_, text, what)| (text, what));
+    fill(text, &[error, what])
 }
 
 /// `rewind`, second half. Call after `branchWithSummary` returned `summary_id` and the index was fed the
@@ -558,7 +563,7 @@ pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_
         return Err(SessionError::InvalidArgument("`summarizeIds` must be strings".into()));
     }
     let model = model_field(plan)?;
-    let (label_start, label_end) = (text(plan, "labelStart"), text(plan, "labelEnd"));
+    let (label_start, label_end) = (text_of(plan, "labelStart"), text_of(plan, "labelEnd"));
     let (before, window) = (number(plan, "beforeTokens", 0.0), number(plan, "contextWindow", 0.0));
     let refresh_reaches = boolean(plan, "refreshReaches", false);
 
@@ -577,14 +582,14 @@ pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_
     let path = index.path(Some(summary))?;
     let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
     let arguments = plan.get("arguments").map_or_else(String::new, Value::to_json);
-    let synthetic = synthetic_assistant(&text(plan, "callId"), &arguments, model.as_ref(), after, now_ms);
+    let synthetic = synthetic_assistant(&text_of(plan, "callId"), &arguments, model.as_ref(), after, now_ms);
     let warn = warning(refresh_reaches);
     let response = texts::rewound(&label_start, &label_end, before, after, window, warn.as_deref());
     let mut details = JsonObject::new();
     details
         .str("labelStart", &label_start)
         .str("labelEnd", &label_end)
-        .str("targetId", &text(plan, "targetId"))
+        .str("targetId", &text_of(plan, "targetId"))
         .str("summaryId", summary_id)
         .num("collapsedEntries", ids.len() as f64)
         .num("contextBefore", before)

@@ -256,43 +256,37 @@ pub(crate) fn rewound(start: &str, end: &str, before: f64, after: f64, window: f
     }
 }
 
-/// The tree moved but a later step failed; the chain was repaired before this was raised.
-pub(crate) fn salvaged(step: &str, error: &str) -> String {
-    fill(
-        "The rewind's summary was written, but \u{1} failed: \u{2}. The conversation was kept valid; check the \
-         anchors with action='list'.",
-        &[step, error],
-    )
-}
-
-pub(crate) fn rewind_not_written(error: &str) -> String {
-    fill("The rewind failed: moving the tree failed (\u{1}). The session was not changed.", &[error])
-}
-
-/// A rewind whose writes failed part-way was taken back: the conversation continues from the call.
-pub(crate) fn rewind_undone(error: &str) -> String {
-    fill(
-        "The rewind failed while writing the session (\u{1}) and was undone: the conversation continues from \
-         before it, and no earlier work was lost. Try again later; if writes keep failing, check the disk.",
-        &[error],
-    )
-}
-
-pub(crate) fn anchor_failed(error: &str) -> String {
-    fill(
+/// The texts for a host write that failed, by step (`\u{1}`: the error; `\u{2}`: what failed). See
+/// `plan::salvage_text`; a step not listed reads as [`SALVAGED`] with "a later step".
+pub(crate) const SALVAGE: [(&str, &str, &str); 8] = [
+    ("unchanged", "The rewind failed: moving the tree failed (\u{1}). The session was not changed.", ""),
+    ("branch-undone", REWIND_UNDONE, ""),
+    ("undone", REWIND_UNDONE, ""),
+    (
+        "anchor",
         "The anchor may not have been saved: writing its label failed (\u{1}). Nothing else was changed; check \
          with action='list' and set it again if it is missing.",
-        &[error],
-    )
-}
-
-pub(crate) fn anchor_move_failed(error: &str) -> String {
-    fill(
+        "",
+    ),
+    (
+        "anchor-move",
         "The anchor was set here, but clearing it from its earlier position failed (\u{1}). Check the anchors \
          with action='list'.",
-        &[error],
-    )
-}
+        "",
+    ),
+    ("branch", SALVAGED, "moving the tree"),
+    ("index", SALVAGED, "reading the new summary back"),
+    ("labels", SALVAGED, "writing the anchor labels"),
+];
+
+/// The tree moved but a later step failed; the chain was repaired before this was raised.
+pub(crate) const SALVAGED: &str = "The rewind's summary was written, but \u{2} failed: \u{1}. The conversation \
+                                   was kept valid; check the anchors with action='list'.";
+
+/// A rewind whose writes failed part-way was taken back: the conversation continues from the call.
+const REWIND_UNDONE: &str = "The rewind failed while writing the session (\u{1}) and was undone: the \
+                             conversation continues from before it, and no earlier work was lost. Try again \
+                             later; if writes keep failing, check the disk.";
 
 /// Anchor rows as in `list`: `  12.3%  name` (the percentage right-aligned in 5 characters).
 pub(crate) fn anchor_rows(anchors: &[Anchor], window: f64) -> String {
