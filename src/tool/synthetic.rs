@@ -7,10 +7,10 @@
 //! error/aborted messages keep it), and usage all zero except `totalTokens`, which carries the post-rewind
 //! estimate so the next estimate starts from the right baseline.
 
-use crate::json::{Str, Value};
+use crate::json::Value;
 
 use super::definition::TOOL_NAME;
-use super::out::{number, quote};
+use super::out::{number, quote, JsonObject};
 use super::plan::ModelFacts;
 
 /// Longest `summaryFocus` kept in the synthetic call's arguments (UTF-16 units). The summarizer always
@@ -24,19 +24,27 @@ const TRUNCATED: &str = "… [truncated]";
 pub(crate) fn capped_arguments(raw: &Value<'_>) -> String {
     const KEPT: [&str; 5] = ["action", "name", "labelStart", "labelEnd", "summaryFocus"];
     let members = raw.as_object().unwrap_or_default();
-    // Borrowed members: the object is written out at once (duplicate keys as `JSON.stringify` would).
-    let mut args: Vec<(Str<'_>, Value<'_>)> =
-        members.iter().filter(|(k, _)| KEPT.iter().any(|kept| k.eq_str(kept))).cloned().collect();
-    for (key, value) in &mut args {
-        let Value::Str(focus) = value else { continue };
-        if !key.eq_str("summaryFocus") || focus.units() <= MAX_SYNTHETIC_FOCUS {
+    // As `JSON.stringify(JSON.parse(text))` has it: each key once, where it first appears, with its last
+    // value (what `get` returns). Written straight out, nothing of the arguments is copied.
+    let mut out = JsonObject::new();
+    let mut written = [false; KEPT.len()];
+    for (key, _) in members {
+        let Some(at) = KEPT.iter().position(|kept| key.eq_str(kept)) else { continue };
+        let (Some(done), Some(name)) = (written.get_mut(at), KEPT.get(at)) else { continue };
+        if std::mem::replace(done, true) {
             continue;
         }
-        let mut kept = focus.prefix(MAX_SYNTHETIC_FOCUS).into_owned();
-        kept.push_str(TRUNCATED);
-        *value = Value::from(kept);
+        let Some(value) = raw.get(name) else { continue };
+        match value {
+            Value::Str(focus) if *name == "summaryFocus" && focus.units() > MAX_SYNTHETIC_FOCUS => {
+                let mut kept = focus.prefix(MAX_SYNTHETIC_FOCUS).into_owned();
+                kept.push_str(TRUNCATED);
+                out.str(name, &kept);
+            }
+            _ => value.write_json(out.key(name)),
+        }
     }
-    Value::Obj(args).to_json()
+    out.finish()
 }
 
 /// The synthetic assistant message (a pi `AssistantMessage`) as JSON text, ready for
@@ -93,6 +101,13 @@ mod tests {
         assert_eq!(short["summaryFocus"], "keep this");
         let extra = sj(&capped_arguments(&js(json!({"action": "rewind", "junk": "x".repeat(1 << 20), "nested": {"a": [1]}}))));
         assert_eq!(extra, json!({"action": "rewind"}));
+        // Duplicate keys (never sent through the binding, whose arguments are `JSON.stringify` output) as
+        // JavaScript's `JSON.parse` keeps them: the first position, the last value (capped if a focus).
+        let text = format!(r#"{{"name":1,"junk":0,"\u0061ction":"a","name":"n","summaryFocus":3,"summaryFocus":"{}"}}"#, long);
+        let dup = crate::json::parse(&text, 10).unwrap();
+        let args = capped_arguments(&dup);
+        assert!(args.starts_with(r#"{"name":"n","action":"a","summaryFocus":""#), "{args}");
+        assert!(args.ends_with(&format!(r#"{TRUNCATED}"}}"#)), "{args}");
     }
 
     #[test]
