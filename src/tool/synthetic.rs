@@ -103,7 +103,7 @@ mod tests {
         assert_eq!(extra, json!({"action": "rewind"}));
         // Duplicate keys (never sent through the binding, whose arguments are `JSON.stringify` output) as
         // JavaScript's `JSON.parse` keeps them: the first position, the last value (capped if a focus).
-        let text = format!(r#"{{"name":1,"junk":0,"\u0061ction":"a","name":"n","summaryFocus":3,"summaryFocus":"{}"}}"#, long);
+        let text = format!(r#"{{"name":1,"junk":0,"\u0061ction":"a","name":"n","summaryFocus":3,"summaryFocus":"{long}"}}"#);
         let dup = crate::json::parse(&text, 10).unwrap();
         let args = capped_arguments(&dup);
         assert!(args.starts_with(r#"{"name":"n","action":"a","summaryFocus":""#), "{args}");
