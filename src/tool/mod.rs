@@ -13,7 +13,7 @@ mod plan;
 mod synthetic;
 mod texts;
 
-pub use definition::{definition, definition_text_len, ToolDefinition, TOOL_NAME};
+pub use definition::{definition, definition_text_len, TOOL_NAME};
 pub use params::{Action, Params};
 pub use plan::{
     check_auth, check_summary, finish, plan, salvage_text, summary_error, unreadable, Facts, ModelFacts, Refusal,

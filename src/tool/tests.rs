@@ -636,7 +636,7 @@ mod golden {
     use crate::session::SessionIndex;
 
     pub(super) fn definition_json() -> String {
-        definition().to_json()
+        definition().into()
     }
     pub(super) fn plan_text(index: &mut SessionIndex, args: &serde_json::Value, facts: &Facts) -> String {
         plan(index, &test_json(args.clone()), facts).unwrap()

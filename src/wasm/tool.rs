@@ -132,7 +132,7 @@ impl SessionIndex {
 /// `navigate_tree`'s definition: name, texts, JSON Schema parameters, execution mode.
 #[wasm_bindgen(js_name = toolDefinition, unchecked_return_type = "ToolDefinition")]
 pub fn tool_definition() -> Result<JsValue, JsValue> {
-    to_js(&tool::definition().to_json())
+    to_js(tool::definition())
 }
 
 /// The refusal for a failed `getApiKeyAndHeaders` result, or `null` when it resolved.
