@@ -16,7 +16,7 @@ mod texts;
 pub use definition::{definition, definition_text_len, TOOL_NAME};
 pub use params::{Action, Params};
 pub use plan::{
-    check_auth, check_summary, finish, plan, salvage_text, summary_error, unreadable, Facts, ModelFacts, Refusal,
+    check_auth, check_summary, finish, plan, salvage_text, unreadable, Facts, ModelFacts, Refusal,
     MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
 };
 pub use synthetic::{synthetic_assistant, MAX_SYNTHETIC_FOCUS};

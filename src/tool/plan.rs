@@ -509,11 +509,6 @@ pub fn check_summary(result: &Value<'_>) -> Option<Refusal> {
     }
 }
 
-/// The refusal text for a thrown summarizer (an exception instead of a result).
-pub fn summary_error(error: &str) -> Refusal {
-    Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(error) }
-}
-
 /// The error text raised when a host write of a call failed. `step` names what failed:
 /// - after the rewind's tree moved and the chain was repaired with the synthetic call: `"branch"`
 ///   (`branchWithSummary` itself), `"index"` (reading the new entries back), `"labels"` (the anchor labels);

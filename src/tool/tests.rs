@@ -588,7 +588,8 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
     ] {
         put(&format!("summary {result}"), &golden::refusal_json(check_summary(&result).as_ref()));
     }
-    put("summary error", &golden::refusal_json(Some(&summary_error("thrown \u{0} here"))));
+    // A summarizer that threw: the shim sends `{ error: message }`.
+    put("summary error", &golden::refusal_json(check_summary(&json!({"error": "thrown \u{0} here"})).as_ref()));
     for step in ["unchanged", "branch-undone", "undone", "anchor", "anchor-move", "branch", "index", "labels", "other"] {
         put(&format!("salvage {step}"), &salvage_text(step, "EIO: \"disk\""));
     }

@@ -143,18 +143,13 @@ pub fn check_auth(
     refusal_js(&result, tool::check_auth)
 }
 
-/// The refusal for an unusable summarizer result (`aborted`, `error`, empty), or `null`.
+/// The refusal for an unusable summarizer result (`aborted`, `error`, empty), or `null`. A summarizer that
+/// threw is `{ error: message }`.
 #[wasm_bindgen(js_name = checkSummary, unchecked_return_type = "Refusal | null")]
 pub fn check_summary(
     #[wasm_bindgen(unchecked_param_type = "{ summary?: string; aborted?: boolean; error?: string }")] result: JsValue,
 ) -> Result<JsValue, JsValue> {
     refusal_js(&result, tool::check_summary)
-}
-
-/// The refusal for a summarizer that threw `message`.
-#[wasm_bindgen(js_name = summaryError, unchecked_return_type = "Refusal")]
-pub fn summary_error(message: &str) -> Result<JsValue, JsValue> {
-    to_js(&tool::summary_error(message).to_json())
 }
 
 /// The error text for a step that failed after the tree moved (the chain was repaired first).
