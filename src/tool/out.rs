@@ -102,14 +102,12 @@ pub(crate) fn number(out: &mut String, x: f64) {
     }
 }
 
-/// Appends `items` (each already JSON text) as an array.
-pub(crate) fn array(out: &mut String, items: &[String]) {
-    out.push('[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(item);
+/// Appends `item` (JSON text) to the array `out` ends in, opened with `[` (close it with `]`): items are
+/// written as they are made, without collecting them first.
+#[inline(never)]
+pub(crate) fn push_item(out: &mut String, item: &str) {
+    if !out.ends_with('[') {
+        out.push(',');
     }
-    out.push(']');
+    out.push_str(item);
 }

@@ -17,7 +17,7 @@ use crate::session::{cumulative, Kind, Leaf, RoleKind, SessionIndex, Slot, StopR
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
-use super::out::{array, JsonObject};
+use super::out::{push_item, JsonObject};
 use super::params::{name_problem, wrong_type, Action, Params};
 use super::synthetic::{capped_arguments, synthetic_assistant};
 use super::texts::{self, cat, fill, RefusalCode};
@@ -295,17 +295,16 @@ fn list(index: &mut SessionIndex, facts: &Facts) -> Result<String, SessionError>
         anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
     let warn = warning(facts.refresh_reaches);
     let text = format_list(&rows, current, facts.context_window, warn.as_deref());
-    let rows: Vec<String> = anchors
-        .iter()
-        .map(|a| {
-            let mut row = JsonObject::new();
-            row.str("name", &a.name).str("entryId", index.id_of(a.slot)).num("tokens", a.tokens).opt_str("hint", a.hint.as_deref());
-            row.finish()
-        })
-        .collect();
     let mut details = JsonObject::new();
     details.num("count", anchors.len() as f64).num("contextTokens", current).num("contextWindow", facts.context_window);
-    array(details.key("anchors"), &rows);
+    let rows = details.key("anchors");
+    rows.push('[');
+    for a in &anchors {
+        let mut row = JsonObject::new();
+        row.str("name", &a.name).str("entryId", index.id_of(a.slot)).num("tokens", a.tokens).opt_str("hint", a.hint.as_deref());
+        push_item(rows, &row.finish());
+    }
+    rows.push(']');
     details.bool("refreshReaches", facts.refresh_reaches);
     let mut out = JsonObject::new();
     out.str("kind", "list").str("text", &text).raw("details", &details.finish());
@@ -564,16 +563,10 @@ pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_
 
     let summary = index.slot_of(summary_id).ok_or_else(|| SessionError::UnknownEntry(summary_id.into()))?;
     let label = full_label(&label_end);
-    let mut labels = JsonObject::new();
-    labels.str("entryId", summary_id).str("label", &label);
-    let mut labels = vec![labels.finish()];
-    if let Some(parent) = index.parent_of(summary) {
-        if let Some(prior) = index.find_label_on_path(&label, Some(parent))? {
-            let mut clear = JsonObject::new();
-            clear.str("entryId", index.id_of(prior)).raw("label", "null");
-            labels.push(clear.finish());
-        }
-    }
+    let prior = match index.parent_of(summary) {
+        Some(parent) => index.find_label_on_path(&label, Some(parent))?,
+        None => None,
+    };
     let path = index.path(Some(summary))?;
     let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
     let arguments = plan.get("arguments").map_or_else(String::new, Value::to_json);
@@ -592,7 +585,17 @@ pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_
         .num("contextWindow", window)
         .bool("refreshReaches", refresh_reaches);
     let mut out = JsonObject::new();
-    array(out.key("labels"), &labels);
+    let labels = out.key("labels");
+    labels.push('[');
+    let mut write = JsonObject::new();
+    write.str("entryId", summary_id).str("label", &label);
+    push_item(labels, &write.finish());
+    if let Some(prior) = prior {
+        let mut clear = JsonObject::new();
+        clear.str("entryId", index.id_of(prior)).raw("label", "null");
+        push_item(labels, &clear.finish());
+    }
+    labels.push(']');
     out.raw("synthetic", &synthetic).num("afterTokens", after).str("text", &response).raw("details", &details.finish());
     Ok(out.finish())
 }

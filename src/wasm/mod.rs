@@ -14,7 +14,7 @@ use js_sys::{Array, JsString, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
 use crate::session::{self, IngestReport, Leaf};
-use crate::tool::out::{array, JsonObject};
+use crate::tool::out::{push_item, JsonObject};
 use error::js_error;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -31,18 +31,16 @@ fn json_to_js(json: &str) -> Result<JsValue, JsValue> {
 
 /// An ingest report as the `IngestReport` object.
 fn report_js(r: IngestReport) -> Result<JsValue, JsValue> {
-    let skipped: Vec<String> = r
-        .skipped
-        .iter()
-        .map(|s| {
-            let mut skip = JsonObject::new();
-            skip.num("line", s.line as f64).str("reason", &s.reason);
-            skip.finish()
-        })
-        .collect();
     let mut out = JsonObject::new();
     out.num("appended", r.appended as f64);
-    array(out.key("skipped"), &skipped);
+    let skipped = out.key("skipped");
+    skipped.push('[');
+    for s in &r.skipped {
+        let mut skip = JsonObject::new();
+        skip.num("line", s.line as f64).str("reason", &s.reason);
+        push_item(skipped, &skip.finish());
+    }
+    skipped.push(']');
     out.strs("warnings", r.warnings.iter().map(String::as_str));
     json_to_js(&out.finish())
 }
