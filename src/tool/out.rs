@@ -6,28 +6,32 @@
 
 use crate::json::{num, Str};
 
-/// A JSON object being written: `{`, then `"key":value` members, then [`JsonObject::finish`].
-pub(crate) struct JsonObject {
-    text: String,
+/// A JSON object being written at the end of a string: `{` ([`JsonObject::open`]), `"key":value` members,
+/// `}` ([`JsonObject::close`]). Objects nested in it are opened on the text of their member
+/// (`JsonObject::open(out.key("details"))`), so the whole result is written into one string.
+pub(crate) struct JsonObject<'o> {
+    text: &'o mut String,
 }
 
-impl JsonObject {
-    /// An object with no members yet.
-    pub(crate) fn new() -> Self {
-        JsonObject { text: String::from("{") }
+impl<'o> JsonObject<'o> {
+    /// Starts an object at the end of `text`.
+    #[inline(never)]
+    pub(crate) fn open(text: &'o mut String) -> Self {
+        text.push('{');
+        JsonObject { text }
     }
 
     /// Starts member `key` (a plain ASCII name, written as is) and returns the text to write its value to.
     #[inline(never)]
     pub(crate) fn key(&mut self, key: &str) -> &mut String {
-        // Only `{` so far means this is the first member.
-        if self.text.len() > 1 {
+        // Right after `{` is the first member; every value ends in something else.
+        if !self.text.ends_with('{') {
             self.text.push(',');
         }
         self.text.push('"');
         self.text.push_str(key);
         self.text.push_str("\":");
-        &mut self.text
+        self.text
     }
 
     /// Member `key`: a string.
@@ -65,25 +69,20 @@ impl JsonObject {
         self
     }
 
-    /// Member `key`: an array of strings.
-    pub(crate) fn strs<'s>(&mut self, key: &str, items: impl Iterator<Item = &'s str>) -> &mut Self {
-        let out = self.key(key);
-        out.push('[');
-        for (i, item) in items.enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            quote(out, item);
-        }
-        out.push(']');
-        self
-    }
-
-    /// The object's text.
-    pub(crate) fn finish(mut self) -> String {
+    /// Ends the object.
+    pub(crate) fn close(self) {
         self.text.push('}');
-        self.text
     }
+}
+
+/// Starts the next item of the array `out` ends in (opened with `[`; close it with `]`) and returns `out`
+/// to write the item to: items are written as they are made, without collecting them first.
+#[inline(never)]
+pub(crate) fn item(out: &mut String) -> &mut String {
+    if !out.ends_with('[') {
+        out.push(',');
+    }
+    out
 }
 
 /// Appends `JSON.stringify(s)`.
@@ -100,14 +99,4 @@ pub(crate) fn number(out: &mut String, x: f64) {
     } else {
         out.push_str("null");
     }
-}
-
-/// Appends `item` (JSON text) to the array `out` ends in, opened with `[` (close it with `]`): items are
-/// written as they are made, without collecting them first.
-#[inline(never)]
-pub(crate) fn push_item(out: &mut String, item: &str) {
-    if !out.ends_with('[') {
-        out.push(',');
-    }
-    out.push_str(item);
 }

@@ -17,7 +17,7 @@ use crate::session::{cumulative, Kind, Leaf, RoleKind, SessionIndex, Slot, StopR
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
-use super::out::{push_item, JsonObject};
+use super::out::{item, quote, JsonObject};
 use super::params::{name_problem, wrong_type, Action, Params};
 use super::synthetic::{capped_arguments, synthetic_assistant};
 use super::texts::{self, cat, fill, RefusalCode};
@@ -133,11 +133,11 @@ impl ModelFacts {
         Ok(ModelFacts { api: text(v, "api"), provider: text(v, "provider"), id: text(v, "id") })
     }
 
-    /// `{api, provider, id}` as JSON text.
-    fn to_json(&self) -> String {
-        let mut out = JsonObject::new();
-        out.str("api", &self.api).str("provider", &self.provider).str("id", &self.id);
-        out.finish()
+    /// Writes `{api, provider, id}` to `out`.
+    fn write(&self, out: &mut String) {
+        let mut model = JsonObject::open(out);
+        model.str("api", &self.api).str("provider", &self.provider).str("id", &self.id);
+        model.close();
     }
 }
 
@@ -191,9 +191,11 @@ pub struct Refusal {
 impl Refusal {
     /// `{code, text}`, as the shim reports a refusal (JSON text).
     pub fn to_json(&self) -> String {
-        let mut out = JsonObject::new();
+        let mut text = String::new();
+        let mut out = JsonObject::open(&mut text);
         out.str("code", self.code.as_str()).str("text", &self.text);
-        out.finish()
+        out.close();
+        text
     }
 }
 
@@ -202,9 +204,11 @@ impl Refusal {
 #[inline(never)]
 #[allow(clippy::needless_pass_by_value, reason = "dropped here rather than at every call")]
 fn refuse(code: RefusalCode, text: String) -> String {
-    let mut out = JsonObject::new();
+    let mut plan = String::new();
+    let mut out = JsonObject::open(&mut plan);
     out.str("kind", "refuse").str("code", code.as_str()).str("text", &text);
-    out.finish()
+    out.close();
+    plan
 }
 
 /// The anchors on the active branch as refusals list them (see `texts::anchor_rows`).
@@ -295,20 +299,23 @@ fn list(index: &mut SessionIndex, facts: &Facts) -> Result<String, SessionError>
         anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
     let warn = warning(facts.refresh_reaches);
     let text = format_list(&rows, current, facts.context_window, warn.as_deref());
-    let mut details = JsonObject::new();
+    let mut plan = String::new();
+    let mut out = JsonObject::open(&mut plan);
+    out.str("kind", "list").str("text", &text);
+    let mut details = JsonObject::open(out.key("details"));
     details.num("count", anchors.len() as f64).num("contextTokens", current).num("contextWindow", facts.context_window);
     let rows = details.key("anchors");
     rows.push('[');
     for a in &anchors {
-        let mut row = JsonObject::new();
+        let mut row = JsonObject::open(item(rows));
         row.str("name", &a.name).str("entryId", index.id_of(a.slot)).num("tokens", a.tokens).opt_str("hint", a.hint.as_deref());
-        push_item(rows, &row.finish());
+        row.close();
     }
     rows.push(']');
     details.bool("refreshReaches", facts.refresh_reaches);
-    let mut out = JsonObject::new();
-    out.str("kind", "list").str("text", &text).raw("details", &details.finish());
-    Ok(out.finish())
+    details.close();
+    out.close();
+    Ok(plan)
 }
 
 /// The refusal for a name parameter that is not a valid anchor name.
@@ -338,7 +345,14 @@ fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
     let move_from = prior.filter(|&p| p != point).map(|p| index.id_of(p));
     let text = texts::anchor_set(name, tokens, facts.context_window, hint.as_deref(), move_from.is_some());
     let entry_id = index.id_of(point);
-    let mut details = JsonObject::new();
+    let mut plan = String::new();
+    let mut out = JsonObject::open(&mut plan);
+    out.str("kind", "anchor")
+        .str("entryId", entry_id)
+        .str("label", &label)
+        .opt_str("moveFrom", move_from)
+        .str("text", &text);
+    let mut details = JsonObject::open(out.key("details"));
     details
         .str("name", name)
         .str("entryId", entry_id)
@@ -346,14 +360,9 @@ fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
         .num("contextWindow", facts.context_window)
         .opt_str("hint", hint.as_deref())
         .opt_str("movedFrom", move_from);
-    let mut out = JsonObject::new();
-    out.str("kind", "anchor")
-        .str("entryId", entry_id)
-        .str("label", &label)
-        .opt_str("moveFrom", move_from)
-        .str("text", &text)
-        .raw("details", &details.finish());
-    Ok(out.finish())
+    details.close();
+    out.close();
+    Ok(plan)
 }
 
 fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Result<String, SessionError> {
@@ -424,21 +433,25 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
         return Ok(refuse(RefusalCode::NoModel, texts::no_model()));
     };
     let arguments = capped_arguments(params.raw);
-    let mut out = JsonObject::new();
-    out.str("kind", "rewind")
-        .str("targetId", index.id_of(target))
-        .str("labelStart", start)
-        .str("labelEnd", end)
-        .strs("summarizeIds", collapsed.iter().map(|&s| index.id_of(s)))
-        .str("focus", focus)
+    let mut plan = String::new();
+    let mut out = JsonObject::open(&mut plan);
+    out.str("kind", "rewind").str("targetId", index.id_of(target)).str("labelStart", start).str("labelEnd", end);
+    let ids = out.key("summarizeIds");
+    ids.push('[');
+    for &s in &collapsed {
+        quote(item(ids), index.id_of(s));
+    }
+    ids.push(']');
+    out.str("focus", focus)
         .num("beforeTokens", before)
         .num("contextWindow", facts.context_window)
         .str("callId", &facts.call_id)
-        .raw("arguments", &arguments)
-        .raw("model", &model.to_json())
-        .bool("refreshReaches", facts.refresh_reaches)
+        .raw("arguments", &arguments);
+    model.write(out.key("model"));
+    out.bool("refreshReaches", facts.refresh_reaches)
         .raw("fallbackSynthetic", &synthetic_assistant(&facts.call_id, &arguments, Some(model), 0.0, facts.now_ms));
-    Ok(out.finish())
+    out.close();
+    Ok(plan)
 }
 
 /// `Some(NothingToCollapse)` when `work` holds no conversation at all, `Some(ChainedRewind)` when its only
@@ -573,7 +586,21 @@ pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_
     let synthetic = synthetic_assistant(&text_of(plan, "callId"), &arguments, model.as_ref(), after, now_ms);
     let warn = warning(refresh_reaches);
     let response = texts::rewound(&label_start, &label_end, before, after, window, warn.as_deref());
-    let mut details = JsonObject::new();
+    let mut result = String::new();
+    let mut out = JsonObject::open(&mut result);
+    let labels = out.key("labels");
+    labels.push('[');
+    let mut write = JsonObject::open(item(labels));
+    write.str("entryId", summary_id).str("label", &label);
+    write.close();
+    if let Some(prior) = prior {
+        let mut clear = JsonObject::open(item(labels));
+        clear.str("entryId", index.id_of(prior)).raw("label", "null");
+        clear.close();
+    }
+    labels.push(']');
+    out.raw("synthetic", &synthetic).num("afterTokens", after).str("text", &response);
+    let mut details = JsonObject::open(out.key("details"));
     details
         .str("labelStart", &label_start)
         .str("labelEnd", &label_end)
@@ -584,18 +611,7 @@ pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_
         .num("contextAfter", after)
         .num("contextWindow", window)
         .bool("refreshReaches", refresh_reaches);
-    let mut out = JsonObject::new();
-    let labels = out.key("labels");
-    labels.push('[');
-    let mut write = JsonObject::new();
-    write.str("entryId", summary_id).str("label", &label);
-    push_item(labels, &write.finish());
-    if let Some(prior) = prior {
-        let mut clear = JsonObject::new();
-        clear.str("entryId", index.id_of(prior)).raw("label", "null");
-        push_item(labels, &clear.finish());
-    }
-    labels.push(']');
-    out.raw("synthetic", &synthetic).num("afterTokens", after).str("text", &response).raw("details", &details.finish());
-    Ok(out.finish())
+    details.close();
+    out.close();
+    Ok(result)
 }

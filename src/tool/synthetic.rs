@@ -26,7 +26,8 @@ pub(crate) fn capped_arguments(raw: &Value<'_>) -> String {
     let members = raw.as_object().unwrap_or_default();
     // As `JSON.stringify(JSON.parse(text))` has it: each key once, where it first appears, with its last
     // value (what `get` returns). Written straight out, nothing of the arguments is copied.
-    let mut out = JsonObject::new();
+    let mut text = String::new();
+    let mut out = JsonObject::open(&mut text);
     let mut written = [false; KEPT.len()];
     for (key, _) in members {
         let Some(at) = KEPT.iter().position(|kept| key.eq_str(kept)) else { continue };
@@ -44,7 +45,8 @@ pub(crate) fn capped_arguments(raw: &Value<'_>) -> String {
             _ => value.write_json(out.key(name)),
         }
     }
-    out.finish()
+    out.close();
+    text
 }
 
 /// The synthetic assistant message (a pi `AssistantMessage`) as JSON text, ready for

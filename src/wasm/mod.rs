@@ -14,7 +14,7 @@ use js_sys::{Array, JsString, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
 use crate::session::{self, IngestReport, Leaf};
-use crate::tool::out::{push_item, JsonObject};
+use crate::tool::out::{item, quote, JsonObject};
 use error::js_error;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -31,18 +31,25 @@ fn json_to_js(json: &str) -> Result<JsValue, JsValue> {
 
 /// An ingest report as the `IngestReport` object.
 fn report_js(r: IngestReport) -> Result<JsValue, JsValue> {
-    let mut out = JsonObject::new();
+    let mut text = String::new();
+    let mut out = JsonObject::open(&mut text);
     out.num("appended", r.appended as f64);
     let skipped = out.key("skipped");
     skipped.push('[');
     for s in &r.skipped {
-        let mut skip = JsonObject::new();
+        let mut skip = JsonObject::open(item(skipped));
         skip.num("line", s.line as f64).str("reason", &s.reason);
-        push_item(skipped, &skip.finish());
+        skip.close();
     }
     skipped.push(']');
-    out.strs("warnings", r.warnings.iter().map(String::as_str));
-    json_to_js(&out.finish())
+    let warnings = out.key("warnings");
+    warnings.push('[');
+    for w in &r.warnings {
+        quote(item(warnings), w);
+    }
+    warnings.push(']');
+    out.close();
+    json_to_js(&text)
 }
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.
