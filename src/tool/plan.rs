@@ -19,7 +19,7 @@ use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 use super::definition::TOOL_NAME;
 use super::out::{item, quote, JsonObject};
 use super::params::{name_problem, wrong_type, Action, Params};
-use super::synthetic::{capped_arguments, synthetic_assistant};
+use super::synthetic::{capped_arguments, write_synthetic};
 use super::texts::{self, cat, fill, RefusalCode};
 
 /// Shortest `summaryFocus` accepted, in characters after trimming.
@@ -448,8 +448,8 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
         .str("callId", &facts.call_id)
         .raw("arguments", &arguments);
     model.write(out.key("model"));
-    out.bool("refreshReaches", facts.refresh_reaches)
-        .raw("fallbackSynthetic", &synthetic_assistant(&facts.call_id, &arguments, Some(model), 0.0, facts.now_ms));
+    out.bool("refreshReaches", facts.refresh_reaches);
+    write_synthetic(out.key("fallbackSynthetic"), &facts.call_id, &arguments, Some(model), 0.0, facts.now_ms);
     out.close();
     Ok(plan)
 }
@@ -583,7 +583,6 @@ pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_
     let path = index.path(Some(summary))?;
     let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
     let arguments = plan.get("arguments").map_or_else(String::new, Value::to_json);
-    let synthetic = synthetic_assistant(&text_of(plan, "callId"), &arguments, model.as_ref(), after, now_ms);
     let warn = warning(refresh_reaches);
     let response = texts::rewound(&label_start, &label_end, before, after, window, warn.as_deref());
     let mut result = String::new();
@@ -599,7 +598,8 @@ pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_
         clear.close();
     }
     labels.push(']');
-    out.raw("synthetic", &synthetic).num("afterTokens", after).str("text", &response);
+    write_synthetic(out.key("synthetic"), &text_of(plan, "callId"), &arguments, model.as_ref(), after, now_ms);
+    out.num("afterTokens", after).str("text", &response);
     let mut details = JsonObject::open(out.key("details"));
     details
         .str("labelStart", &label_start)

@@ -59,25 +59,38 @@ pub fn synthetic_assistant(
     total_tokens: f64,
     now_ms: f64,
 ) -> String {
-    let mut out = String::from(r#"{"role":"assistant","content":[{"type":"toolCall","id":"#);
-    quote(&mut out, call_id);
+    let mut out = String::new();
+    write_synthetic(&mut out, call_id, arguments, model, total_tokens, now_ms);
+    out
+}
+
+/// Appends [`synthetic_assistant`] to `out` (the plan and the finish write it in place).
+pub(crate) fn write_synthetic(
+    out: &mut String,
+    call_id: &str,
+    arguments: &str,
+    model: Option<&ModelFacts>,
+    total_tokens: f64,
+    now_ms: f64,
+) {
+    out.push_str(r#"{"role":"assistant","content":[{"type":"toolCall","id":"#);
+    quote(out, call_id);
     out.push_str(r#","name":""#);
     out.push_str(TOOL_NAME);
     out.push_str(r#"","arguments":"#);
     out.push_str(arguments);
     let (api, provider, id) = model.map_or(("unknown", "unknown", "unknown"), |m| (m.api.as_str(), m.provider.as_str(), m.id.as_str()));
     out.push_str(r#"}],"api":"#);
-    quote(&mut out, api);
+    quote(out, api);
     out.push_str(r#","provider":"#);
-    quote(&mut out, provider);
+    quote(out, provider);
     out.push_str(r#","model":"#);
-    quote(&mut out, id);
+    quote(out, id);
     out.push_str(r#","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":"#);
-    number(&mut out, total_tokens);
+    number(out, total_tokens);
     out.push_str(r#","cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":"#);
-    number(&mut out, now_ms);
+    number(out, now_ms);
     out.push('}');
-    out
 }
 
 #[cfg(test)]
