@@ -211,8 +211,12 @@ pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f6
             out.push_str("”)");
         }
         // Names shorter than the column leave trailing spaces when there is no hint.
+        // Popped rather than `truncate`d: `truncate` asserts a char boundary, a panic site (and its
+        // message formatting) in the wasm.
         let trimmed = out.trim_end().len();
-        out.truncate(trimmed);
+        while out.len() > trimmed {
+            out.pop();
+        }
     }
     out
 }
