@@ -50,7 +50,7 @@ pub(crate) fn capped_arguments(raw: &Value<'_>) -> String {
 }
 
 /// The synthetic assistant message (a pi `AssistantMessage`) as JSON text, ready for
-/// `sessionManager.appendMessage`. `arguments` is JSON text (see [`capped_arguments`]); `now_ms` comes
+/// `sessionManager.appendMessage`. `arguments` is JSON text (the call's arguments as the synthetic call keeps them); `now_ms` comes
 /// from the caller: the core reads no clock.
 pub fn synthetic_assistant(
     call_id: &str,

@@ -17,7 +17,7 @@ pub enum RefusalCode {
     InvalidName,
     /// `summaryFocus` is missing or too short.
     FocusTooShort,
-    /// `summaryFocus` is longer than [`MAX_FOCUS_CHARS`].
+    /// `summaryFocus` is longer than [`MAX_FOCUS_CHARS`](super::MAX_FOCUS_CHARS).
     FocusTooLong,
     /// The session has no entry to anchor yet.
     NothingToAnchor,
@@ -31,7 +31,7 @@ pub enum RefusalCode {
     ChainedRewind,
     /// The rewind shares its assistant message with other tool calls.
     BatchedRewind,
-    /// The rewind would free fewer than [`MIN_SAVED_TOKENS`] estimated tokens.
+    /// The rewind would free fewer than [`MIN_SAVED_TOKENS`](super::MIN_SAVED_TOKENS) estimated tokens.
     TooLittleSaved,
     /// No model is configured to write the summary.
     NoModel,
