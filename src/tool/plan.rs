@@ -288,8 +288,8 @@ pub fn unreadable(problem: &str) -> String {
     refuse(RefusalCode::InvalidArguments, texts::unreadable_arguments(problem))
 }
 
-fn warning(facts_reach: bool) -> Option<String> {
-    (!facts_reach).then(texts::refresh_missing)
+fn warning(facts_reach: bool) -> Option<&'static str> {
+    (!facts_reach).then_some(texts::REFRESH_MISSING)
 }
 
 fn list(index: &mut SessionIndex, facts: &Facts) -> Result<String, SessionError> {
@@ -298,7 +298,7 @@ fn list(index: &mut SessionIndex, facts: &Facts) -> Result<String, SessionError>
     let rows: Vec<ListRow<'_>> =
         anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
     let warn = warning(facts.refresh_reaches);
-    let text = format_list(&rows, current, facts.context_window, warn.as_deref());
+    let text = format_list(&rows, current, facts.context_window, warn);
     let mut plan = String::new();
     let mut out = JsonObject::open(&mut plan);
     out.str("kind", "list").str("text", &text);
@@ -584,7 +584,7 @@ pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_
     let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
     let arguments = plan.get("arguments").map_or_else(String::new, Value::to_json);
     let warn = warning(refresh_reaches);
-    let response = texts::rewound(&label_start, &label_end, before, after, window, warn.as_deref());
+    let response = texts::rewound(&label_start, &label_end, before, after, window, warn);
     let mut result = String::new();
     let mut out = JsonObject::open(&mut result);
     let labels = out.key("labels");

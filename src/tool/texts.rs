@@ -222,11 +222,9 @@ pub(crate) fn summary_failed(error: &str) -> String {
 }
 
 /// Warning when the host would not show the rewound context before the next user prompt.
-pub(crate) fn refresh_missing() -> String {
-    "⚠ this pi did not give the extension a way to refresh the running request's context: the rewind is \
-     saved, but the model may see the old context until the next user prompt. Run /reload or restart pi."
-        .into()
-}
+pub(crate) const REFRESH_MISSING: &str = "⚠ this pi did not give the extension a way to refresh the running \
+     request's context: the rewind is saved, but the model may see the old context until the next user \
+     prompt. Run /reload or restart pi.";
 
 pub(crate) fn anchor_set(name: &str, tokens: f64, window: f64, hint: Option<&str>, moved: bool) -> String {
     let (hint, hinted) = match hint {
