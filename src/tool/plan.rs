@@ -391,11 +391,11 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
     };
     let call = in_flight(index, &facts.call_id);
     let (collapsed, _) = index.entries_between(leaf, target)?;
-    let work: Vec<Slot> = collapsed.iter().copied().filter(|&s| Some(s) != call).collect();
-    if work.is_empty() {
+    // The work to collapse is `collapsed` without the call itself (walked in place, not copied).
+    if collapsed.iter().all(|&s| Some(s) == call) {
         return Ok(refuse(RefusalCode::AlreadyAtTarget, texts::already_at_target(start)));
     }
-    if let Some(code) = only_artifacts(index, &work) {
+    if let Some(code) = only_artifacts(index, &collapsed, call) {
         let text = match code {
             RefusalCode::NothingToCollapse => texts::nothing_to_collapse(start),
             _ => texts::chained_rewind(start),
@@ -454,12 +454,13 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
     Ok(plan)
 }
 
-/// `Some(NothingToCollapse)` when `work` holds no conversation at all, `Some(ChainedRewind)` when its only
-/// conversation is what earlier rewinds wrote (their summaries, synthetic calls and those calls' results).
-fn only_artifacts(index: &SessionIndex, work: &[Slot]) -> Option<RefusalCode> {
+/// `Some(NothingToCollapse)` when the work (`collapsed` but the in-flight `call`) holds no conversation at
+/// all, `Some(ChainedRewind)` when its only conversation is what earlier rewinds wrote (their summaries,
+/// synthetic calls and those calls' results).
+fn only_artifacts(index: &SessionIndex, collapsed: &[Slot], call: Option<Slot>) -> Option<RefusalCode> {
     let mut artifacts = false;
     let mut after_synthetic = false;
-    for &s in work {
+    for &s in collapsed.iter().filter(|&&s| Some(s) != call) {
         let entry = index.entry(s);
         match entry.kind() {
             Kind::Message(RoleKind::ToolResult) if after_synthetic => artifacts = true,
