@@ -308,7 +308,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
         streamFn: host.streamFunction(sm),
       });
     } catch (error) {
-      return refuse(toolCallId, current.api.summaryError(messageOf(error)));
+      return refuse(toolCallId, current.api.checkSummary({ error: String(messageOf(error)) }));
     }
     const summaryRefusal = current.api.checkSummary({ summary: outcome.summary, aborted: outcome.aborted, error: outcome.error });
     if (summaryRefusal) return refuse(toolCallId, summaryRefusal);

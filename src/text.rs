@@ -1,8 +1,8 @@
 //! Pure text helpers shared by the tool, the CLI and the viewer: the anchor-name rule, one-line
 //! previews, context-size formatting and the branch-summary boilerplate strip.
 
-use crate::prelude::*;
 
+use crate::prelude::*;
 #[cfg(feature = "serde-json")]
 use serde_json::Value;
 
@@ -91,41 +91,42 @@ pub fn format_window(context_window: f64) -> String {
 
 /// `context 30.4% → 4.1% of 200k`, or `tokens 60800 → 8200` when the window is unknown.
 pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> String {
-    // Texts here are joined with `push_str`/`concat`, never `format!`: the plugin's wasm has no
-    // `core::fmt` machinery, and these are the only places that would bring it back.
-    if context_window > 0.0 {
-        [
-            "context ",
-            &format_pct1(before, context_window),
-            " → ",
-            &format_pct1(after, context_window),
-            " of ",
-            &format_window(context_window),
-        ]
-        .concat()
+    // Pushed piece by piece rather than `format!`: no `core::fmt` machinery in the wasm.
+    let (mut out, before, after) = if context_window > 0.0 {
+        (String::from("context "), format_pct1(before, context_window), format_pct1(after, context_window))
     } else {
-        ["tokens ", &js_string(before), " → ", &js_string(after)].concat()
+        (String::from("tokens "), js_string(before), js_string(after))
+    };
+    out.push_str(&before);
+    out.push_str(" → ");
+    out.push_str(&after);
+    if context_window > 0.0 {
+        out.push_str(" of ");
+        out.push_str(&format_window(context_window));
     }
+    out
 }
 
 /// `12.3% of 200k` (or `12.3k` with no window): the context position used in tool texts.
 pub fn format_position(tokens: f64, context_window: f64) -> String {
-    let pct = format_pct1(tokens, context_window);
+    let mut pct = format_pct1(tokens, context_window);
     if context_window > 0.0 {
-        [&pct, " of ", &format_window(context_window)].concat()
-    } else {
-        pct
+        pct.push_str(" of ");
+        pct.push_str(&format_window(context_window));
     }
+    pct
 }
 
-/// `n` spaces (column padding, as `format!`'s width does).
-fn pad(out: &mut String, n: usize) {
-    for _ in 0..n {
+/// Appends `text` right-aligned in `width` characters (as `{:>width$}`, without `core::fmt`).
+pub(crate) fn pad_left(out: &mut String, text: &str, width: usize) {
+    for _ in char_count(text)..width {
         out.push(' ');
     }
+    out.push_str(text);
 }
 
 /// Characters in `s` (what `format!`'s width counts): its bytes that do not continue a UTF-8 sequence.
+/// (`chars().count()` would bring core's word-at-a-time counter, most of a kilobyte, into the wasm.)
 fn char_count(s: &str) -> usize {
     s.bytes().filter(|&b| b & 0xC0 != 0x80).count()
 }
@@ -190,12 +191,9 @@ const LIST_NAME_WIDTH: usize = 28;
 /// The human `list` text shared by the tool and the CLI: a header with the count and the current
 /// context, then one aligned row per anchor (root → leaf). `warning`, when given, follows the header.
 pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f64, warning: Option<&str>) -> String {
-    let plural = if rows.len() == 1 { "" } else { "s" };
     let mut out = String::from("[list] · ");
-    crate::json::num::write_js(rows.len() as f64, &mut out);
-    out.push_str(" anchor");
-    out.push_str(plural);
-    out.push_str(" · ctx ");
+    out.push_str(&js_string(rows.len() as f64));
+    out.push_str(if rows.len() == 1 { " anchor · ctx " } else { " anchors · ctx " });
     out.push_str(&format_position(current_tokens, context_window));
     if let Some(w) = warning {
         out.push_str(" · ");
@@ -208,21 +206,26 @@ pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f6
     }
     out.push_str("Anchors (root → leaf):");
     for row in rows {
-        let pct = format_pct1(row.tokens, context_window);
         out.push_str("\n  ");
-        pad(&mut out, LIST_PCT_WIDTH.saturating_sub(char_count(&pct)));
-        out.push_str(&pct);
+        pad_left(&mut out, &format_pct1(row.tokens, context_window), LIST_PCT_WIDTH);
         out.push_str("  ");
         out.push_str(row.name);
-        pad(&mut out, LIST_NAME_WIDTH.saturating_sub(char_count(row.name)));
+        // Left-aligned in the name column (as `{:<width$}`).
+        for _ in char_count(row.name)..LIST_NAME_WIDTH {
+            out.push(' ');
+        }
         if let Some(hint) = row.hint {
             out.push_str(" (after: “");
             out.push_str(hint);
             out.push_str("”)");
         }
         // Names shorter than the column leave trailing spaces when there is no hint.
+        // Popped rather than `truncate`d: `truncate` asserts a char boundary, a panic site (and its
+        // message formatting) in the wasm.
         let trimmed = out.trim_end().len();
-        out.truncate(trimmed);
+        while out.len() > trimmed {
+            out.pop();
+        }
     }
     out
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
 use pi_tree_navigator::json;
-use pi_tree_navigator::tool::{self, Facts, Plan};
+use pi_tree_navigator::tool::{self, Facts};
 use serde_json::json;
 
 fn line(id: &str, parent: Option<&str>, ts: u64, text: &str) -> String {
@@ -60,7 +60,8 @@ fn pipeline(text: &str) {
     let _ = tool::plan(&mut index, &args(&json!({"action": "list"})), &facts()).expect("list");
     let focus = "User asked: build the parser. Done: reading. Left: tests.";
     let args = json!({"action": "rewind", "labelStart": "start", "labelEnd": "done", "summaryFocus": focus});
-    assert!(matches!(tool::plan(&mut index, &self::args(&args), &facts()).expect("plan"), Plan::Rewind(_) | Plan::Refuse(_)));
+    let plan = tool::plan(&mut index, &self::args(&args), &facts()).expect("plan");
+    assert!(plan.starts_with(r#"{"kind":"rewind","#) || plan.starts_with(r#"{"kind":"refuse","#), "{plan}");
 }
 
 /// The fastest of five runs: on a shared machine a single run can be slowed several times over by other

@@ -1,22 +1,23 @@
 //! The `navigate_tree` tool: every decision it makes and every sentence the model reads.
 //!
 //! The JavaScript shim feeds the session index, then asks [`plan`] what a call should do. The answer is
-//! data ([`Plan`]): refuse with a text, write an anchor label, list anchors, or rewind (summarize these
-//! entries, then branch). After the host's `branchWithSummary` the shim asks [`finish`] for the label
-//! writes, the synthetic assistant message that keeps tool calls paired, and the response text. Nothing
-//! here calls the host, reads a clock or talks to a model.
+//! data, as the JSON text the shim parses: refuse with a text, write an anchor label, list anchors, or
+//! rewind (summarize these entries, then branch). After the host's `branchWithSummary` the shim asks
+//! [`finish`] for the label writes, the synthetic assistant message that keeps tool calls paired, and the
+//! response text. Nothing here calls the host, reads a clock or talks to a model.
 
 mod definition;
+pub(crate) mod out;
 mod params;
 mod plan;
 mod synthetic;
 mod texts;
 
-pub use definition::{definition, definition_text_len, ToolDefinition, TOOL_NAME};
+pub use definition::{definition, definition_text_len, TOOL_NAME};
 pub use params::{Action, Params};
 pub use plan::{
-    check_auth, check_summary, finish, plan, salvage_text, summary_error, unreadable, AnchorPlan, Facts, Finish, LabelWrite,
-    ListPlan, ModelFacts, Plan, Refusal, RewindPlan, MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
+    check_auth, check_summary, finish, plan, salvage_text, unreadable, Facts, ModelFacts, Refusal,
+    MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
 };
 pub use synthetic::{synthetic_assistant, MAX_SYNTHETIC_FOCUS};
 pub use texts::RefusalCode;

@@ -2,7 +2,12 @@
 //! missing, and the guards in [`super::plan`] explain what was expected.
 
 use crate::prelude::*;
+use alloc::borrow::Cow;
+
+use crate::json::num::js_string;
 use crate::json::Value;
+
+use super::texts::fill;
 
 /// The operation requested.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,25 +22,27 @@ pub enum Action {
 
 /// The parameters of one call.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Params {
+pub struct Params<'r> {
     /// `action`, when it names a known operation.
     pub action: Option<Action>,
     /// `name` (anchor).
-    pub name: Option<String>,
+    pub name: Option<Cow<'r, str>>,
     /// `labelStart` (rewind).
-    pub label_start: Option<String>,
+    pub label_start: Option<Cow<'r, str>>,
     /// `labelEnd` (rewind).
-    pub label_end: Option<String>,
+    pub label_end: Option<Cow<'r, str>>,
     /// `summaryFocus` (rewind).
-    pub summary_focus: Option<String>,
-    /// The arguments object as received (the synthetic assistant keeps its known fields).
-    pub raw: Value<'static>,
+    pub summary_focus: Option<Cow<'r, str>>,
+    /// The arguments as received (the synthetic assistant keeps its known fields; refusals say what
+    /// was wrong with them). Borrowed: a call's arguments may be megabytes.
+    pub raw: &'r Value<'r>,
 }
 
-impl Params {
+impl<'r> Params<'r> {
     /// Reads the arguments object of a tool call.
-    pub fn from_value(raw: &Value<'_>) -> Params {
-        let text = |key: &str| raw.get(key).and_then(Value::as_str).map(alloc::borrow::Cow::into_owned);
+    pub fn from_value(raw: &'r Value<'r>) -> Params<'r> {
+        // Borrowed from the arguments (decoded only when the text holds escapes).
+        let text = |key: &str| raw.get(key).and_then(Value::as_str);
         let action = match raw.get("action").and_then(Value::as_str).as_deref() {
             Some("anchor") => Some(Action::Anchor),
             Some("rewind") => Some(Action::Rewind),
@@ -48,7 +55,7 @@ impl Params {
             label_start: text("labelStart"),
             label_end: text("labelEnd"),
             summary_focus: text("summaryFocus"),
-            raw: if raw.is_object() { raw.clone().into_owned() } else { Value::Obj(Vec::new()) },
+            raw,
         }
     }
 }
@@ -69,10 +76,11 @@ fn json_type(value: &Value<'_>) -> &'static str {
 /// be megabytes long or full of look-alike characters). `None` when it is valid.
 pub(crate) fn name_problem(raw: &Value<'_>, key: &str) -> Option<String> {
     use crate::text::{is_valid_name, ANCHOR_PREFIX, MAX_NAME_LENGTH};
+    const _: () = assert!(matches!(ANCHOR_PREFIX.as_bytes(), b"anchor:"), "the texts below spell the prefix out");
     let name = match raw.get(key) {
         None => return Some("it is missing".into()),
         Some(Value::Str(s)) => s.decoded(),
-        Some(other) => return Some(format!("it is {}, not a string", json_type(other))),
+        Some(other) => return Some(not_a_string(other)),
     };
     let name: &str = &name;
     if is_valid_name(name) {
@@ -82,25 +90,29 @@ pub(crate) fn name_problem(raw: &Value<'_>, key: &str) -> Option<String> {
         return Some("it is empty".into());
     }
     if let Some(rest) = name.strip_prefix(ANCHOR_PREFIX) {
-        let hint = if is_valid_name(rest) { format!(" (send '{rest}')") } else { String::new() };
-        return Some(format!("drop the '{ANCHOR_PREFIX}' prefix, it is added for you{hint}"));
+        // The prefix is `anchor:`, written out in the templates.
+        let text = if is_valid_name(rest) {
+            "drop the 'anchor:' prefix, it is added for you (send '\u{1}')"
+        } else {
+            "drop the 'anchor:' prefix, it is added for you"
+        };
+        return Some(fill(text, &[rest]));
     }
     let units = crate::js::utf16_len(name);
     if units > MAX_NAME_LENGTH {
-        return Some(format!("it is {units} characters long"));
+        return Some(fill("it is \u{1} characters long", &[&js_string(units as f64)]));
     }
     if let Some(c) = name.chars().find(|c| !c.is_ascii()) {
-        return Some(format!(
-            "it contains U+{:04X}, which is not ASCII (use only a-z, 0-9 and the plain hyphen U+002D)",
-            u32::from(c)
-        ));
+        let text = "it contains \u{1}, which is not ASCII (use only a-z, 0-9 and the plain hyphen U+002D)";
+        return Some(fill(text, &[&code_point(c)]));
     }
     if name.bytes().any(|b| b.is_ascii_uppercase()) {
         return Some("it has uppercase letters".into());
     }
     if let Some(c) = name.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')) {
-        let shown = if c.is_ascii_graphic() { format!("'{c}'") } else { format!("U+{:04X}", u32::from(c)) };
-        return Some(format!("{shown} is not allowed"));
+        let text = if c.is_ascii_graphic() { "'\u{1}' is not allowed" } else { "\u{1} is not allowed" };
+        let shown = if c.is_ascii_graphic() { String::from(c) } else { code_point(c) };
+        return Some(fill(text, &[&shown]));
     }
     Some("hyphens must sit between letters or digits, one at a time".into())
 }
@@ -109,8 +121,33 @@ pub(crate) fn name_problem(raw: &Value<'_>, key: &str) -> Option<String> {
 pub(crate) fn wrong_type(raw: &Value<'_>, key: &str) -> Option<String> {
     match raw.get(key) {
         None | Some(Value::Str(_)) => None,
-        Some(other) => Some(format!("it is {}, not a string", json_type(other))),
+        Some(other) => Some(not_a_string(other)),
     }
+}
+
+/// "it is a number, not a string" for a value that should have been a string.
+fn not_a_string(value: &Value<'_>) -> String {
+    fill("it is \u{1}, not a string", &[json_type(value)])
+}
+
+/// `U+00E9`: a character's code point as Unicode writes it (at least four uppercase hex digits).
+fn code_point(c: char) -> String {
+    let mut out = String::from("U+");
+    let code = u32::from(c);
+    // Digits from the highest non-zero nibble, and never fewer than four.
+    let mut shift = 20;
+    while shift > 12 && code >> shift == 0 {
+        shift -= 4;
+    }
+    loop {
+        let nibble = (code >> shift) & 0xF;
+        out.push(char::from_digit(nibble, 16).map_or('0', |d| d.to_ascii_uppercase()));
+        if shift == 0 {
+            break;
+        }
+        shift -= 4;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -121,13 +158,17 @@ mod tests {
 
     #[test]
     fn wrong_types_read_as_missing() {
-        let p = Params::from_value(&js(json!({"action": "rewind", "labelStart": 3, "labelEnd": "b", "summaryFocus": null})));
+        let args = js(json!({"action": "rewind", "labelStart": 3, "labelEnd": "b", "summaryFocus": null}));
+        let p = Params::from_value(&args);
         assert_eq!(p.action, Some(Action::Rewind));
         assert_eq!(p.label_start, None);
         assert_eq!(p.label_end.as_deref(), Some("b"));
         assert_eq!(p.summary_focus, None);
         assert_eq!(Params::from_value(&js(json!({"action": "jump"}))).action, None);
-        assert_eq!(Params::from_value(&js(json!("x"))).raw, Value::Obj(Vec::new()));
+        let not_an_object = js(json!("x"));
+        let p = Params::from_value(&not_an_object);
+        assert_eq!((p.action, p.name, p.label_start), (None, None, None));
+        assert_eq!(crate::tool::synthetic::capped_arguments(p.raw), "{}", "the synthetic copy is an empty object");
     }
 
     #[test]
@@ -154,6 +195,10 @@ mod tests {
         assert_eq!(problem(json!("a_b")).as_deref(), Some("'_' is not allowed"));
         assert_eq!(problem(json!("a\tb")).as_deref(), Some("U+0009 is not allowed"));
         assert!(problem(json!("a--b")).unwrap().starts_with("hyphens"));
+        assert!(problem(json!("\u{1f600}")).unwrap().starts_with("it contains U+1F600, which"));
+        assert!(problem(json!("\u{10ffff}")).unwrap().starts_with("it contains U+10FFFF, which"));
+        assert!(problem(json!("\u{e9}")).unwrap().starts_with("it contains U+00E9, which"));
+        assert_eq!(problem(json!("a\u{7f}")).as_deref(), Some("U+007F is not allowed"));
         assert!(problem(json!("-a")).unwrap().starts_with("hyphens"));
     }
 }

@@ -8,10 +8,9 @@
 //!   pi's `collectEntriesForBranchSummary(sm, leaf, target)` returns.
 
 use crate::prelude::*;
-use core::fmt::Write as _;
+use alloc::borrow::Cow;
 
 use crate::json::Value;
-use crate::obj;
 
 use crate::error::SessionError;
 use crate::js::utf16_len;
@@ -19,9 +18,10 @@ use crate::session::{cumulative, Kind, Leaf, RoleKind, SessionIndex, Slot, StopR
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
+use super::out::{item, quote, JsonObject};
 use super::params::{name_problem, wrong_type, Action, Params};
-use super::synthetic::{capped_arguments, synthetic_assistant};
-use super::texts::{self, RefusalCode};
+use super::synthetic::{capped_arguments, write_synthetic};
+use super::texts::{self, cat, fill, RefusalCode};
 
 /// Shortest `summaryFocus` accepted, in characters after trimming.
 pub const MIN_FOCUS_CHARS: usize = 20;
@@ -86,7 +86,7 @@ fn field<'v, 'a>(v: &'v Value<'a>, key: &str, want: Want) -> Result<&'v Value<'a
     });
     found.ok_or_else(|| {
         let what = ["a string", "a number", "a boolean", "an object", "an array"][want as usize];
-        SessionError::InvalidArgument(format!("`{key}` must be {what}"))
+        SessionError::InvalidArgument(fill("`\u{1}` must be \u{2}", &[key, what]))
     })
 }
 
@@ -103,10 +103,15 @@ fn check(v: &Value<'_>, fields: &[(&str, Want, bool)]) -> Result<(), SessionErro
     Ok(())
 }
 
-/// A field [`check`]ed to be a string (empty if it is not).
+/// A field [`check`]ed to be a string (empty if it is not), borrowed unless it holds escapes.
 #[inline(never)]
+fn text_of<'v>(v: &'v Value<'_>, key: &str) -> Cow<'v, str> {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// [`text_of`], owned.
 fn text(v: &Value<'_>, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or_default().into_owned()
+    text_of(v, key).into_owned()
 }
 
 /// A field [`check`]ed to be a number (`default` if absent).
@@ -129,8 +134,11 @@ impl ModelFacts {
         Ok(ModelFacts { api: text(v, "api"), provider: text(v, "provider"), id: text(v, "id") })
     }
 
-    fn to_value(&self) -> Value<'_> {
-        obj! { "api" => self.api.as_str(), "provider" => self.provider.as_str(), "id" => self.id.as_str() }
+    /// Writes `{api, provider, id}` to `out`.
+    fn write(&self, out: &mut String) {
+        let mut model = JsonObject::open(out);
+        model.str("api", &self.api).str("provider", &self.provider).str("id", &self.id);
+        model.close();
     }
 }
 
@@ -172,7 +180,7 @@ impl Facts {
     }
 }
 
-/// A refused call: the text goes to the model as a failed tool result.
+/// A refused host step (credentials, summarizer): the text goes to the model as a failed tool result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
     /// Stable reason.
@@ -181,205 +189,37 @@ pub struct Refusal {
     pub text: String,
 }
 
-/// `list`: nothing to write, just the text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListPlan {
-    /// What the model reads.
-    pub text: String,
-    /// For renderers and logs (not sent to the model).
-    pub details: Value<'static>,
-}
-
-/// `anchor`: write `label` on `entry_id`, then clear it from `move_from`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AnchorPlan {
-    /// The entry to label.
-    pub entry_id: String,
-    /// The full label (`anchor:<name>`).
-    pub label: String,
-    /// The entry that held this label on the active branch before, to clear after writing.
-    pub move_from: Option<String>,
-    /// What the model reads.
-    pub text: String,
-    /// For renderers and logs.
-    pub details: Value<'static>,
-}
-
-/// `rewind`, first half: summarize `summarize_ids`, then `branchWithSummary(target_id, summary)` and
-/// call [`finish`]. Carried through JavaScript and handed back to [`finish`] unchanged.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RewindPlan {
-    /// The anchored entry the new branch starts from.
-    pub target_id: String,
-    /// The anchor name rewound to.
-    pub label_start: String,
-    /// The anchor name the summary gets.
-    pub label_end: String,
-    /// Entries to summarize, oldest first (pi's `collectEntriesForBranchSummary`).
-    pub summarize_ids: Vec<String>,
-    /// `customInstructions` for the summarizer: the whole focus, never truncated.
-    pub focus: String,
-    /// Estimated context before the rewind.
-    pub before_tokens: f64,
-    /// The model's context window.
-    pub context_window: f64,
-    /// The in-flight call id.
-    pub call_id: String,
-    /// The call's arguments with the focus copy capped, for the synthetic message.
-    pub arguments: Value<'static>,
-    /// The model, for the synthetic message.
-    pub model: Option<ModelFacts>,
-    /// Whether the response should carry the refresh warning.
-    pub refresh_reaches: bool,
-    /// A synthetic assistant with `totalTokens: 0`, for repairing the chain if a step after
-    /// `branchWithSummary` fails before [`finish`] could run.
-    pub fallback_synthetic: Value<'static>,
-}
-
-/// What a call does.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Plan {
-    /// Report an error to the model; write nothing.
-    Refuse(Refusal),
-    /// Show the anchors.
-    List(ListPlan),
-    /// Write an anchor label.
-    Anchor(AnchorPlan),
-    /// Summarize and branch.
-    Rewind(RewindPlan),
-}
-
-/// One label change for `pi.setLabel` (`label: None` clears).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LabelWrite {
-    /// The labelled entry.
-    pub entry_id: String,
-    /// The label, or `None` to clear.
-    pub label: Option<String>,
-}
-
-/// `rewind`, second half: what to write after `branchWithSummary`, in order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finish {
-    /// Label writes, in order (set the new one, then clear the old).
-    pub labels: Vec<LabelWrite>,
-    /// The synthetic assistant to append after the labels.
-    pub synthetic: Value<'static>,
-    /// Estimated context at the new summary, before the synthetic.
-    pub after_tokens: f64,
-    /// What the model reads.
-    pub text: String,
-    /// For renderers and logs.
-    pub details: Value<'static>,
-}
-
 impl Refusal {
-    /// `{code, text}`, as the shim reports a refusal.
-    pub fn to_value(&self) -> Value<'_> {
-        obj! { "code" => self.code.as_str(), "text" => self.text.as_str() }
+    /// `{code, text}`, as the shim reports a refusal (JSON text).
+    pub fn to_json(&self) -> String {
+        let mut text = String::new();
+        let mut out = JsonObject::open(&mut text);
+        out.str("code", self.code.as_str()).str("text", &self.text);
+        out.close();
+        text
     }
 }
 
-impl RewindPlan {
-    /// The plan as the shim carries it (camelCase fields), to hand back to [`finish`] unchanged.
-    pub fn to_value(&self) -> Value<'_> {
-        // Strings are borrowed, not cloned: the value is serialized at once and dropped.
-        obj! {
-            "targetId" => self.target_id.as_str(), "labelStart" => self.label_start.as_str(),
-            "labelEnd" => self.label_end.as_str(),
-            "summarizeIds" => Value::array(self.summarize_ids.iter().map(String::as_str)),
-            "focus" => self.focus.as_str(), "beforeTokens" => self.before_tokens,
-            "contextWindow" => self.context_window, "callId" => self.call_id.as_str(),
-            "arguments" => self.arguments.clone(), "model" => self.model.as_ref().map(ModelFacts::to_value),
-            "refreshReaches" => self.refresh_reaches, "fallbackSynthetic" => self.fallback_synthetic.clone(),
-        }
-    }
-
-    /// Reads back a plan made by [`plan`] and carried through JavaScript.
-    ///
-    /// # Errors
-    /// `InvalidArgument` naming the first field of the wrong shape.
-    pub fn from_value(v: &Value<'_>) -> Result<RewindPlan, SessionError> {
-        check(
-            v,
-            &[
-                ("summarizeIds", Want::Arr, true),
-                ("targetId", Want::Str, true),
-                ("labelStart", Want::Str, true),
-                ("labelEnd", Want::Str, true),
-                ("focus", Want::Str, true),
-                ("beforeTokens", Want::Num, true),
-                ("contextWindow", Want::Num, true),
-                ("callId", Want::Str, true),
-                ("arguments", Want::Obj, true),
-                ("refreshReaches", Want::Bool, true),
-                ("fallbackSynthetic", Want::Obj, true),
-            ],
-        )?;
-        let ids = v.get("summarizeIds").and_then(Value::as_array).unwrap_or_default();
-        if !ids.iter().all(Value::is_string) {
-            return Err(SessionError::InvalidArgument("`summarizeIds` must be strings".into()));
-        }
-        let model = model_field(v)?;
-        let object = |key| v.get(key).map_or(Value::Null, |x| x.clone().into_owned());
-        Ok(RewindPlan {
-            target_id: text(v, "targetId"),
-            label_start: text(v, "labelStart"),
-            label_end: text(v, "labelEnd"),
-            summarize_ids: ids.iter().map(|id| id.as_str().unwrap_or_default().into_owned()).collect(),
-            focus: text(v, "focus"),
-            before_tokens: number(v, "beforeTokens", 0.0),
-            context_window: number(v, "contextWindow", 0.0),
-            call_id: text(v, "callId"),
-            arguments: object("arguments"),
-            model,
-            refresh_reaches: boolean(v, "refreshReaches", false),
-            fallback_synthetic: object("fallbackSynthetic"),
-        })
-    }
+/// The refuse plan `{kind: "refuse", code, text}`, as JSON text. Takes the text by value so that the
+/// one drop is here, not at each of the many refusals.
+#[inline(never)]
+#[allow(clippy::needless_pass_by_value, reason = "dropped here rather than at every call")]
+fn refuse(code: RefusalCode, text: String) -> String {
+    let mut plan = String::new();
+    let mut out = JsonObject::open(&mut plan);
+    out.str("kind", "refuse").str("code", code.as_str()).str("text", &text);
+    out.close();
+    plan
 }
 
-impl Plan {
-    /// The plan as the shim reads it: `{kind: "refuse" | "list" | "anchor" | "rewind", …fields}`.
-    pub fn to_value(&self) -> Value<'_> {
-        let (kind, body) = match self {
-            Plan::Refuse(r) => ("refuse", r.to_value()),
-            Plan::List(l) => ("list", obj! { "text" => l.text.as_str(), "details" => l.details.clone() }),
-            Plan::Anchor(a) => (
-                "anchor",
-                obj! {
-                    "entryId" => a.entry_id.as_str(), "label" => a.label.as_str(), "moveFrom" => a.move_from.as_deref(),
-                    "text" => a.text.as_str(), "details" => a.details.clone(),
-                },
-            ),
-            Plan::Rewind(r) => ("rewind", r.to_value()),
-        };
-        let mut body = body;
-        // Every body is an object; `if let` rather than a panicking `else` keeps the panic machinery out.
-        if let Value::Obj(members) = &mut body {
-            members.insert(0, ("kind".into(), Value::from(kind)));
-        }
-        body
-    }
-}
-
-impl Finish {
-    /// `{labels: [{entryId, label}], synthetic, afterTokens, text, details}`.
-    pub fn to_value(&self) -> Value<'_> {
-        let labels = self.labels.iter().map(|l| obj! { "entryId" => l.entry_id.as_str(), "label" => l.label.as_deref() });
-        obj! {
-            "labels" => Value::array(labels), "synthetic" => self.synthetic.clone(), "afterTokens" => self.after_tokens,
-            "text" => self.text.as_str(), "details" => self.details.clone(),
-        }
-    }
-}
-
-fn refuse(code: RefusalCode, text: String) -> Plan {
-    Plan::Refuse(Refusal { code, text })
+/// The anchors on the active branch as refusals list them (see `texts::anchor_rows`).
+#[inline(never)]
+fn rows_here(index: &mut SessionIndex, window: f64) -> Result<String, SessionError> {
+    Ok(texts::anchor_rows(&index.anchors(Leaf::Current)?, window))
 }
 
 fn full_label(name: &str) -> String {
-    format!("{ANCHOR_PREFIX}{name}")
+    cat(&[ANCHOR_PREFIX, name])
 }
 
 /// The assistant message carrying call `call_id`: the leaf, or — when calls of the same message ran
@@ -418,11 +258,22 @@ fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
     })
 }
 
-/// Decides what a call does. `raw_params` is the call's arguments object.
+/// Decides what a call does. `raw_params` is the call's arguments object. The plan is JSON text, as the
+/// shim reads it (see `ToolPlan` in the TypeScript types):
+/// - `{kind: "refuse", code, text}`: report `text` as a failed tool result; nothing is written;
+/// - `{kind: "list", text, details}`: just the text;
+/// - `{kind: "anchor", entryId, label, moveFrom, text, details}`: write `label` on `entryId`, then clear it
+///   from `moveFrom` (the entry that held it on the active branch before, or `null`);
+/// - `{kind: "rewind", targetId, labelStart, labelEnd, summarizeIds, focus, beforeTokens, contextWindow,
+///   callId, arguments, model, refreshReaches, fallbackSynthetic}`: summarize `summarizeIds` (oldest first,
+///   pi's `collectEntriesForBranchSummary`) with `focus` as `customInstructions`, then
+///   `branchWithSummary(targetId, summary)` and [`finish`] with this same plan. `arguments` is the call's
+///   arguments with the focus copy capped; `fallbackSynthetic` repairs the chain if a step after
+///   `branchWithSummary` fails before [`finish`] could run.
 ///
 /// # Errors
 /// Only when the index itself is inconsistent (a parent cycle); every bad input becomes a refusal.
-pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> Result<Plan, SessionError> {
+pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> Result<String, SessionError> {
     let params = Params::from_value(raw_params);
     match params.action {
         None => Ok(refuse(RefusalCode::InvalidAction, texts::invalid_action())),
@@ -432,82 +283,100 @@ pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> 
     }
 }
 
-/// The refusal for arguments that are not readable JSON at all (`problem` says why), so a call with
+/// The refusal plan for arguments that are not readable JSON at all (`problem` says why), so a call with
 /// absurd arguments gets an answer instead of an error.
-pub fn unreadable(problem: &str) -> Plan {
+pub fn unreadable(problem: &str) -> String {
     refuse(RefusalCode::InvalidArguments, texts::unreadable_arguments(problem))
 }
 
-fn warning(facts_reach: bool) -> Option<String> {
-    (!facts_reach).then(texts::refresh_missing)
+fn warning(facts_reach: bool) -> Option<&'static str> {
+    (!facts_reach).then_some(texts::REFRESH_MISSING)
 }
 
-fn list(index: &mut SessionIndex, facts: &Facts) -> Result<Plan, SessionError> {
+fn list(index: &mut SessionIndex, facts: &Facts) -> Result<String, SessionError> {
     let (anchors, estimate) = index.anchors_and_estimate(Leaf::Current)?;
     let current = estimate.tokens;
     let rows: Vec<ListRow<'_>> =
         anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
     let warn = warning(facts.refresh_reaches);
-    let text = format_list(&rows, current, facts.context_window, warn.as_deref());
-    let rows = anchors.iter().map(|a| {
-        obj! {
-            "name" => a.name.clone(), "entryId" => index.id_of(a.slot).to_string(), "tokens" => a.tokens,
-            "hint" => a.hint.as_deref().map(String::from),
-        }
-    });
-    let details = obj! {
-        "count" => anchors.len(),
-        "contextTokens" => current,
-        "contextWindow" => facts.context_window,
-        "anchors" => Value::array(rows),
-        "refreshReaches" => facts.refresh_reaches,
-    };
-    Ok(Plan::List(ListPlan { text, details }))
+    let text = format_list(&rows, current, facts.context_window, warn);
+    let mut plan = String::new();
+    let mut out = JsonObject::open(&mut plan);
+    out.str("kind", "list").str("text", &text);
+    let mut details = JsonObject::open(out.key("details"));
+    details.num("count", anchors.len() as f64).num("contextTokens", current).num("contextWindow", facts.context_window);
+    let rows = details.key("anchors");
+    rows.push('[');
+    for a in &anchors {
+        let mut row = JsonObject::open(item(rows));
+        row.str("name", &a.name).str("entryId", index.id_of(a.slot)).num("tokens", a.tokens).opt_str("hint", a.hint.as_deref());
+        row.close();
+    }
+    rows.push(']');
+    details.bool("refreshReaches", facts.refresh_reaches);
+    details.close();
+    out.close();
+    Ok(plan)
 }
 
-fn anchor(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
+/// The refusal for a name parameter that is not a valid anchor name.
+fn invalid_name(params: &Params<'_>, key: &str, action: &str) -> String {
+    let problem = name_problem(params.raw, key);
+    refuse(RefusalCode::InvalidName, texts::invalid_name(key, action, problem.as_deref()))
+}
+
+fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Result<String, SessionError> {
     let Some(name) = params.name.as_deref().filter(|n| is_valid_name(n)) else {
-        let problem = name_problem(&params.raw, "name");
-        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("name", "anchor", problem.as_deref())));
+        return Ok(invalid_name(params, "name", "anchor"));
     };
-    let Some(leaf) = index.leaf() else {
-        return Ok(refuse(RefusalCode::NothingToAnchor, texts::nothing_to_anchor()));
-    };
+    let leaf = index.leaf();
     let point = match in_flight(index, &facts.call_id) {
-        Some(call) => match index.parent_of(call) {
-            Some(p) => p,
-            None => return Ok(refuse(RefusalCode::NothingToAnchor, texts::nothing_to_anchor())),
-        },
+        Some(call) => index.parent_of(call),
         None => leaf,
+    };
+    let (Some(leaf), Some(point)) = (leaf, point) else {
+        return Ok(refuse(RefusalCode::NothingToAnchor, texts::nothing_to_anchor()));
     };
     let label = full_label(name);
     let prior = index.find_label_on_path(&label, Some(leaf))?;
-    let move_from = prior.filter(|&p| p != point).map(|p| index.id_of(p).to_string());
     let path = index.path(Some(point))?;
     let tokens = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
     let hint = index.hint_from(point, ANCHOR_HINT_MAX);
+    // Ids are borrowed from the index once it is no longer changed.
+    let move_from = prior.filter(|&p| p != point).map(|p| index.id_of(p));
     let text = texts::anchor_set(name, tokens, facts.context_window, hint.as_deref(), move_from.is_some());
-    let entry_id = index.id_of(point).to_string();
-    let details = obj! {
-        "name" => name.to_string(), "entryId" => entry_id.clone(), "contextTokens" => tokens,
-        "contextWindow" => facts.context_window, "hint" => hint.clone(), "movedFrom" => move_from.clone(),
-    };
-    Ok(Plan::Anchor(AnchorPlan { entry_id, label, move_from, text, details }))
+    let entry_id = index.id_of(point);
+    let mut plan = String::new();
+    let mut out = JsonObject::open(&mut plan);
+    out.str("kind", "anchor")
+        .str("entryId", entry_id)
+        .str("label", &label)
+        .opt_str("moveFrom", move_from)
+        .str("text", &text);
+    let mut details = JsonObject::open(out.key("details"));
+    details
+        .str("name", name)
+        .str("entryId", entry_id)
+        .num("contextTokens", tokens)
+        .num("contextWindow", facts.context_window)
+        .opt_str("hint", hint.as_deref())
+        .opt_str("movedFrom", move_from);
+    details.close();
+    out.close();
+    Ok(plan)
 }
 
-fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Plan, SessionError> {
+fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Result<String, SessionError> {
     let Some(start) = params.label_start.as_deref().filter(|n| is_valid_name(n)) else {
-        let problem = name_problem(&params.raw, "labelStart");
-        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelStart", "rewind", problem.as_deref())));
+        return Ok(invalid_name(params, "labelStart", "rewind"));
     };
     let Some(end) = params.label_end.as_deref().filter(|n| is_valid_name(n)) else {
-        let problem = name_problem(&params.raw, "labelEnd");
-        return Ok(refuse(RefusalCode::InvalidName, texts::invalid_name("labelEnd", "rewind", problem.as_deref())));
+        return Ok(invalid_name(params, "labelEnd", "rewind"));
     };
-    let focus = params.summary_focus.clone().unwrap_or_default();
+    let focus = params.summary_focus.as_deref().unwrap_or_default();
     let focus_units = utf16_len(focus.trim());
     if focus_units < MIN_FOCUS_CHARS {
-        let problem = wrong_type(&params.raw, "summaryFocus");
+        let problem = wrong_type(params.raw, "summaryFocus");
         return Ok(refuse(RefusalCode::FocusTooShort, texts::focus_too_short(problem.as_deref())));
     }
     if focus_units > MAX_FOCUS_CHARS {
@@ -516,18 +385,18 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let leaf = index.leaf();
     let label = full_label(start);
     let Some(target) = index.find_label_on_path(&label, leaf)? else {
-        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
+        let rows = rows_here(index, facts.context_window)?;
         let elsewhere = (0..index.len() as Slot).any(|s| index.label_of(index.id_of(s)) == Some(label.as_str()));
         let text = if elsewhere { texts::anchor_off_path(start, &rows) } else { texts::unknown_anchor(start, &rows) };
         return Ok(refuse(RefusalCode::UnknownAnchor, text));
     };
     let call = in_flight(index, &facts.call_id);
     let (collapsed, _) = index.entries_between(leaf, target)?;
-    let work: Vec<Slot> = collapsed.iter().copied().filter(|&s| Some(s) != call).collect();
-    if work.is_empty() {
+    // The work to collapse is `collapsed` without the call itself (walked in place, not copied).
+    if collapsed.iter().all(|&s| Some(s) == call) {
         return Ok(refuse(RefusalCode::AlreadyAtTarget, texts::already_at_target(start)));
     }
-    if let Some(code) = only_artifacts(index, &work) {
+    if let Some(code) = only_artifacts(index, &collapsed, call) {
         let text = match code {
             RefusalCode::NothingToCollapse => texts::nothing_to_collapse(start),
             _ => texts::chained_rewind(start),
@@ -540,7 +409,7 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
         if let Some(a) = index.entry(call).assistant() {
             for (id, n) in a.tool_calls().filter(|(id, _)| *id != facts.call_id) {
                 let sep = if others.is_empty() { "" } else { ", " };
-                let _ = write!(others, "{sep}{n} ({id})");
+                others.push_str(&cat(&[sep, n, " (", id, ")"]));
             }
         }
         if !others.is_empty() {
@@ -558,36 +427,41 @@ fn rewind(index: &mut SessionIndex, params: &Params, facts: &Facts) -> Result<Pl
     let target_at = path.iter().position(|&s| s == target).unwrap_or(0);
     let at_target = estimates.get(target_at).map_or(0.0, |e| e.tokens);
     if before - at_target < MIN_SAVED_TOKENS {
-        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
+        let rows = rows_here(index, facts.context_window)?;
         return Ok(refuse(RefusalCode::TooLittleSaved, texts::too_little_saved(start, before - at_target, &rows)));
     }
-    if facts.model.is_none() {
+    let Some(model) = &facts.model else {
         return Ok(refuse(RefusalCode::NoModel, texts::no_model()));
+    };
+    let arguments = capped_arguments(params.raw);
+    let mut plan = String::new();
+    let mut out = JsonObject::open(&mut plan);
+    out.str("kind", "rewind").str("targetId", index.id_of(target)).str("labelStart", start).str("labelEnd", end);
+    let ids = out.key("summarizeIds");
+    ids.push('[');
+    for &s in &collapsed {
+        quote(item(ids), index.id_of(s));
     }
-    let arguments = capped_arguments(&params.raw);
-    let fallback_synthetic = synthetic_assistant(&facts.call_id, &arguments, facts.model.as_ref(), 0.0, facts.now_ms);
-    Ok(Plan::Rewind(RewindPlan {
-        target_id: index.id_of(target).to_string(),
-        label_start: start.to_string(),
-        label_end: end.to_string(),
-        summarize_ids: collapsed.iter().map(|&s| index.id_of(s).to_string()).collect(),
-        focus,
-        before_tokens: before,
-        context_window: facts.context_window,
-        call_id: facts.call_id.clone(),
-        arguments,
-        model: facts.model.clone(),
-        refresh_reaches: facts.refresh_reaches,
-        fallback_synthetic,
-    }))
+    ids.push(']');
+    out.str("focus", focus)
+        .num("beforeTokens", before)
+        .num("contextWindow", facts.context_window)
+        .str("callId", &facts.call_id)
+        .raw("arguments", &arguments);
+    model.write(out.key("model"));
+    out.bool("refreshReaches", facts.refresh_reaches);
+    write_synthetic(out.key("fallbackSynthetic"), &facts.call_id, &arguments, Some(model), 0.0, facts.now_ms);
+    out.close();
+    Ok(plan)
 }
 
-/// `Some(NothingToCollapse)` when `work` holds no conversation at all, `Some(ChainedRewind)` when its only
-/// conversation is what earlier rewinds wrote (their summaries, synthetic calls and those calls' results).
-fn only_artifacts(index: &SessionIndex, work: &[Slot]) -> Option<RefusalCode> {
+/// `Some(NothingToCollapse)` when the work (`collapsed` but the in-flight `call`) holds no conversation at
+/// all, `Some(ChainedRewind)` when its only conversation is what earlier rewinds wrote (their summaries,
+/// synthetic calls and those calls' results).
+fn only_artifacts(index: &SessionIndex, collapsed: &[Slot], call: Option<Slot>) -> Option<RefusalCode> {
     let mut artifacts = false;
     let mut after_synthetic = false;
-    for &s in work {
+    for &s in collapsed.iter().filter(|&&s| Some(s) != call) {
         let entry = index.entry(s);
         match entry.kind() {
             Kind::Message(RoleKind::ToolResult) if after_synthetic => artifacts = true,
@@ -649,11 +523,6 @@ pub fn check_summary(result: &Value<'_>) -> Option<Refusal> {
     }
 }
 
-/// The refusal text for a thrown summarizer (an exception instead of a result).
-pub fn summary_error(error: &str) -> Refusal {
-    Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(error) }
-}
-
 /// The error text raised when a host write of a call failed. `step` names what failed:
 /// - after the rewind's tree moved and the chain was repaired with the synthetic call: `"branch"`
 ///   (`branchWithSummary` itself), `"index"` (reading the new entries back), `"labels"` (the anchor labels);
@@ -665,59 +534,86 @@ pub fn summary_error(error: &str) -> Refusal {
 ///
 /// Anything else reads as a later step of the rewind.
 pub fn salvage_text(step: &str, error: &str) -> String {
-    match step {
-        "unchanged" => texts::rewind_not_written(error),
-        "branch-undone" | "undone" => texts::rewind_undone(error),
-        "anchor" => texts::anchor_failed(error),
-        "anchor-move" => texts::anchor_move_failed(error),
-        _ => {
-            let what = match step {
-                "branch" => "moving the tree",
-                "index" => "reading the new summary back",
-                "labels" => "writing the anchor labels",
-                _ => "a later step",
-            };
-            texts::salvaged(what, error)
-        }
-    }
+    let (text, what) = texts::SALVAGE
+        .iter()
+        .find(|(known, ..)| *known == step)
+        .map_or((texts::SALVAGED, "a later step"), |&(_, text, what)| (text, what));
+    fill(text, &[error, what])
 }
 
 /// `rewind`, second half. Call after `branchWithSummary` returned `summary_id` and the index was fed the
-/// new entry. Numbers are taken at the summary, before anything else is appended.
+/// new entry, with the plan [`plan`] made (as JavaScript carried it back). Numbers are taken at the summary,
+/// before anything else is appended. The result is JSON text: `{labels: [{entryId, label}], synthetic,
+/// afterTokens, text, details}` — the label writes in order (set the new one, then clear the old: `label:
+/// null`), the synthetic assistant to append after them, and the estimate at the new summary.
 ///
 /// # Errors
-/// `UnknownEntry` when the index was not fed the summary entry; `Cycle` for a corrupt tree.
-pub fn finish(
-    index: &mut SessionIndex,
-    plan: &RewindPlan,
-    summary_id: &str,
-    now_ms: f64,
-) -> Result<Finish, SessionError> {
-    let summary = index.slot_of(summary_id).ok_or_else(|| SessionError::UnknownEntry(summary_id.into()))?;
-    let label = full_label(&plan.label_end);
-    let mut labels = vec![LabelWrite { entry_id: summary_id.to_string(), label: Some(label.clone()) }];
-    if let Some(parent) = index.parent_of(summary) {
-        if let Some(prior) = index.find_label_on_path(&label, Some(parent))? {
-            labels.push(LabelWrite { entry_id: index.id_of(prior).to_string(), label: None });
-        }
+/// `InvalidArgument` naming the first field of the plan of the wrong shape; `UnknownEntry` when the index
+/// was not fed the summary entry; `Cycle` for a corrupt tree.
+pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_ms: f64) -> Result<String, SessionError> {
+    check(
+        plan,
+        &[
+            ("summarizeIds", Want::Arr, true),
+            ("targetId", Want::Str, true),
+            ("labelStart", Want::Str, true),
+            ("labelEnd", Want::Str, true),
+            ("focus", Want::Str, true),
+            ("beforeTokens", Want::Num, true),
+            ("contextWindow", Want::Num, true),
+            ("callId", Want::Str, true),
+            ("arguments", Want::Obj, true),
+            ("refreshReaches", Want::Bool, true),
+            ("fallbackSynthetic", Want::Obj, true),
+        ],
+    )?;
+    let ids = plan.get("summarizeIds").and_then(Value::as_array).unwrap_or_default();
+    if !ids.iter().all(Value::is_string) {
+        return Err(SessionError::InvalidArgument("`summarizeIds` must be strings".into()));
     }
+    let model = model_field(plan)?;
+    let (label_start, label_end) = (text_of(plan, "labelStart"), text_of(plan, "labelEnd"));
+    let (before, window) = (number(plan, "beforeTokens", 0.0), number(plan, "contextWindow", 0.0));
+    let refresh_reaches = boolean(plan, "refreshReaches", false);
+
+    let summary = index.slot_of(summary_id).ok_or_else(|| SessionError::UnknownEntry(summary_id.into()))?;
+    let label = full_label(&label_end);
+    let prior = match index.parent_of(summary) {
+        Some(parent) => index.find_label_on_path(&label, Some(parent))?,
+        None => None,
+    };
     let path = index.path(Some(summary))?;
     let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
-    let synthetic = synthetic_assistant(&plan.call_id, &plan.arguments, plan.model.as_ref(), after, now_ms);
-    let warn = warning(plan.refresh_reaches);
-    let text = texts::rewound(
-        &plan.label_start,
-        &plan.label_end,
-        plan.before_tokens,
-        after,
-        plan.context_window,
-        warn.as_deref(),
-    );
-    let details = obj! {
-        "labelStart" => plan.label_start.clone(), "labelEnd" => plan.label_end.clone(),
-        "targetId" => plan.target_id.clone(), "summaryId" => summary_id.to_string(),
-        "collapsedEntries" => plan.summarize_ids.len(), "contextBefore" => plan.before_tokens,
-        "contextAfter" => after, "contextWindow" => plan.context_window, "refreshReaches" => plan.refresh_reaches,
-    };
-    Ok(Finish { labels, synthetic, after_tokens: after, text, details })
+    let arguments = plan.get("arguments").map_or_else(String::new, Value::to_json);
+    let warn = warning(refresh_reaches);
+    let response = texts::rewound(&label_start, &label_end, before, after, window, warn);
+    let mut result = String::new();
+    let mut out = JsonObject::open(&mut result);
+    let labels = out.key("labels");
+    labels.push('[');
+    let mut write = JsonObject::open(item(labels));
+    write.str("entryId", summary_id).str("label", &label);
+    write.close();
+    if let Some(prior) = prior {
+        let mut clear = JsonObject::open(item(labels));
+        clear.str("entryId", index.id_of(prior)).raw("label", "null");
+        clear.close();
+    }
+    labels.push(']');
+    write_synthetic(out.key("synthetic"), &text_of(plan, "callId"), &arguments, model.as_ref(), after, now_ms);
+    out.num("afterTokens", after).str("text", &response);
+    let mut details = JsonObject::open(out.key("details"));
+    details
+        .str("labelStart", &label_start)
+        .str("labelEnd", &label_end)
+        .str("targetId", &text_of(plan, "targetId"))
+        .str("summaryId", summary_id)
+        .num("collapsedEntries", ids.len() as f64)
+        .num("contextBefore", before)
+        .num("contextAfter", after)
+        .num("contextWindow", window)
+        .bool("refreshReaches", refresh_reaches);
+    details.close();
+    out.close();
+    Ok(result)
 }

@@ -6,9 +6,14 @@ use serde_json::{json, Value};
 use super::*;
 use crate::session::{Mode, SessionIndex};
 
-/// [`super::plan`] with arguments written as `serde_json::json!`.
-fn plan(index: &mut SessionIndex, params: &Value, facts: &Facts) -> Result<Plan, crate::SessionError> {
-    super::plan(index, &super::test_json(params.clone()), facts)
+/// [`super::plan`] with arguments written as `serde_json::json!`; the plan as `serde_json` reads it.
+fn plan(index: &mut SessionIndex, params: &Value, facts: &Facts) -> Result<Value, crate::SessionError> {
+    super::plan(index, &super::test_json(params.clone()), facts).map(|text| sj(&text))
+}
+
+/// [`super::finish`] with the plan as the shim hands it back; the result as `serde_json` reads it.
+fn finish(index: &mut SessionIndex, plan: &Value, summary_id: &str, now_ms: f64) -> Result<Value, crate::SessionError> {
+    super::finish(index, &super::test_json(plan.clone()), summary_id, now_ms).map(|text| sj(&text))
 }
 
 /// [`super::check_auth`] with a `serde_json` result.
@@ -21,9 +26,9 @@ fn check_summary(result: &Value) -> Option<Refusal> {
     super::check_summary(&super::test_json(result.clone()))
 }
 
-/// A core JSON value as `serde_json` reads it back, for indexing in assertions.
-fn sj(v: &crate::json::Value<'_>) -> Value {
-    serde_json::from_str(&v.to_json()).expect("the core writes valid JSON")
+/// JSON text the core wrote, as `serde_json` reads it back, for indexing in assertions.
+fn sj(text: &str) -> Value {
+    serde_json::from_str(text).expect("the core writes valid JSON")
 }
 
 /// Builds a session line by line; each entry's parent is the previous entry unless given.
@@ -106,11 +111,22 @@ fn rewind_args(start: &str, end: &str) -> Value {
     json!({"action": "rewind", "labelStart": start, "labelEnd": end, "summaryFocus": "keep the user's last instruction and the open items"})
 }
 
-fn refusal(plan: Plan) -> Refusal {
-    match plan {
-        Plan::Refuse(r) => r,
-        other => panic!("expected a refusal, got {other:?}"),
-    }
+/// A refusal plan's code and text.
+struct Refused {
+    code: String,
+    text: String,
+}
+
+fn refusal(plan: Value) -> Refused {
+    #![allow(clippy::needless_pass_by_value, reason = "called with the plan just made")]
+    assert_eq!(plan["kind"], "refuse", "expected a refusal, got {plan}");
+    Refused { code: plan["code"].as_str().unwrap().into(), text: plan["text"].as_str().unwrap().into() }
+}
+
+/// The plan, which must be of `kind`.
+fn expect(kind: &str, plan: Value) -> Value {
+    assert_eq!(plan["kind"], kind, "expected {kind}, got {plan}");
+    plan
 }
 
 /// user → a1(anchor call c1) → r1 → a2(bulk c2) → r2 (big) → a3(rewind call c3): the anchor `start`
@@ -132,20 +148,16 @@ fn anchor_labels_the_entry_before_the_in_flight_message() {
     let mut s = Session::new();
     s.user("u", "hello there").assistant("a1", "anchoring", &[("c1", TOOL_NAME)], 10.0);
     let mut index = s.index();
-    let Plan::Anchor(a) = plan(&mut index, &json!({"action": "anchor", "name": "impl-start"}), &facts("c1")).unwrap()
-    else {
-        panic!()
-    };
-    assert_eq!(a.entry_id, "u");
-    assert_eq!(a.label, "anchor:impl-start");
-    assert_eq!(a.move_from, None);
-    assert!(a.text.starts_with("[anchor 'impl-start'] set at "), "{}", a.text);
-    assert!(a.text.contains("(after: “hello there”)"), "{}", a.text);
+    let a = expect("anchor", plan(&mut index, &json!({"action": "anchor", "name": "impl-start"}), &facts("c1")).unwrap());
+    assert_eq!(a["entryId"], "u");
+    assert_eq!(a["label"], "anchor:impl-start");
+    assert_eq!(a["moveFrom"], Value::Null);
+    let text = a["text"].as_str().unwrap();
+    assert!(text.starts_with("[anchor 'impl-start'] set at "), "{text}");
+    assert!(text.contains("(after: “hello there”)"), "{text}");
     // Without a matching in-flight message the leaf itself is anchored.
-    let Plan::Anchor(b) = plan(&mut index, &json!({"action": "anchor", "name": "x"}), &facts("other")).unwrap() else {
-        panic!()
-    };
-    assert_eq!(b.entry_id, "a1");
+    let b = expect("anchor", plan(&mut index, &json!({"action": "anchor", "name": "x"}), &facts("other")).unwrap());
+    assert_eq!(b["entryId"], "a1");
 }
 
 #[test]
@@ -154,12 +166,10 @@ fn re_anchoring_moves_the_label() {
     s.lines.pop();
     s.assistant("a3", "", &[("c3", TOOL_NAME)], 300.0);
     let mut index = s.index();
-    let Plan::Anchor(a) = plan(&mut index, &json!({"action": "anchor", "name": "start"}), &facts("c3")).unwrap() else {
-        panic!()
-    };
-    assert_eq!(a.entry_id, "r2");
-    assert_eq!(a.move_from.as_deref(), Some("u"));
-    assert!(a.text.contains("moved"));
+    let a = expect("anchor", plan(&mut index, &json!({"action": "anchor", "name": "start"}), &facts("c3")).unwrap());
+    assert_eq!(a["entryId"], "r2");
+    assert_eq!(a["moveFrom"], "u");
+    assert!(a["text"].as_str().unwrap().contains("moved"));
 }
 
 #[test]
@@ -167,9 +177,9 @@ fn invalid_parameters_are_refused_with_what_to_send() {
     let mut index = worked_session(100).index();
     let f = facts("c3");
     let r = refusal(plan(&mut index, &json!({"action": "jump"}), &f).unwrap());
-    assert_eq!(r.code, RefusalCode::InvalidAction);
+    assert_eq!(r.code, RefusalCode::InvalidAction.as_str());
     let r = refusal(plan(&mut index, &json!({"action": "anchor", "name": "Bad Name"}), &f).unwrap());
-    assert_eq!(r.code, RefusalCode::InvalidName);
+    assert_eq!(r.code, RefusalCode::InvalidName.as_str());
     assert!(r.text.contains("`name`") && r.text.contains("kebab-case"));
     let r = refusal(plan(&mut index, &json!({"action": "rewind", "labelStart": "start"}), &f).unwrap());
     assert!(r.text.contains("`labelEnd`"), "{}", r.text);
@@ -177,7 +187,7 @@ fn invalid_parameters_are_refused_with_what_to_send() {
         plan(&mut index, &json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "   short focus      "}), &f)
             .unwrap(),
     );
-    assert_eq!(r.code, RefusalCode::FocusTooShort);
+    assert_eq!(r.code, RefusalCode::FocusTooShort.as_str());
     assert!(r.text.contains("most recent instruction"));
 }
 
@@ -185,7 +195,7 @@ fn invalid_parameters_are_refused_with_what_to_send() {
 fn unknown_anchor_lists_the_ones_there_are() {
     let mut index = worked_session(100).index();
     let r = refusal(plan(&mut index, &rewind_args("nope", "end"), &facts("c3")).unwrap());
-    assert_eq!(r.code, RefusalCode::UnknownAnchor);
+    assert_eq!(r.code, RefusalCode::UnknownAnchor.as_str());
     assert!(r.text.contains("start"), "{}", r.text);
 }
 
@@ -193,32 +203,32 @@ fn unknown_anchor_lists_the_ones_there_are() {
 fn small_rewinds_are_refused_with_the_anchor_percentages() {
     let mut index = worked_session(4000).index();
     let r = refusal(plan(&mut index, &rewind_args("start", "end"), &facts("c3")).unwrap());
-    assert_eq!(r.code, RefusalCode::TooLittleSaved);
+    assert_eq!(r.code, RefusalCode::TooLittleSaved.as_str());
     assert!(r.text.contains("%  start"), "{}", r.text);
 }
 
 #[test]
 fn rewind_plans_pi_s_branch_summary_entries_and_the_before_number() {
     let mut index = worked_session(40_000).index();
-    let Plan::Rewind(p) = plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap() else { panic!() };
-    assert_eq!(p.target_id, "u");
-    assert_eq!(p.summarize_ids, ["a1", "l1", "r1", "a2", "r2", "a3"]);
+    let p = expect("rewind", plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
+    assert_eq!(p["targetId"], "u");
+    assert_eq!(p["summarizeIds"], json!(["a1", "l1", "r1", "a2", "r2", "a3"]));
     // Before = estimate at r2 (parent of a3): a2's usage (201) + ceil(40000/4).
-    assert_eq!(p.before_tokens, 201.0 + 10_000.0);
-    assert_eq!(sj(&p.fallback_synthetic)["content"][0]["id"], "c3");
+    assert_eq!(p["beforeTokens"], 201.0 + 10_000.0);
+    assert_eq!(p["fallbackSynthetic"]["content"][0]["id"], "c3");
 
     // Second half: the branch summary was appended under the target.
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "The user explored a different conversation branch before returning here.\n## Goal\nparser");
     let mut index = s.index();
     let f = finish(&mut index, &p, "bs", 7.0).unwrap();
-    assert_eq!(f.labels.len(), 1);
-    assert_eq!(f.labels[0].label.as_deref(), Some("anchor:done"));
+    assert_eq!(f["labels"], json!([{"entryId": "bs", "label": "anchor:done"}]));
     let expected_after = 6.0 + 22.0; // ceil(24/4) for the user text + ceil(88/4) for the summary
-    assert_eq!(f.after_tokens, expected_after);
-    assert_eq!(sj(&f.synthetic)["usage"]["totalTokens"], expected_after);
-    assert_eq!(sj(&f.synthetic)["timestamp"], 7.0);
-    assert!(f.text.starts_with("[rewind 'start' → 'done'] · context 10.2% → 0.0% of 100k"), "{}", f.text);
+    assert_eq!(f["afterTokens"], expected_after);
+    assert_eq!(f["synthetic"]["usage"]["totalTokens"], expected_after);
+    assert_eq!(f["synthetic"]["timestamp"], 7.0);
+    let text = f["text"].as_str().unwrap();
+    assert!(text.starts_with("[rewind 'start' → 'done'] · context 10.2% → 0.0% of 100k"), "{text}");
 }
 
 #[test]
@@ -228,12 +238,11 @@ fn label_end_collision_moves_the_older_label() {
     s.lines.pop();
     s.label("l2", "u", Some("anchor:done")).assistant("a3", "", &[("c3", TOOL_NAME)], 10_200.0);
     let mut index = s.index();
-    let Plan::Rewind(p) = plan(&mut index, &rewind_args("done", "done"), &facts("c3")).unwrap() else { panic!() };
-    s.summary("bs", &p.target_id, "summary text");
+    let p = expect("rewind", plan(&mut index, &rewind_args("done", "done"), &facts("c3")).unwrap());
+    s.summary("bs", p["targetId"].as_str().unwrap(), "summary text");
     let mut index = s.index();
     let f = finish(&mut index, &p, "bs", 0.0).unwrap();
-    assert_eq!(f.labels[1].entry_id, "u");
-    assert_eq!(f.labels[1].label, None);
+    assert_eq!(f["labels"][1], json!({"entryId": "u", "label": null}));
 }
 
 #[test]
@@ -243,7 +252,7 @@ fn batched_rewind_names_the_other_calls() {
     s.assistant("a3", "", &[("c3", TOOL_NAME), ("c4", "bash")], 10_200.0);
     let mut index = s.index();
     let r = refusal(plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
-    assert_eq!(r.code, RefusalCode::BatchedRewind);
+    assert_eq!(r.code, RefusalCode::BatchedRewind.as_str());
     assert!(r.text.contains("bash (c4)"), "{}", r.text);
 }
 
@@ -254,11 +263,9 @@ fn a_call_after_earlier_calls_of_its_message_still_finds_its_message() {
     s.assistant("a3", "", &[("c4", "bash"), ("c3", TOOL_NAME)], 10_200.0).result("r4", "c4", 10);
     let mut index = s.index();
     let r = refusal(plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
-    assert_eq!(r.code, RefusalCode::BatchedRewind);
-    let Plan::Anchor(a) = plan(&mut index, &json!({"action": "anchor", "name": "here"}), &facts("c3")).unwrap() else {
-        panic!()
-    };
-    assert_eq!(a.entry_id, "r2");
+    assert_eq!(r.code, RefusalCode::BatchedRewind.as_str());
+    let a = expect("anchor", plan(&mut index, &json!({"action": "anchor", "name": "here"}), &facts("c3")).unwrap());
+    assert_eq!(a["entryId"], "r2");
 }
 
 #[test]
@@ -267,27 +274,27 @@ fn chained_rewind_without_work_is_refused() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", &sj(&synthetic_assistant("c3", &super::test_json(json!({"action": "rewind"})), None, 5000.0, 0.0)))
+        .message("syn", &sj(&synthetic_assistant("c3", r#"{"action":"rewind"}"#, None, 5000.0, 0.0)))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", TOOL_NAME)], 5100.0);
     let mut index = s.index();
     let r = refusal(plan(&mut index, &rewind_args("done", "again"), &facts("c4")).unwrap());
-    assert_eq!(r.code, RefusalCode::ChainedRewind, "{}", r.text);
+    assert_eq!(r.code, RefusalCode::ChainedRewind.as_str(), "{}", r.text);
     // Rewinding further back still collapses only the previous rewind's artifacts.
     let r = refusal(plan(&mut index, &rewind_args("start", "again"), &facts("c4")).unwrap());
-    assert_eq!(r.code, RefusalCode::ChainedRewind, "{}", r.text);
+    assert_eq!(r.code, RefusalCode::ChainedRewind.as_str(), "{}", r.text);
     // Nothing at all after the anchor: already there.
     let mut s2 = Session::new();
     s2.user("u", "hi").label("l", "u", Some("anchor:a")).assistant("a1", "", &[("c1", TOOL_NAME)], 10.0);
     let mut index = s2.index();
     let r = refusal(plan(&mut index, &rewind_args("a", "b"), &facts("c1")).unwrap());
-    assert_eq!(r.code, RefusalCode::NothingToCollapse, "{}", r.text);
+    assert_eq!(r.code, RefusalCode::NothingToCollapse.as_str(), "{}", r.text);
     let mut s3 = Session::new();
     s3.user("u", "hi").assistant("a1", "", &[("c1", TOOL_NAME)], 10.0).label("l", "a1", Some("anchor:a"));
     let mut index = s3.index();
     index.set_leaf(Some("a1")).unwrap();
     let r = refusal(plan(&mut index, &rewind_args("a", "b"), &facts("c1")).unwrap());
-    assert_eq!(r.code, RefusalCode::AlreadyAtTarget, "{}", r.text);
+    assert_eq!(r.code, RefusalCode::AlreadyAtTarget.as_str(), "{}", r.text);
 }
 
 #[test]
@@ -295,14 +302,14 @@ fn work_after_a_rewind_makes_the_next_rewind_legal() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", &sj(&synthetic_assistant("c3", &super::test_json(json!({"action": "rewind"})), None, 5000.0, 0.0)))
+        .message("syn", &sj(&synthetic_assistant("c3", r#"{"action":"rewind"}"#, None, 5000.0, 0.0)))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", "read")], 5100.0)
         .result("r4", "c4", 30_000)
         .assistant("a5", "", &[("c5", TOOL_NAME)], 12_700.0);
     let mut index = s.index();
     let plan = plan(&mut index, &rewind_args("done", "second"), &facts("c5")).unwrap();
-    assert!(matches!(plan, Plan::Rewind(_)), "{plan:?}");
+    assert_eq!(plan["kind"], "rewind", "{plan}");
 }
 
 #[test]
@@ -310,20 +317,21 @@ fn no_model_refuses_before_anything_is_written() {
     let mut index = worked_session(40_000).index();
     let mut f = facts("c3");
     f.model = None;
-    assert_eq!(refusal(plan(&mut index, &rewind_args("start", "done"), &f).unwrap()).code, RefusalCode::NoModel);
+    assert_eq!(refusal(plan(&mut index, &rewind_args("start", "done"), &f).unwrap()).code, RefusalCode::NoModel.as_str());
 }
 
 #[test]
 fn list_shows_each_anchor_with_its_percentage() {
     let mut index = worked_session(40_000).index();
-    let Plan::List(l) = plan(&mut index, &json!({"action": "list"}), &facts("c3")).unwrap() else { panic!() };
-    assert!(l.text.starts_with("[list] · 1 anchor · ctx "), "{}", l.text);
-    assert!(l.text.contains("start"), "{}", l.text);
-    assert!(!l.text.contains('⚠'));
+    let l = expect("list", plan(&mut index, &json!({"action": "list"}), &facts("c3")).unwrap());
+    let text = l["text"].as_str().unwrap();
+    assert!(text.starts_with("[list] · 1 anchor · ctx "), "{text}");
+    assert!(text.contains("start"), "{text}");
+    assert!(!text.contains('⚠'));
     let mut f = facts("c3");
     f.refresh_reaches = false;
-    let Plan::List(l) = plan(&mut index, &json!({"action": "list"}), &f).unwrap() else { panic!() };
-    assert!(l.text.contains('⚠'));
+    let l = expect("list", plan(&mut index, &json!({"action": "list"}), &f).unwrap());
+    assert!(l["text"].as_str().unwrap().contains('⚠'));
 }
 
 #[test]
@@ -402,7 +410,7 @@ fn adversarial_arguments_are_refused_clearly() {
     for (args, code, needle) in cases {
         let r = refusal(plan(&mut index, &args, &f).unwrap());
         let shown = args.to_string().chars().take(80).collect::<String>();
-        assert_eq!(r.code, code, "{shown}: {}", r.text);
+        assert_eq!(r.code, code.as_str(), "{shown}: {}", r.text);
         assert!(r.text.contains(needle), "{shown}: {}", r.text);
         assert!(r.text.len() < 2000, "{shown}: refusal of {} bytes", r.text.len());
         assert!(!r.text.contains("xxxxxxxxxx"), "{shown}: the refusal repeats the value");
@@ -410,12 +418,12 @@ fn adversarial_arguments_are_refused_clearly() {
     // The longest accepted focus still plans.
     let long = "f".repeat(MAX_FOCUS_CHARS);
     let args = json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": long});
-    assert!(matches!(plan(&mut index, &args, &f).unwrap(), Plan::Rewind(_)));
+    expect("rewind", plan(&mut index, &args, &f).unwrap());
     // Extra fields are ignored by the decision and dropped from the synthetic copy.
     let args = json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": focus, "junk": mb});
-    let Plan::Rewind(p) = plan(&mut index, &args, &f).unwrap() else { panic!() };
-    assert_eq!(p.arguments.get("junk"), None);
-    assert_eq!(sj(&p.fallback_synthetic)["content"][0]["arguments"].get("junk"), None);
+    let p = expect("rewind", plan(&mut index, &args, &f).unwrap());
+    assert_eq!(p["arguments"].get("junk"), None);
+    assert_eq!(p["fallbackSynthetic"]["content"][0]["arguments"].get("junk"), None);
 }
 
 /// labelStart naming an anchor that only exists on a branch an earlier rewind left behind.
@@ -431,7 +439,7 @@ fn an_anchor_on_an_abandoned_branch_is_refused_as_off_path() {
     );
     let mut index = s.index();
     let r = refusal(plan(&mut index, &rewind_args("deep", "end"), &facts("c4")).unwrap());
-    assert_eq!(r.code, RefusalCode::UnknownAnchor);
+    assert_eq!(r.code, RefusalCode::UnknownAnchor.as_str());
     assert!(r.text.contains("left behind"), "{}", r.text);
     assert!(r.text.contains("start"), "the anchors on the active branch are listed: {}", r.text);
     let r = refusal(plan(&mut index, &rewind_args("never-set", "end"), &facts("c4")).unwrap());
@@ -461,5 +469,190 @@ fn a_parent_cycle_through_labels_at_the_leaf_does_not_hang() {
     index.append_jsonl(&lines.join("\n"));
     for args in [json!({"action": "anchor", "name": "start"}), json!({"action": "list"}), rewind_args("start", "e")] {
         let _ = plan(&mut index, &args, &facts("c1"));
+    }
+}
+
+/// Every text and JSON shape the shim reads, for a spread of calls, byte for byte against
+/// `tests/fixtures/expected/tool-outputs.txt` (`PTN_BLESS=1` rewrites it). The JSON texts are what the
+/// binding hands to `JSON.parse`.
+#[test]
+#[allow(clippy::too_many_lines, reason = "one list of cases, read top to bottom")]
+fn outputs_are_byte_identical_to_the_recorded_ones() {
+    let mut out = String::new();
+    let mut put = |what: &str, text: &str| {
+        out.push_str("== ");
+        out.push_str(what);
+        out.push('\n');
+        out.push_str(text);
+        out.push('\n');
+    };
+    put("definition", &golden::definition_json());
+    let tricky = "keep \"this\" \\ and\nthat\u{1}\u{7f} 😀 \u{2028} the user's last instruction";
+    let mut f = facts("c3");
+    f.context_window = 128_000.0;
+    f.now_ms = 1_767_225_600_123.0;
+    let mut index = worked_session(40_000).index();
+    let calls: Vec<(&str, Value, Facts)> = vec![
+        ("list", json!({"action": "list"}), f.clone()),
+        ("list no refresh", json!({"action": "list"}), Facts { refresh_reaches: false, context_window: 0.0, ..f.clone() }),
+        ("anchor", json!({"action": "anchor", "name": "impl-start"}), f.clone()),
+        ("anchor move", json!({"action": "anchor", "name": "start"}), f.clone()),
+        ("anchor leaf", json!({"action": "anchor", "name": "x"}), facts("other")),
+        ("rewind", json!({"action": "rewind", "labelStart": "start", "labelEnd": "done", "summaryFocus": tricky, "junk": 1}), f.clone()),
+        ("rewind no refresh", rewind_args("start", "done"), Facts { refresh_reaches: false, ..f.clone() }),
+        ("rewind long focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "é".repeat(1500)}), f.clone()),
+        ("rewind no model", rewind_args("start", "done"), Facts { model: None, ..f.clone() }),
+        ("unknown anchor", rewind_args("nope", "end"), f.clone()),
+        ("invalid action", json!({"action": "jump"}), f.clone()),
+        ("bad name", json!({"action": "anchor", "name": "Bad Name"}), f.clone()),
+        ("bad name tab", json!({"action": "anchor", "name": "a\tb"}), f.clone()),
+        ("bad name unicode", json!({"action": "anchor", "name": "st\u{430}rt"}), f.clone()),
+        ("bad name prefix", json!({"action": "anchor", "name": "anchor:start"}), f.clone()),
+        ("bad name prefix bad", json!({"action": "anchor", "name": "anchor:Start"}), f.clone()),
+        ("bad name long", json!({"action": "anchor", "name": "a".repeat(41)}), f.clone()),
+        ("bad name hyphens", json!({"action": "anchor", "name": "a--b"}), f.clone()),
+        ("bad name empty", json!({"action": "anchor", "name": ""}), f.clone()),
+        ("bad name type", json!({"action": "anchor", "name": [1]}), f.clone()),
+        ("bad name null", json!({"action": "anchor", "name": null}), f.clone()),
+        ("bad name bool", json!({"action": "anchor", "name": true}), f.clone()),
+        ("missing name", json!({"action": "anchor"}), f.clone()),
+        ("bad start", json!({"action": "rewind", "labelStart": 3}), f.clone()),
+        ("bad end", json!({"action": "rewind", "labelStart": "start", "labelEnd": "E"}), f.clone()),
+        ("short focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "short"}), f.clone()),
+        ("focus type", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": {"a": 1}}), f.clone()),
+        ("long focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "x".repeat(16_001)}), f.clone()),
+    ];
+    for (what, args, facts) in &calls {
+        let p = golden::plan_text(&mut index, args, facts);
+        put(what, &p);
+        if p.starts_with(r#"{"kind":"rewind","#) {
+            let mut s = worked_session(40_000);
+            s.summary("bs", "u", "The user explored a different conversation branch before returning here.\n## Goal\nparser");
+            let mut index = s.index();
+            let done = golden::finish_text(&mut index, &p, 1_767_225_600_999.5);
+            put(&format!("{what} finish"), &done.unwrap());
+        }
+    }
+    put("unreadable", &unreadable("nested too deeply at column 3"));
+    let mut small = worked_session(4000).index();
+    put("too little", &golden::plan_text(&mut small, &rewind_args("start", "end"), &f));
+    let mut batched = worked_session(40_000);
+    batched.lines.pop();
+    batched.assistant("a3", "", &[("c3", TOOL_NAME), ("c4", "bash"), ("c\"5", "read")], 10_200.0);
+    put("batched", &golden::plan_text(&mut batched.index(), &rewind_args("start", "done"), &f));
+    let mut off = worked_session(40_000);
+    off.label("l2", "r1", Some("anchor:deep")).summary("bs", "u", "## Goal\nsummary").assistant("a4", "", &[("c4", TOOL_NAME)], 10.0);
+    let mut off = off.index();
+    put("off path", &golden::plan_text(&mut off, &rewind_args("deep", "end"), &facts("c4")));
+    let mut bare = Session::new();
+    bare.user("u", "hi \"there\"").label("l", "u", Some("anchor:a")).assistant("a1", "", &[("c1", TOOL_NAME)], 10.0);
+    let mut bare = bare.index();
+    put("nothing to collapse", &golden::plan_text(&mut bare, &rewind_args("a", "b"), &facts("c1")));
+    put("no anchors", &golden::plan_text(&mut bare, &rewind_args("zz", "b"), &facts("c1")));
+    put("anchor hint", &golden::plan_text(&mut bare, &json!({"action": "anchor", "name": "q"}), &facts("c1")));
+    bare.set_leaf(Some("a1")).unwrap();
+    put("already there", &golden::plan_text(&mut bare, &rewind_args("a", "b"), &facts("c1")));
+    let mut there = Session::new();
+    there.user("u", "hi").assistant("a1", "", &[("c1", TOOL_NAME)], 10.0).label("l", "a1", Some("anchor:a"));
+    let mut there = there.index();
+    there.set_leaf(Some("a1")).unwrap();
+    put("already at target", &golden::plan_text(&mut there, &rewind_args("a", "b"), &facts("c1")));
+    let mut plain = Session::new();
+    plain.user("u", "hi").assistant("a1", "", &[("c1", TOOL_NAME)], 10.0);
+    put("no anchors at all", &golden::plan_text(&mut plain.index(), &rewind_args("a", "b"), &facts("c1")));
+    let mut lone = Session::new();
+    lone.user("u", "hi").assistant("a1", "", &[], 10.0).label("l", "a1", Some("anchor:deep"));
+    lone.summary("bs", "u", "## Goal\nx").assistant("a2", "", &[("c2", TOOL_NAME)], 10.0);
+    put("off path, none here", &golden::plan_text(&mut lone.index(), &rewind_args("deep", "b"), &facts("c2")));
+    let mut empty = SessionIndex::new(Mode::Plugin);
+    put("nothing to anchor", &golden::plan_text(&mut empty, &json!({"action": "anchor", "name": "a"}), &f));
+    put("empty list", &golden::plan_text(&mut empty, &json!({"action": "list"}), &f));
+    let mut chained = worked_session(40_000);
+    chained
+        .summary("bs", "u", "summary of the parser work")
+        .label("l3", "bs", Some("anchor:done"))
+        .message("syn", &serde_json::from_str(&golden::synthetic_json("c3", 5000.0)).unwrap())
+        .result("r3", "c3", 300)
+        .assistant("a4", "", &[("c4", TOOL_NAME)], 5100.0);
+    put("chained", &golden::plan_text(&mut chained.index(), &rewind_args("done", "again"), &facts("c4")));
+    for result in [json!({"ok": true}), json!({"ok": false, "error": "no \"key\""}), json!({}), json!({"ok": "yes"})] {
+        put(&format!("auth {result}"), &golden::refusal_json(check_auth(&result).as_ref()));
+    }
+    for result in [
+        json!({"summary": "## Goal"}),
+        json!({"aborted": true}),
+        json!({"error": "boom\n"}),
+        json!({"summary": "  "}),
+        json!({}),
+        json!({"summary": 3}),
+    ] {
+        put(&format!("summary {result}"), &golden::refusal_json(check_summary(&result).as_ref()));
+    }
+    // A summarizer that threw: the shim sends `{ error: message }`.
+    put("summary error", &golden::refusal_json(check_summary(&json!({"error": "thrown \u{0} here"})).as_ref()));
+    for step in ["unchanged", "branch-undone", "undone", "anchor", "anchor-move", "branch", "index", "labels", "other"] {
+        put(&format!("salvage {step}"), &salvage_text(step, "EIO: \"disk\""));
+    }
+    for bad in [
+        json!({}),
+        json!({"callId": 1}),
+        json!({"callId": "c", "contextWindow": "1"}),
+        json!({"callId": "c", "model": 1}),
+        json!({"callId": "c", "model": {"api": "a", "provider": "p"}}),
+        json!({"callId": "c", "refreshReaches": 1}),
+        json!({"callId": "c", "nowMs": null}),
+        json!([]),
+    ] {
+        put(&format!("facts {bad}"), &golden::facts_error(&bad));
+    }
+    let good = golden::plan_text(&mut worked_session(40_000).index(), &rewind_args("start", "done"), &f);
+    let mut summarized = worked_session(40_000);
+    summarized.summary("bs", "u", "## Goal\nparser");
+    let mut summarized = summarized.index();
+    for key in ["summarizeIds", "targetId", "arguments", "model", "refreshReaches", "fallbackSynthetic", "beforeTokens"] {
+        for bad in [json!(null), json!(1), json!([1]), json!({"api": 1})] {
+            let mut v: Value = serde_json::from_str(&good).unwrap();
+            v[key] = bad.clone();
+            put(&format!("plan {key}={bad}"), &golden::finish_text(&mut summarized, &v.to_string(), 0.0).map_or_else(|e| e.to_string(), |_| "ok".into()));
+        }
+        let mut v: Value = serde_json::from_str(&good).unwrap();
+        v.as_object_mut().unwrap().remove(key);
+        put(&format!("plan without {key}"), &golden::finish_text(&mut summarized, &v.to_string(), 0.0).map_or_else(|e| e.to_string(), |_| "ok".into()));
+    }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/expected/tool-outputs.txt");
+    if std::env::var_os("PTN_BLESS").is_some() {
+        std::fs::write(path, &out).unwrap();
+    }
+    let expected = std::fs::read_to_string(path).expect("tool-outputs.txt (PTN_BLESS=1 writes it)");
+    for (n, (a, b)) in out.lines().zip(expected.lines()).enumerate() {
+        assert_eq!(a, b, "line {}", n + 1);
+    }
+    assert_eq!(out.lines().count(), expected.lines().count());
+}
+
+/// The JSON texts of the core's results, as the binding hands them to `JSON.parse`.
+mod golden {
+    use super::super::*;
+    use crate::json::parse;
+    use crate::session::SessionIndex;
+
+    pub(super) fn definition_json() -> String {
+        definition().into()
+    }
+    pub(super) fn plan_text(index: &mut SessionIndex, args: &serde_json::Value, facts: &Facts) -> String {
+        plan(index, &test_json(args.clone()), facts).unwrap()
+    }
+    /// [`finish`] with `plan` read back from its JSON text (as the binding reads what the shim hands back).
+    pub(super) fn finish_text(index: &mut SessionIndex, plan: &str, now_ms: f64) -> Result<String, crate::SessionError> {
+        finish(index, &parse(plan, 1000).unwrap(), "bs", now_ms)
+    }
+    pub(super) fn refusal_json(r: Option<&Refusal>) -> String {
+        r.map_or_else(|| "null".into(), Refusal::to_json)
+    }
+    pub(super) fn synthetic_json(call: &str, tokens: f64) -> String {
+        synthetic_assistant(call, r#"{"action":"rewind"}"#, None, tokens, 0.0)
+    }
+    pub(super) fn facts_error(v: &serde_json::Value) -> String {
+        Facts::from_value(&test_json(v.clone())).map_or_else(|e| e.to_string(), |f| format!("{f:?}"))
     }
 }

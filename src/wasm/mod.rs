@@ -16,8 +16,8 @@ pub mod tool;
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
-use crate::json::{Str, Value};
 use crate::session::{self, IngestReport, Leaf};
+use crate::tool::out::{item, quote, JsonObject};
 use error::js_error;
 
 /// The plugin's module is `no_std` (see `lib.rs`), so a panic — a bug, never an input — stops the instance
@@ -35,34 +35,34 @@ const TS_INGEST: &str = r#"
 export interface IngestReport { appended: number; skipped: { line: number; reason: string }[]; warnings: string[] }
 "#;
 
-/// A core JSON value as a plain JS object: one `JSON.parse` of its text. The plugin's results cross this
-/// way (one small serializer instead of code generated per result type).
-fn json_to_js(value: &Value<'_>) -> Result<JsValue, JsValue> {
-    JSON::parse(&value.to_json())
+/// JSON text the core wrote as a plain JS object: one `JSON.parse`. The plugin's results cross this way
+/// (one small writer in the core instead of code generated per result type).
+fn json_to_js(json: &str) -> Result<JsValue, JsValue> {
+    JSON::parse(json)
 }
 
 /// An ingest report as the `IngestReport` object: its JSON text written directly (no value tree built
 /// for it), parsed once by `JSON.parse`.
 fn report_js(r: IngestReport) -> Result<JsValue, JsValue> {
-    let mut out = String::from("{\"appended\":");
-    crate::json::push_uint(&mut out, r.appended);
-    out.push_str(",\"skipped\":[");
-    for (i, s) in r.skipped.iter().enumerate() {
-        out.push_str(if i == 0 { "{\"line\":" } else { ",{\"line\":" });
-        crate::json::push_uint(&mut out, s.line);
-        out.push_str(",\"reason\":");
-        Str::from(s.reason.as_str()).write_quoted(&mut out);
-        out.push('}');
+    let mut text = String::new();
+    let mut out = JsonObject::open(&mut text);
+    out.num("appended", r.appended as f64);
+    let skipped = out.key("skipped");
+    skipped.push('[');
+    for s in &r.skipped {
+        let mut skip = JsonObject::open(item(skipped));
+        skip.num("line", s.line as f64).str("reason", &s.reason);
+        skip.close();
     }
-    out.push_str("],\"warnings\":[");
-    for (i, w) in r.warnings.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        Str::from(w.as_str()).write_quoted(&mut out);
+    skipped.push(']');
+    let warnings = out.key("warnings");
+    warnings.push('[');
+    for w in &r.warnings {
+        quote(item(warnings), w);
     }
-    out.push_str("]}");
-    JSON::parse(&out)
+    warnings.push(']');
+    out.close();
+    json_to_js(&text)
 }
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.

@@ -6,8 +6,8 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
 use super::json_to_js as to_js;
-use crate::json::{self, Value};
 use super::SessionIndex;
+use crate::json::{self, Value};
 use crate::tool;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -66,13 +66,18 @@ fn js_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
 
 /// That text as the core's JSON value.
 fn parse_js<'t>(text: &'t str, what: &str) -> Result<Value<'t>, JsValue> {
-    json::parse(text, MAX_DEPTH).map_err(|e| invalid(&format!("{what}: {e}")))
+    json::parse(text, MAX_DEPTH).map_err(|e| {
+        let mut message = String::from(what);
+        message.push_str(": ");
+        message.push_str(&e.to_string());
+        invalid(&message)
+    })
 }
 
 /// A host result checked by `check`: the refusal, or `null` when there is none.
 fn refusal_js(result: &JsValue, check: fn(&Value<'_>) -> Option<tool::Refusal>) -> Result<JsValue, JsValue> {
     let text = js_text(result, "result")?;
-    check(&parse_js(&text, "result")?).map_or(Ok(JsValue::NULL), |r| to_js(&r.to_value()))
+    check(&parse_js(&text, "result")?).map_or(Ok(JsValue::NULL), |r| to_js(&r.to_json()))
 }
 
 #[wasm_bindgen]
@@ -106,7 +111,7 @@ impl SessionIndex {
                 Err(e) => tool::unreadable(&e.to_string()),
             },
         };
-        to_js(&plan.to_value())
+        to_js(&plan)
     }
 
     /// The second half of a rewind, once `branchWithSummary` returned `summaryId` and the index holds it.
@@ -121,15 +126,14 @@ impl SessionIndex {
         now_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let text = js_text(&plan, "plan")?;
-        let plan = tool::RewindPlan::from_value(&parse_js(&text, "plan")?).map_err(js_error)?;
-        to_js(&tool::finish(&mut self.inner, &plan, summary_id, now_ms).map_err(js_error)?.to_value())
+        to_js(&tool::finish(&mut self.inner, &parse_js(&text, "plan")?, summary_id, now_ms).map_err(js_error)?)
     }
 }
 
 /// `navigate_tree`'s definition: name, texts, JSON Schema parameters, execution mode.
 #[wasm_bindgen(js_name = toolDefinition, unchecked_return_type = "ToolDefinition")]
 pub fn tool_definition() -> Result<JsValue, JsValue> {
-    to_js(&tool::definition().to_value())
+    to_js(tool::definition())
 }
 
 /// The refusal for a failed `getApiKeyAndHeaders` result, or `null` when it resolved.
@@ -140,18 +144,13 @@ pub fn check_auth(
     refusal_js(&result, tool::check_auth)
 }
 
-/// The refusal for an unusable summarizer result (`aborted`, `error`, empty), or `null`.
+/// The refusal for an unusable summarizer result (`aborted`, `error`, empty), or `null`. A summarizer that
+/// threw is `{ error: message }`.
 #[wasm_bindgen(js_name = checkSummary, unchecked_return_type = "Refusal | null")]
 pub fn check_summary(
     #[wasm_bindgen(unchecked_param_type = "{ summary?: string; aborted?: boolean; error?: string }")] result: JsValue,
 ) -> Result<JsValue, JsValue> {
     refusal_js(&result, tool::check_summary)
-}
-
-/// The refusal for a summarizer that threw `message`.
-#[wasm_bindgen(js_name = summaryError, unchecked_return_type = "Refusal")]
-pub fn summary_error(message: &str) -> Result<JsValue, JsValue> {
-    to_js(&tool::summary_error(message).to_value())
 }
 
 /// The error text for a step that failed after the tree moved (the chain was repaired first).
