@@ -69,7 +69,7 @@ fn parse_js<'t>(text: &'t str, what: &str) -> Result<Value<'t>, JsValue> {
     json::parse(text, MAX_DEPTH).map_err(|e| {
         let mut message = String::from(what);
         message.push_str(": ");
-        message.push_str(&e.to_string());
+        message.push_str(&e.message());
         invalid(&message)
     })
 }
@@ -108,7 +108,7 @@ impl SessionIndex {
             // `undefined` (no text) reads as no arguments.
             Ok(text) => match json::parse(&text.as_string().unwrap_or_else(|| "null".into()), MAX_DEPTH) {
                 Ok(params) => tool::plan(&mut self.inner, &params, &facts).map_err(js_error)?,
-                Err(e) => tool::unreadable(&e.to_string()),
+                Err(e) => tool::unreadable(&e.message()),
             },
         };
         to_js(&plan)
