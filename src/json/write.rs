@@ -196,7 +196,10 @@ mod tests {
         // A repeated key prints where it first stood, with its last value, as `JSON.stringify(JSON.parse(t))`
         // gives: k0…k4 first (values 35…39), then k5…k34; `\ud800` first at its place with the later
         // `\uD800`'s 3, then U+FFFD (a different key).
-        let members: String = (0..35).map(|i| format!("\"k{i}\":{},", if i < 5 { i + 35 } else { i })).collect();
+        let members = (0..35).fold(String::new(), |mut s, i| {
+            let _ = write!(s, "\"k{i}\":{},", if i < 5 { i + 35 } else { i });
+            s
+        });
         assert_eq!(out, format!("{{{members}\"\\ud800\":3,\"\u{fffd}\":2}}"));
         assert_eq!(stringify_len(&v), out.len() - 2, "U+FFFD is 3 bytes but one unit");
     }
