@@ -5,7 +5,7 @@ use super::str::Str;
 use super::{Num, Value};
 
 /// Length of `JSON.stringify(v)` in UTF-16 units, for `v` as JavaScript would hold this value:
-/// duplicate keys count once (with the last value), strings are escaped as `JSON.stringify` escapes
+/// duplicate keys count once (at the first one's place, with the last value), strings are escaped as `JSON.stringify` escapes
 /// them, numbers print as `String(n)` and non-finite ones as `null`.
 ///
 /// It walks with its own stack, so any depth the reader accepted is measured without recursion.
@@ -57,7 +57,9 @@ impl Sink<'_> {
 /// An open container in the walk: what is left of it and whether anything was written yet.
 enum Frame<'v, 'a> {
     Arr(core::slice::Iter<'v, Value<'a>>, bool),
-    Obj(core::iter::Enumerate<core::slice::Iter<'v, (Str<'a>, Value<'a>)>>, Option<Vec<bool>>, bool),
+    /// The members, the next index, which member's value each place writes (see [`sources`]), and
+    /// whether anything was written yet.
+    Obj(&'v [(Str<'a>, Value<'a>)], usize, Option<Vec<usize>>, bool),
 }
 
 fn walk(root: &Value<'_>, sink: &mut Sink<'_>) {
@@ -77,7 +79,7 @@ fn walk(root: &Value<'_>, sink: &mut Sink<'_>) {
                 }
                 Value::Obj(members) => {
                     sink.text("{");
-                    stack.push(Frame::Obj(members.iter().enumerate(), shadowed(members), false));
+                    stack.push(Frame::Obj(members, 0, sources(members), false));
                 }
             }
         }
@@ -95,10 +97,19 @@ fn walk(root: &Value<'_>, sink: &mut Sink<'_>) {
                     stack.pop();
                 }
             }
-            Frame::Obj(members, shadowed, started) => {
-                // Skip members a later duplicate overrides.
-                let member = members.find(|(i, _)| !shadowed.as_ref().is_some_and(|s| matches!(s.get(*i), Some(true))));
-                if let Some((_, (key, value))) = member {
+            Frame::Obj(members, at, sources, started) => {
+                // The member at this place, and the member whose value goes there (itself but for a repeated
+                // key); places of later duplicates are skipped.
+                let mut member = None;
+                while let Some((key, _)) = members.get(*at) {
+                    let source = sources.as_ref().map_or(Some(*at), |s| s.get(*at).copied().filter(|&j| j != SKIP));
+                    *at += 1;
+                    if let Some((_, value)) = source.and_then(|j| members.get(j)) {
+                        member = Some((key, value));
+                        break;
+                    }
+                }
+                if let Some((key, value)) = member {
                     if *started {
                         sink.text(",");
                     }
@@ -115,42 +126,55 @@ fn walk(root: &Value<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// For each member, whether a later member has the same key (`None` when no key repeats).
+/// A place [`sources`] leaves out: a later duplicate of a key.
+const SKIP: usize = usize::MAX;
+
+/// For each member's place, the member whose value JavaScript writes there: a repeated key keeps the place
+/// of its first appearance and takes its last value (`JSON.parse` assigns the property again, which does
+/// not move it); later duplicates' places are [`SKIP`]. `None` when no key repeats.
 ///
-/// A small open-addressing table of member indices, filled from the last member back, so each earlier
-/// duplicate finds the member that overrides it: linear for distinct keys. Keys that land in the same
-/// slots are compared exactly, so the worst case — many keys that hash alike, e.g. deliberate collisions
-/// or `"\ud800"`-style keys that decode alike yet differ — is quadratic, like a pairwise check.
-fn shadowed(members: &[(Str<'_>, Value<'_>)]) -> Option<Vec<bool>> {
+/// A small open-addressing table of first appearances, filled in member order: linear for distinct keys.
+/// Keys that land in the same slots are compared exactly, so the worst case — many keys that hash alike,
+/// e.g. deliberate collisions or `"\ud800"`-style keys that decode alike yet differ — is quadratic, like a
+/// pairwise check.
+fn sources(members: &[(Str<'_>, Value<'_>)]) -> Option<Vec<usize>> {
     let n = members.len();
     if n < 2 {
         return None;
     }
-    let mut marks = vec![false; n];
+    let mut sources: Vec<usize> = (0..n).collect();
+    let mut repeats = false;
     // At most half full, so probing always reaches an empty slot.
     let mask = (2 * n).next_power_of_two() - 1;
     // An empty slot holds `usize::MAX`, which is no member's index.
     let mut slots = vec![usize::MAX; mask + 1];
-    for (i, (key, _)) in members.iter().enumerate().rev() {
+    for (i, (key, _)) in members.iter().enumerate() {
         // FNV-1a of the decoded text, which is what equal keys share.
         let mut at = key.decoded().bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)) as usize;
         loop {
             at &= mask;
             let Some(slot) = slots.get_mut(at) else { break };
-            match members.get(*slot) {
+            let first = *slot;
+            match members.get(first) {
                 None => {
                     *slot = i;
                     break;
                 }
                 Some((k, _)) if k.same_as(key) => {
-                    marks[i] = true;
+                    if let Some(s) = sources.get_mut(first) {
+                        *s = i;
+                    }
+                    if let Some(s) = sources.get_mut(i) {
+                        *s = SKIP;
+                    }
+                    repeats = true;
                     break;
                 }
                 Some(_) => at += 1,
             }
         }
     }
-    marks.contains(&true).then_some(marks)
+    repeats.then_some(sources)
 }
 
 #[cfg(test)]
@@ -161,7 +185,7 @@ mod tests {
     use crate::json::parse;
 
     #[test]
-    fn duplicates_are_written_once_with_the_last_value() {
+    fn duplicates_are_written_once_in_the_first_place_with_the_last_value() {
         let many = (0..40).fold(String::new(), |mut s, i| {
             let _ = write!(s, "\"k{}\":{i},", i % 35);
             s
@@ -169,9 +193,14 @@ mod tests {
         let text = format!("{{{many}\"\\ud800\":1,\"\u{fffd}\":2,\"\\uD800\":3}}");
         let v = parse(&text, 10).unwrap();
         let out = v.to_json();
-        // Members print where their last duplicate stands.
-        let k0_4_last: String = (5..35).map(|i| format!("\"k{i}\":{i},")).chain((0..5).map(|i| format!("\"k{i}\":{},", i + 35))).collect();
-        assert_eq!(out, format!("{{{k0_4_last}\"\u{fffd}\":2,\"\\ud800\":3}}"));
+        // A repeated key prints where it first stood, with its last value, as `JSON.stringify(JSON.parse(t))`
+        // gives: k0…k4 first (values 35…39), then k5…k34; `\ud800` first at its place with the later
+        // `\uD800`'s 3, then U+FFFD (a different key).
+        let members = (0..35).fold(String::new(), |mut s, i| {
+            let _ = write!(s, "\"k{i}\":{},", if i < 5 { i + 35 } else { i });
+            s
+        });
+        assert_eq!(out, format!("{{{members}\"\\ud800\":3,\"\u{fffd}\":2}}"));
         assert_eq!(stringify_len(&v), out.len() - 2, "U+FFFD is 3 bytes but one unit");
     }
 
