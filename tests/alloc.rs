@@ -5,8 +5,10 @@
 #[allow(dead_code, unreachable_pub)]
 #[path = "../src/wasm/alloc.rs"]
 mod alloc;
+mod common;
 
 use alloc::{Grow, Heap, PAGE};
+use common::Rng;
 use std::alloc::Layout;
 
 #[derive(Debug)]
@@ -37,19 +39,6 @@ unsafe impl Grow for Arena {
     }
 }
 
-/// xorshift64*: a fixed, dependency-free random sequence per seed.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A live block: where, its layout, and the byte it is filled with.
 struct Live {

@@ -4,6 +4,9 @@
 
 use std::path::Path;
 
+mod common;
+use common::Rng;
+
 use pi_tree_navigator::session::entry::{parse_line, parse_line_general, Line, LineProblem};
 use serde_json::{json, Value};
 
@@ -24,22 +27,8 @@ fn same(r: Result<Line, LineProblem>) -> Result<Line, LineProblem> {
     })
 }
 
-struct Rng(u64);
-
+/// Random JSON pieces for the differential test.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*: deterministic, no dependency.
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
     fn text(&mut self) -> String {
         let parts = ["a", " ", "\n", "\t", "é", "😀", "\"", "\\", "\u{1}", "<b>", "## Goal", "The user explored a different conversation branch", "  ", "x".repeat(300).leak()];
         (0..self.below(12)).map(|_| *self.pick(&parts)).collect()

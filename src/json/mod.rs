@@ -373,6 +373,20 @@ fn drop_levels<'a>(value: Value<'a>, depth: usize, deeper: &mut Vec<Value<'a>>) 
     }
 }
 
+/// Appends `U+` and `c`'s code point in at least four uppercase hex digits (`U+00E9`, `U+1F600`), as
+/// Unicode writes it and `format!("U+{:04X}")` would, without the formatting machinery.
+pub fn push_code_point(out: &mut String, c: char) {
+    let code = u32::from(c);
+    let mut digits = 4;
+    while digits < 8 && code >> (4 * digits) != 0 {
+        digits += 1;
+    }
+    out.push_str("U+");
+    for i in (0..digits).rev() {
+        out.push(char::from(b"0123456789ABCDEF"[(code >> (4 * i)) as usize & 15]));
+    }
+}
+
 /// Appends `n` in decimal (`String(n)` for an integer), without the formatting machinery.
 pub fn push_uint(out: &mut String, mut n: usize) {
     let mut digits = [0u8; 20];

@@ -36,8 +36,8 @@ impl Error {
             ErrorKind::End => return "unexpected end of input".into(),
             ErrorKind::TooDeep => out.push_str("nested too deeply"),
             ErrorKind::Unexpected(c) if c.is_control() || c.is_whitespace() => {
-                out.push_str("unexpected character U+");
-                push_hex4(&mut out, c as u32);
+                out.push_str("unexpected character ");
+                super::push_code_point(&mut out, c);
             }
             ErrorKind::Unexpected(c) => {
                 out.push_str("unexpected character '");
@@ -49,17 +49,6 @@ impl Error {
         out.push_str(" at column ");
         super::push_uint(&mut out, self.offset + 1);
         out
-    }
-}
-
-/// `{:04X}`: upper-case hex, at least four digits.
-fn push_hex4(out: &mut String, n: u32) {
-    let mut digits = 4;
-    while digits < 8 && n >> (4 * digits) != 0 {
-        digits += 1;
-    }
-    for i in (0..digits).rev() {
-        out.push(char::from(b"0123456789ABCDEF"[(n >> (4 * i)) as usize & 15]));
     }
 }
 

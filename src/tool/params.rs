@@ -130,23 +130,10 @@ fn not_a_string(value: &Value<'_>) -> String {
     fill("it is \u{1}, not a string", &[json_type(value)])
 }
 
-/// `U+00E9`: a character's code point as Unicode writes it (at least four uppercase hex digits).
+/// `U+00E9`: a character's code point as Unicode writes it.
 fn code_point(c: char) -> String {
-    let mut out = String::from("U+");
-    let code = u32::from(c);
-    // Digits from the highest non-zero nibble, and never fewer than four.
-    let mut shift = 20;
-    while shift > 12 && code >> shift == 0 {
-        shift -= 4;
-    }
-    loop {
-        let nibble = (code >> shift) & 0xF;
-        out.push(char::from_digit(nibble, 16).map_or('0', |d| d.to_ascii_uppercase()));
-        if shift == 0 {
-            break;
-        }
-        shift -= 4;
-    }
+    let mut out = String::new();
+    crate::json::push_code_point(&mut out, c);
     out
 }
 
