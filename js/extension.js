@@ -15,7 +15,7 @@
 //   moves the leaf back to the newest entry known to be written before anything else is appended, so
 //   the file never holds a child of a missing entry and every tool call keeps its result.
 import { readFileSync } from "node:fs";
-import * as wasmCore from "./load-plugin.js";
+import * as wasmCore from "./load-node.js";
 import { createHost, hostGenerateBranchSummary, registry } from "./host.js";
 import { makeSummarizer } from "./summarize.js";
 
@@ -34,14 +34,14 @@ export default function navigateTreeExtension(pi, opts) {
 /**
  * Returns `() => Promise<api>` that instantiates the wasm again, in a fresh copy of the wasm-bindgen glue
  * (the glue keeps its instance in module state, so a new instance needs a new module copy). `base` is the
- * URL of a file next to `pi_tree_navigator_plugin.js` and `pi_tree_navigator_plugin_bg.wasm` (the plugin's own wasm).
+ * URL of a file next to `pi_tree_navigator.js` and `pi_tree_navigator_bg.wasm` (the package's one wasm module).
  */
 export function freshCoreLoader(base) {
   let compiled;
   return async () => {
-    compiled ??= new WebAssembly.Module(readFileSync(new URL("./pi_tree_navigator_plugin_bg.wasm", base)));
+    compiled ??= new WebAssembly.Module(readFileSync(new URL("./pi_tree_navigator_bg.wasm", base)));
     const copy = ++registry().coreCopies; // process-wide: two navigators must never share a copy
-    const glue = await import(`${new URL("./pi_tree_navigator_plugin.js", base).href}?instance=${copy}`);
+    const glue = await import(`${new URL("./pi_tree_navigator.js", base).href}?instance=${copy}`);
     glue.initSync({ module: compiled });
     return glue;
   };

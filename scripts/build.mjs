@@ -40,23 +40,6 @@ const wasmPack = (argv, extraEnv = {}) => {
 };
 wasmPack(args);
 
-// The pi plugin loads its own, smaller module: the same crate without the `full` feature (no viewer/CLI
-// exports). Built into target/ and copied next to the full one as pi_tree_navigator_plugin*.
-const pluginOut = join(root, "target", "pkg-plugin");
-rmSync(pluginOut, { recursive: true, force: true });
-const pluginArgs = ["build", "--mode", "no-install", "--target", "web", dev ? "--dev" : "--release",
-  "--out-dir", pluginOut, "--out-name", "pi_tree_navigator_plugin", "--no-gitignore", "--no-pack", ...(dev ? ["--no-opt"] : []),
-  "--", "--no-default-features"];
-// Optimised for size (opt-level "z"): it is what pi loads with every session, and its per-call work is
-// small; the full build keeps "s" for the viewer's and CLI's throughput. Its own target dir, so switching
-// profiles does not rebuild the other build's dependencies every time.
-const pluginEnv = { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z", CARGO_TARGET_DIR: join(root, "target", "plugin") };
-log(`wasm-pack ${pluginArgs.join(" ")}  (opt-level z)`);
-wasmPack(pluginArgs, pluginEnv);
-for (const name of readdirSync(pluginOut)) {
-  if (name.startsWith("pi_tree_navigator_plugin")) cpSync(join(pluginOut, name), join(pkgDir, name));
-}
-
 // --- 2. copy js/ into pkg/ -----------------------------------------------------------------------
 const skip = (name) => name.startsWith(".") || /\.test\.[cm]?[jt]s$/.test(name) || name === "node_modules";
 const copied = [];
@@ -97,5 +80,4 @@ const missing = targets.filter((t) => t.startsWith("./") && !t.includes("*") && 
 if (missing.length) die(`pkg/package.json points at missing files: ${missing.join(", ")}`);
 
 const wasm = join(pkgDir, "pi_tree_navigator_bg.wasm");
-const pluginWasm = join(pkgDir, "pi_tree_navigator_plugin_bg.wasm");
-log(`pkg/ ready: ${merged.name}@${merged.version}, wasm ${statSync(wasm).size} bytes (plugin ${statSync(pluginWasm).size}), ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+log(`pkg/ ready: ${merged.name}@${merged.version}, wasm ${statSync(wasm).size} bytes, ${((Date.now() - t0) / 1000).toFixed(1)}s`);

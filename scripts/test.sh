@@ -28,8 +28,6 @@ report() {
 run setup bash scripts/setup.sh || { report; exit 1; }
 run hosts bash scripts/setup-hosts.sh || { report; exit 1; }
 run rust cargo test
-# The core as the plugin wasm builds it (without the `full` feature): the index and tool tests again.
-run rust-plugin cargo test --no-default-features --features serde-json --lib --test session_index --test read_vs_oracle
 run build node scripts/build.mjs || { report; exit 1; }
 run js node scripts/test-js.mjs
 run browser node scripts/test-js.mjs tests/browser

@@ -3,10 +3,7 @@
 //! pi computes its numbers in JavaScript: string lengths are UTF-16 code units, tool-call arguments are
 //! measured as `JSON.stringify(arguments).length`, and timestamps go through `new Date(x).getTime()`.
 //! Matching pi exactly means matching those three operations, so they live here, isolated and tested.
-
-#[cfg(feature = "serde-json")]
 use crate::prelude::*;
-#[cfg(feature = "serde-json")]
 use serde_json::Value;
 
 /// Length of `s` as JavaScript's `String.prototype.length` counts it (UTF-16 code units).
@@ -35,16 +32,12 @@ pub fn utf16_len(s: &str) -> usize {
     }
     units
 }
-
-#[cfg(feature = "serde-json")]
 /// Length of `JSON.stringify(value)` for a value that came out of `JSON.parse`.
 ///
 /// Object key order does not change the length, so a sorted map is as good as an insertion-ordered one.
 pub fn stringify_len(value: &Value) -> usize {
     stringify_len_masked(value, None)
 }
-
-#[cfg(feature = "serde-json")]
 /// [`stringify_len`] where every `masked` character stands for an unpaired surrogate, which
 /// `JSON.stringify` writes as a six-character `\uXXXX` escape.
 pub fn stringify_len_masked(value: &Value, masked: Option<char>) -> usize {
@@ -78,8 +71,6 @@ pub(crate) fn quoted_len(s: &str, masked: Option<char>) -> usize {
     }
     len
 }
-
-#[cfg(feature = "serde-json")]
 /// `Number.prototype.toString()` for a finite or non-finite double, built on Rust's `{:e}`. Kept as an
 /// independent oracle for [`crate::json::num::js_string`] (which the product uses: it needs no float
 /// formatting and is exact on ties, where this one is off — JavaScript breaks a tie between two shortest
@@ -120,8 +111,6 @@ pub fn number_to_js_string(x: f64) -> String {
     };
     format!("{sign}{body}")
 }
-
-#[cfg(feature = "serde-json")]
 /// `new Date(value).getTime()` for a JSON value; `None` stands for `NaN` (an invalid date).
 ///
 /// Strings follow the ECMAScript date-time format (`YYYY-MM-DDTHH:mm:ss.sssZ` and its shorter forms);
@@ -314,8 +303,6 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
 }
-
-#[cfg(feature = "serde-json")]
 /// JavaScript truthiness of a JSON value.
 pub fn is_truthy(value: Option<&Value>) -> bool {
     match value {

@@ -7,14 +7,11 @@
 //! (compiled only for `wasm32`).
 
 #![deny(missing_docs)]
-// The plugin's wasm module (built without `serde-json`, see Cargo.toml) leaves out std: its panic and
-// formatting machinery would be a fifth of the module. Everything else (native, the viewer/CLI module) has std.
-#![cfg_attr(all(target_arch = "wasm32", not(feature = "serde-json")), no_std)]
 
 extern crate alloc;
 
-/// What every module of the core uses from `alloc`: the same names std's prelude gives, so the code reads
-/// the same with and without std.
+/// Left over from the `no_std` build: the names std's prelude gives. Being removed with the modules that
+/// still import it.
 #[allow(unused_imports)]
 mod prelude {
     pub(crate) use alloc::borrow::ToOwned;

@@ -3,7 +3,6 @@
 
 
 use crate::prelude::*;
-#[cfg(feature = "serde-json")]
 use serde_json::Value;
 
 use crate::js::utf16_len;
@@ -156,8 +155,6 @@ pub fn strip_branch_summary_boilerplate(text: &str) -> &str {
         _ => text,
     }
 }
-
-#[cfg(feature = "serde-json")]
 /// The text of a message `content`: a string as is, or the `text` blocks of an array joined by spaces.
 pub fn extract_text_content(content: Option<&Value>) -> String {
     match content {

@@ -27,24 +27,11 @@
 #![allow(clippy::cast_possible_wrap)]
 
 use crate::prelude::*;
-
-#[cfg(not(all(target_arch = "wasm32", not(feature = "full"))))]
 mod exact;
 
-/// The general cases: the exact Rust code in native and `full` builds.
-#[cfg(not(all(target_arch = "wasm32", not(feature = "full"))))]
+/// The general cases: the exact Rust code.
 use exact as backend;
 
-/// The general cases: the JavaScript engine's own conversions in the plugin's wasm.
-#[cfg(all(target_arch = "wasm32", not(feature = "full")))]
-mod backend {
-    pub(super) use crate::wasm::numbers::{parse, print, to_fixed};
-
-    /// Only the integers [`super::is_plain_canonical`] recognises count as canonical here.
-    pub(super) fn is_canonical(_literal: &str) -> bool {
-        false
-    }
-}
 
 /// Exact powers of ten as doubles: every one up to 10^22 is representable.
 const POW10: [f64; 23] = [

@@ -5,14 +5,9 @@
 //! copy of the message. Whole entries are kept only by a full-mode index (see [`super::Mode`]).
 
 use crate::prelude::*;
-#[cfg(feature = "serde-json")]
 use serde_json::{Map, Value};
-
-#[cfg(feature = "serde-json")]
 use super::read::hint_of;
-#[cfg(feature = "serde-json")]
 use crate::js::{date_ms, is_truthy, stringify_len_masked, utf16_len};
-#[cfg(feature = "serde-json")]
 use crate::text::{extract_text_content, strip_branch_summary_boilerplate};
 
 /// How many UTF-16 units of preview text an entry keeps: enough for the longest hint (60) plus the
@@ -264,8 +259,6 @@ pub struct ReadOptions {
     /// The character that replaced unpaired surrogate escapes in this line.
     pub masked: Option<char>,
 }
-
-#[cfg(feature = "serde-json")]
 /// Parses any JSON text the way `JSON.parse` accepts it, unpaired surrogate escapes included. Rust strings
 /// cannot hold those, so each becomes U+FFFD (or U+0001 when the text already holds a U+FFFD): one UTF-16
 /// unit like the surrogate, and the returned character lets `JSON.stringify` lengths count it as six.
@@ -275,8 +268,6 @@ pub fn parse_json(text: &str) -> Result<(Value, Option<char>), LineProblem> {
         Err(e) => recover(text).unwrap_or_else(|| Err(LineProblem::Malformed(e.to_string()))),
     }
 }
-
-#[cfg(feature = "serde-json")]
 /// What `JSON.parse` accepts but plain `serde_json` does not: unpaired surrogate escapes, numbers beyond
 /// ±1.8e308 (JavaScript reads them as ±Infinity, which `JSON.stringify` writes as `null`, so they are
 /// read as `null` here), and nesting deeper than 128 levels. `None` when none of these applies.
@@ -301,9 +292,6 @@ fn recover(text: &str) -> Option<Result<(Value, Option<char>), LineProblem>> {
     let value = serde::Deserialize::deserialize(&mut de).and_then(|v: Value| de.end().map(|()| v));
     Some(value.map(|v| (v, masked.is_some().then_some(mask))).map_err(|e| LineProblem::Malformed(e.to_string())))
 }
-
-
-#[cfg(feature = "serde-json")]
 /// Rewrites number literals (outside strings) that overflow a double into `null`; `None` if there are none.
 fn nulls_for_infinite_numbers(text: &str) -> Option<String> {
     let b = text.as_bytes();
@@ -346,8 +334,6 @@ fn nulls_for_infinite_numbers(text: &str) -> Option<String> {
         out
     })
 }
-
-#[cfg(feature = "serde-json")]
 /// Whether `literal` has JSON's number grammar: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
 fn is_json_number(literal: &str) -> bool {
     let b = literal.strip_prefix('-').unwrap_or(literal).as_bytes();
@@ -383,8 +369,6 @@ fn is_json_number(literal: &str) -> bool {
 pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
     super::read::parse_line(line, legacy_v2)
 }
-
-#[cfg(feature = "serde-json")]
 /// [`parse_line`] the other way: a `serde_json` tree plus the recoveries in [`parse_json`]. Exact for any
 /// line `JSON.parse` accepts, and written independently of the core's own JSON reader, so the
 /// differential tests hold the two against each other.
@@ -395,8 +379,6 @@ pub fn parse_line_general(line: &str, legacy_v2: bool) -> Result<Line, LineProbl
     };
     from_object(&obj, ReadOptions { legacy_v2, masked })
 }
-
-#[cfg(feature = "serde-json")]
 /// Rewrites `\uD800`–`\uDFFF` escapes that are not part of a valid pair into the escape of `mask`,
 /// inside JSON strings only. `None` when there is none (so the original error stands).
 fn mask_lone_surrogates(line: &str, mask: char) -> Option<String> {
@@ -442,8 +424,6 @@ fn mask_lone_surrogates(line: &str, mask: char) -> Option<String> {
     out.push_str(&line[last..]);
     changed.then_some(out)
 }
-
-#[cfg(feature = "serde-json")]
 /// Builds a header or an entry from a parsed JSON object.
 pub fn from_object(obj: &Map<String, Value>, read: ReadOptions) -> Result<Line, LineProblem> {
     let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
@@ -507,13 +487,9 @@ pub fn from_object(obj: &Map<String, Value>, read: ReadOptions) -> Result<Line, 
     }
     Ok(Line::Entry(entry))
 }
-
-#[cfg(feature = "serde-json")]
 fn str_field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     obj.get(key).and_then(Value::as_str)
 }
-
-#[cfg(feature = "serde-json")]
 fn fill_message(entry: &mut Entry, msg: &Map<String, Value>, read: ReadOptions) {
     let role_name = str_field(msg, "role").unwrap_or("");
     let content = msg.get("content");
@@ -564,13 +540,9 @@ fn fill_message(entry: &mut Entry, msg: &Map<String, Value>, read: ReadOptions) 
 pub(super) fn ceil_quarter(chars: usize) -> f64 {
     chars.div_ceil(4) as f64
 }
-
-#[cfg(feature = "serde-json")]
 fn summary_tokens(summary: Option<&Value>) -> f64 {
     ceil_quarter(summary.and_then(Value::as_str).map_or(0, utf16_len))
 }
-
-#[cfg(feature = "serde-json")]
 /// `estimateTokens` for user (`images_count == false`: images are free in 0.75) and for
 /// custom/toolResult content (each image block counts 4800 chars).
 fn content_tokens(content: Option<&Value>, images_count: bool) -> f64 {
@@ -592,8 +564,6 @@ fn content_tokens(content: Option<&Value>, images_count: bool) -> f64 {
     };
     ceil_quarter(chars)
 }
-
-#[cfg(feature = "serde-json")]
 fn assistant_facts(msg: &Map<String, Value>, masked: Option<char>) -> (f64, AssistantInfo) {
     let mut chars = 0;
     let mut info = AssistantInfo {
@@ -622,8 +592,6 @@ fn assistant_facts(msg: &Map<String, Value>, masked: Option<char>) -> (f64, Assi
     info.zero_io = io("input") == 0.0 && io("output") == 0.0;
     (ceil_quarter(chars), info)
 }
-
-#[cfg(feature = "serde-json")]
 /// The usage pi's `estimateContextTokens` would anchor on: an assistant that has a truthy `usage` and
 /// did not stop with `aborted` or `error`. Missing counters read as 0 (pi would produce NaN).
 fn assistant_usage(msg: &Map<String, Value>) -> Option<f64> {

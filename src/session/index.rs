@@ -60,50 +60,16 @@ impl Default for Kids {
 
 /// Children by the parent id they name — so they belong to whichever entry holds that id now, a parent
 /// that arrives later, or a duplicate that takes the id over, with nothing to move.
-#[cfg(any(not(target_arch = "wasm32"), feature = "serde-json"))]
 type Children = std::collections::HashMap<Box<str>, Kids>;
-/// The plugin's `no_std` build has no `HashMap`, and never asks for children: a list sorted by parent id
-/// keeps the tree views working there with the least code (a `BTreeMap`'s drop alone is ~1 KB of wasm,
-/// carried because `push` drops the lists).
-#[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
-#[derive(Debug, Default)]
-struct Children(Vec<(Box<str>, Kids)>);
-
-#[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
-impl Children {
-    fn new() -> Self {
-        Children(Vec::new())
-    }
-
-    fn get_mut(&mut self, parent_id: &str) -> Option<&mut Kids> {
-        let at = self.0.binary_search_by(|(id, _)| (**id).cmp(parent_id)).ok()?;
-        self.0.get_mut(at).map(|(_, kids)| kids)
-    }
-
-    /// The children of `parent_id`, added empty when there are none yet.
-    fn kids_of(&mut self, parent_id: &str) -> Option<&mut Kids> {
-        let at = match self.0.binary_search_by(|(id, _)| (**id).cmp(parent_id)) {
-            Ok(at) => at,
-            Err(at) => {
-                self.0.insert(at, (parent_id.into(), Kids::default()));
-                at
-            }
-        };
-        self.0.get_mut(at).map(|(_, kids)| kids)
-    }
-}
 
 /// Adds `slot` (timestamp `ts`) to the children of `parent_id`. Appending keeps timestamp order in the
 /// usual case; otherwise the list is sorted later, once (stable, so equal timestamps keep arrival order,
 /// like pi's sort).
 fn add_child(children: &mut Children, parent_id: &str, slot: Slot, ts: f64) {
-    #[cfg(any(not(target_arch = "wasm32"), feature = "serde-json"))]
     let kids = match children.get_mut(parent_id) {
         Some(kids) => kids,
         None => children.entry(parent_id.into()).or_default(),
     };
-    #[cfg(all(target_arch = "wasm32", not(feature = "serde-json")))]
-    let Some(kids) = children.kids_of(parent_id) else { return };
     if kids.last_ts > ts {
         kids.sorted = false;
     }
@@ -264,7 +230,6 @@ pub struct SessionIndex {
     calls: Chunks<Call>,
     /// Entry JSON text per slot (full mode only). Only the `serde-json` parts (whole contexts, the LLM
     /// view, search) read it, so builds without them (the plugin's) carry no code for it.
-    #[cfg(feature = "serde-json")]
     raw: Chunks<Box<str>>,
     /// Slot by id (the later one when an id repeats).
     ids: IdTable,
@@ -293,7 +258,6 @@ impl SessionIndex {
             records: Chunks::default(),
             arena: Arena::default(),
             calls: Chunks::default(),
-            #[cfg(feature = "serde-json")]
             raw: Chunks::default(),
             ids: IdTable::default(),
             pending: Vec::new(),
@@ -435,7 +399,6 @@ impl SessionIndex {
             Some(false) => return report.warn(number, &["a second session header was ignored"]),
             None => {}
         }
-        #[cfg(feature = "serde-json")]
         if self.mode == Mode::Full {
             self.raw.push(text.into());
         }
@@ -463,19 +426,12 @@ impl SessionIndex {
             self.records[old as usize].flags |= flag::SHADOWED;
             self.duplicate_ids = true;
         }
-        #[cfg(feature = "full")]
         if let Some(mut children) = self.children.take() {
             // A self-parented entry is a root in the tree, nobody's child.
             if let Some(pid) = self.parent_id_at(slot).filter(|pid| *pid != self.id_of(slot)) {
                 add_child(&mut children, pid, slot, self.records[slot as usize].sort_ts);
             }
             self.children = Some(children);
-        }
-        // Only tree views ask for children, and the plugin build has none: it drops the lists (rebuilt on
-        // a next ask) rather than carry the code that keeps them current.
-        #[cfg(not(feature = "full"))]
-        {
-            self.children = None;
         }
         self.leaf = Some(slot);
         repeated.is_some()
@@ -525,7 +481,6 @@ impl SessionIndex {
     }
 
     /// The entry's JSON text (full mode), as fed.
-    #[cfg(feature = "serde-json")]
     pub fn raw(&self, slot: Slot) -> Option<&str> {
         self.raw.get(slot as usize).map(AsRef::as_ref)
     }

@@ -1,10 +1,7 @@
 //! The pure model of a pi session: entries, the resident index, context building and token estimates.
-
-#[cfg(feature = "serde-json")]
 mod context;
 pub mod entry;
 mod index;
-#[cfg(feature = "serde-json")]
 mod llm_view;
 mod read;
 mod record;
@@ -17,7 +14,5 @@ pub use record::{AssistantRef, EntryRef, Kind, RoleKind, StopReason};
 pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped, Slot};
 pub use tokens::{cumulative, Estimate};
 pub use view::{Anchor, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};
-#[cfg(feature = "serde-json")]
 pub use context::Source;
-#[cfg(feature = "serde-json")]
 pub use llm_view::{source_slot, AssistantMeta, ContextPage, Part, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX};

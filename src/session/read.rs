@@ -213,16 +213,8 @@ fn count(usage: Option<&Value<'_>>, key: &str) -> f64 {
     usage.and_then(|u| u.get(key)).and_then(Value::as_f64).unwrap_or(0.0)
 }
 
-/// The plugin's wasm module (no `full`): it shows no header and orders no children (no tree views), the
-/// only uses of the header's strings and of entry timestamps, so its ingest does not read them.
-const PLUGIN_BUILD: bool = cfg!(all(target_arch = "wasm32", not(feature = "full")));
-
-/// `new Date(value).getTime()`; `None` stands for `NaN` (an invalid date), and for every timestamp in the
-/// plugin's build ([`PLUGIN_BUILD`]).
+/// `new Date(value).getTime()`; `None` stands for `NaN` (an invalid date).
 fn date_ms(value: Option<&Value<'_>>) -> Option<f64> {
-    if PLUGIN_BUILD {
-        return None;
-    }
     match value? {
         Value::Null => Some(0.0),
         Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
@@ -236,7 +228,7 @@ fn date_ms(value: Option<&Value<'_>>) -> Option<f64> {
 fn read_object(obj: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) -> Result<(), LineProblem> {
     let ty = str_field(obj, "type").unwrap_or_default();
     if ty == "session" {
-        let text = |key| if PLUGIN_BUILD { None } else { string_field(obj, key) };
+        let text = |key| string_field(obj, key);
         sink.header(Header {
             id: text("id"),
             version: obj.get("version").and_then(Value::as_f64),
@@ -395,7 +387,6 @@ fn content_hint(content: Option<&Value<'_>>, sink: &mut impl Sink) {
     hint.finish(sink);
 }
 
-#[cfg(any(test, feature = "serde-json"))]
 /// The preview of a plain text (see [`Hint`]).
 pub(super) fn hint_of(text: &str) -> Option<Box<str>> {
     let mut hint = Hint::default();

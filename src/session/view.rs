@@ -322,8 +322,6 @@ impl SessionIndex {
         let estimates = cumulative(self, &path);
         Ok((path, estimates))
     }
-
-    #[cfg(feature = "serde-json")]
     /// Entries whose text (message text, thinking, tool calls and results, summaries, custom content,
     /// labels) contains `query`, ignoring ASCII case; at most `limit`, in file order. Needs a full index.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<Slot>, SessionError> {
@@ -357,8 +355,6 @@ impl SessionIndex {
         Ok(out)
     }
 }
-
-#[cfg(feature = "serde-json")]
 /// Gathers the human-readable strings of an entry: every string value except ids, types, roles and
 /// timestamps (which would make every search hit everything).
 fn collect_text<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
@@ -384,8 +380,6 @@ fn collect_text<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
         }
     }
 }
-
-#[cfg(feature = "serde-json")]
 fn contains_ignore_ascii_case(hay: &str, needle_lower: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle_lower.as_bytes());
     if n.len() > h.len() {

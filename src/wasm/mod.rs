@@ -1,16 +1,9 @@
 //! The wasm-bindgen binding: short methods that convert, call the core and map errors. No domain rules.
 #![allow(clippy::needless_pass_by_value, reason = "wasm-bindgen hands arguments over as owned values")]
 
-use crate::prelude::*;
-#[cfg(feature = "full")]
 mod dto;
-#[cfg(not(feature = "full"))]
-mod alloc;
 mod error;
-#[cfg(feature = "full")]
 pub mod full;
-#[cfg(not(feature = "full"))]
-pub(crate) mod numbers;
 pub mod tool;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
@@ -19,15 +12,6 @@ use wasm_bindgen::prelude::*;
 use crate::session::{self, IngestReport, Leaf};
 use crate::tool::out::{item, quote, JsonObject};
 use error::js_error;
-
-/// The plugin's module is `no_std` (see `lib.rs`), so a panic — a bug, never an input — stops the instance
-/// with a trap and no message: what std's handler ends in too under `panic = "abort"`, minus the
-/// formatting code. The shim recovers from a trap with a fresh instance (see HACKING.md).
-#[cfg(not(feature = "serde-json"))]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
-    core::arch::wasm32::unreachable()
-}
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_INGEST: &str = r#"
@@ -80,7 +64,6 @@ pub struct SessionIndex {
 
 /// A leaf argument: omitted or `null` = the index's current leaf (use `setLeaf(null)` for "before the
 /// first entry"); a string = that id, where an unknown id falls back to the last entry as in pi.
-#[cfg_attr(not(feature = "full"), allow(dead_code))]
 fn leaf_of(id: Option<&str>) -> Leaf<'_> {
     id.map_or(Leaf::Current, Leaf::Id)
 }

@@ -133,10 +133,10 @@ function readOnly(env) {
 
 /**
  * The wasm exports of the instance the extension uses. pi imports the package natively, so every load in
- * this process shares the instance of `pkg/load-plugin.js` (the plugin wasm) — unless a trap replaced it (registry.liveCore).
+ * this process shares the instance of `pkg/load-node.js` (the package's one wasm) — unless a trap replaced it (registry.liveCore).
  * An initialised wasm-bindgen glue returns its exports from `initSync()`.
  */
-const packageCore = await import(pathToFileURL(join(PKG_DIR, "load-plugin.js")).href);
+const packageCore = await import(pathToFileURL(join(PKG_DIR, "load-node.js")).href);
 function extensionExports() {
   const reg = globalThis[REGISTRY];
   const live = reg?.liveCore && !reg.retiredCores.has(reg.liveCore) ? reg.liveCore : packageCore;
