@@ -325,7 +325,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
       const summaryId = host.branchWithSummary(sm, plan.targetId, outcome.summary, details);
       durable = summaryId;
       step = "index";
-      finish = withIndex(sm, (index) => index.rewindFinish(plan, summaryId, Date.now()));
+      finish = withIndex(sm, (index) => index.rewindFinish(summaryId, Date.now())); // the plan stays in the index
       step = "labels";
       for (const write of finish.labels) {
         host.setLabel(write.entryId, write.label);

@@ -2,55 +2,131 @@
 //! one-line snippet pi puts in the system prompt. It is paid for on every request, so it stays short
 //! (a test keeps description + parameter descriptions under 400 tokens at chars/4).
 
+use serde::Serialize;
+use tsify_next::Tsify;
+
 use crate::js::utf16_len;
-use crate::json::Value;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "navigate_tree";
 
-/// The definition as JSON text, handed to `JSON.parse` as it is: a constant is much smaller in the wasm
-/// than writing the same object member by member. `parameters` is plain JSON Schema (pi validates it with
-/// `TypeBox`'s compiler, which accepts JSON Schema), flat with a `type: "object"` root because some
-/// provider adapters reject anything else; only `action` is required (the rest depends on the action and is
-/// checked by the core, with a message that says what to send), and the properties are in the order the
-/// model should read them. The numbers in the descriptions are `MAX_NAME_LENGTH` and `MIN_FOCUS_CHARS`,
-/// the name is [`TOOL_NAME`]; tests check they match.
-const DEFINITION: &str = concat!(
-    r#"{"name":"navigate_tree","label":"Navigate Tree","description":""#,
-    r#"Manage your own context in long sessions through pi's session tree.\n"#,
-    r#"- anchor: mark the current point as milestone `name` (a name already on this branch moves here).\n"#,
-    r#"- rewind: replace everything after anchor `labelStart` with a model-written summary, which becomes "#,
-    r#"anchor `labelEnd`. Full history stays on disk on an abandoned branch; your context shrinks. Must be the "#,
-    r#"only tool call in its message.\n"#,
-    r#"- list: anchors on the active branch with the context % at each.\n"#,
-    r#"Anchor when a stage starts; rewind when it is done and its details are no longer needed.","#,
-    r#""promptSnippet":"Anchor milestones and rewind finished work into a summary to free context","#,
-    r#""executionMode":"sequential","#,
-    r#""parameters":{"type":"object","properties":{"#,
-    r#""action":{"type":"string","enum":["anchor","rewind","list"],"description":"anchor | rewind | list"},"#,
-    r#""name":{"type":"string","description":"anchor: kebab-case, max 40 chars, e.g. 'impl-start'"},"#,
-    r#""labelStart":{"type":"string","description":"rewind: the anchor to go back to"},"#,
-    r#""labelEnd":{"type":"string","description":"rewind: kebab-case name for the summary's new anchor"},"#,
-    r#""summaryFocus":{"type":"string","description":"rewind: ≥20 chars telling the summarizer what to keep: "#,
-    r#"the user's latest instruction verbatim, what is done, what is left"}},"#,
-    r#""required":["action"]}}"#
-);
+/// Everything `pi.registerTool` needs besides `execute`. Calls mutate the session tree, so pi must not run
+/// them in parallel (`executionMode: "sequential"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    /// [`TOOL_NAME`].
+    pub name: &'static str,
+    /// The name people read.
+    pub label: &'static str,
+    /// What the model reads about the tool.
+    pub description: &'static str,
+    /// The line pi puts in the system prompt.
+    pub prompt_snippet: &'static str,
+    /// Always `"sequential"`.
+    #[tsify(type = "\"sequential\"")]
+    pub execution_mode: &'static str,
+    /// The parameters as JSON Schema.
+    pub parameters: Schema,
+}
 
-/// Everything `pi.registerTool` needs besides `execute`, as JSON text: `{name, label, description,
-/// promptSnippet, executionMode: "sequential", parameters}`. Calls mutate the session tree, so pi must not
-/// run them in parallel.
-pub fn definition() -> &'static str {
-    DEFINITION
+/// The parameters' JSON Schema: plain JSON Schema (pi validates it with `TypeBox`'s compiler, which accepts
+/// it), flat with a `type: "object"` root because some provider adapters reject anything else. Only
+/// `action` is required: the rest depends on the action and is checked by the core, with a message that
+/// says what to send.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct Schema {
+    /// Always `"object"`.
+    #[serde(rename = "type")]
+    #[tsify(type = "\"object\"")]
+    pub kind: &'static str,
+    /// The parameters, in the order the model should read them.
+    pub properties: Properties,
+    /// `["action"]`.
+    pub required: [&'static str; 1],
+}
+
+/// The tool's parameters (all strings).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Properties {
+    /// `anchor | rewind | list`.
+    pub action: Property,
+    /// The anchor's name.
+    pub name: Property,
+    /// The anchor a rewind goes back to.
+    pub label_start: Property,
+    /// The name of the summary's new anchor.
+    pub label_end: Property,
+    /// What the summarizer should keep.
+    pub summary_focus: Property,
+}
+
+/// One string parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct Property {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    #[tsify(type = "\"string\"")]
+    pub kind: &'static str,
+    /// The allowed values, if restricted.
+    #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub one_of: Option<[&'static str; 3]>,
+    /// What the model reads about it.
+    pub description: &'static str,
+}
+
+/// A string parameter described by `description`.
+const fn text(description: &'static str) -> Property {
+    Property { kind: "string", one_of: None, description }
+}
+
+/// The definition. The numbers in the descriptions are `MAX_NAME_LENGTH` and `MIN_FOCUS_CHARS`; tests
+/// check they match.
+const DEFINITION: ToolDefinition = ToolDefinition {
+    name: TOOL_NAME,
+    label: "Navigate Tree",
+    description: "Manage your own context in long sessions through pi's session tree.\n\
+        - anchor: mark the current point as milestone `name` (a name already on this branch moves here).\n\
+        - rewind: replace everything after anchor `labelStart` with a model-written summary, which becomes \
+        anchor `labelEnd`. Full history stays on disk on an abandoned branch; your context shrinks. Must be the \
+        only tool call in its message.\n\
+        - list: anchors on the active branch with the context % at each.\n\
+        Anchor when a stage starts; rewind when it is done and its details are no longer needed.",
+    prompt_snippet: "Anchor milestones and rewind finished work into a summary to free context",
+    execution_mode: "sequential",
+    parameters: Schema {
+        kind: "object",
+        properties: Properties {
+            action: Property {
+                kind: "string",
+                one_of: Some(["anchor", "rewind", "list"]),
+                description: "anchor | rewind | list",
+            },
+            name: text("anchor: kebab-case, max 40 chars, e.g. 'impl-start'"),
+            label_start: text("rewind: the anchor to go back to"),
+            label_end: text("rewind: kebab-case name for the summary's new anchor"),
+            summary_focus: text(
+                "rewind: ≥20 chars telling the summarizer what to keep: the user's latest instruction verbatim, \
+                 what is done, what is left",
+            ),
+        },
+        required: ["action"],
+    },
+};
+
+/// The tool's definition (see [`ToolDefinition`]).
+pub fn definition() -> &'static ToolDefinition {
+    &DEFINITION
 }
 
 /// Characters (UTF-16 units) of the description plus every parameter description: the part of the
 /// definition written in prose, which the 400-token budget is about.
 pub fn definition_text_len() -> usize {
-    let def = crate::json::parse(DEFINITION, 8).unwrap_or(Value::Null);
-    let description = def.get("description").and_then(Value::as_str).unwrap_or_default();
-    let params = def.get("parameters").and_then(|p| p.get("properties")).and_then(Value::as_object);
-    let described = params.unwrap_or_default().iter().filter_map(|(_, p)| p.get("description").and_then(Value::as_str));
-    utf16_len(&description) + described.map(|d| utf16_len(&d)).sum::<usize>()
+    let p = &DEFINITION.parameters.properties;
+    let params = [&p.action, &p.name, &p.label_start, &p.label_end, &p.summary_focus];
+    utf16_len(DEFINITION.description) + params.iter().map(|p| utf16_len(p.description)).sum::<usize>()
 }
 
 #[cfg(test)]
@@ -62,7 +138,7 @@ mod tests {
 
     /// The definition as `serde_json` reads it.
     fn def() -> serde_json::Value {
-        serde_json::from_str(definition()).expect("the definition is JSON")
+        serde_json::to_value(definition()).expect("the definition serializes")
     }
 
     #[test]
@@ -118,10 +194,10 @@ Anchor when a stage starts; rewind when it is done and its details are no longer
             "required": ["action"],
         });
         assert_eq!(p, expected);
-        let params = crate::json::parse(DEFINITION, 8).unwrap();
-        let properties = params.get("parameters").and_then(|p| p.get("properties")).and_then(Value::as_object);
-        let keys: Vec<String> = properties.unwrap().iter().map(|(k, _)| k.decoded().into_owned()).collect();
-        assert_eq!(keys, ["action", "name", "labelStart", "labelEnd", "summaryFocus"], "the order the model reads");
+        let text = serde_json::to_string(definition()).unwrap();
+        let at = |key: &str| text.find(&format!("\"{key}\":{{")).unwrap();
+        let order = ["action", "name", "labelStart", "labelEnd", "summaryFocus"].map(at);
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "the order the model reads: {order:?}");
         let prose = utf16_len(def()["description"].as_str().unwrap()) + expected["properties"].as_object().unwrap().values()
             .map(|v| utf16_len(v["description"].as_str().unwrap())).sum::<usize>();
         assert_eq!(definition_text_len(), prose);

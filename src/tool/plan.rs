@@ -7,10 +7,8 @@
 //! - "before" numbers are taken at that same point, and a rewind's collapsed entries are exactly what
 //!   pi's `collectEntriesForBranchSummary(sm, leaf, target)` returns.
 
-use crate::prelude::*;
-use alloc::borrow::Cow;
-
-use crate::json::Value;
+use serde::{Deserialize, Serialize};
+use tsify_next::Tsify;
 
 use crate::error::SessionError;
 use crate::js::utf16_len;
@@ -18,10 +16,11 @@ use crate::session::{cumulative, Kind, Leaf, RoleKind, SessionIndex, Slot, StopR
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
-use super::out::{item, quote, JsonObject};
-use super::params::{name_problem, wrong_type, Action, Params};
-use super::synthetic::{capped_arguments, write_synthetic};
-use super::texts::{self, cat, fill, RefusalCode};
+use super::facts::{ToolFacts, ModelFacts};
+use super::js_number;
+use super::params::{name_problem, wrong_type, Action, Arguments, Params};
+use super::synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant};
+use super::texts::{self, RefusalCode};
 
 /// Shortest `summaryFocus` accepted, in characters after trimming.
 pub const MIN_FOCUS_CHARS: usize = 20;
@@ -33,155 +32,8 @@ pub const MIN_SAVED_TOKENS: f64 = 4000.0;
 /// Preview length in the anchor response.
 const ANCHOR_HINT_MAX: usize = 60;
 
-/// The model in use, as the synthetic assistant records it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModelFacts {
-    /// `model.api`.
-    pub api: String,
-    /// `model.provider`.
-    pub provider: String,
-    /// `model.id`.
-    pub id: String,
-}
-
-/// What the host knows that the index does not.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Facts {
-    /// Id of the tool call being executed.
-    pub call_id: String,
-    /// The model's context window; 0 when unknown.
-    pub context_window: f64,
-    /// The configured model, if any.
-    pub model: Option<ModelFacts>,
-    /// Whether a rewind made now reaches the very next request (false → the response warns).
-    pub refresh_reaches: bool,
-    /// Current time in ms since the epoch (for the synthetic message's timestamp).
-    pub now_ms: f64,
-}
-
-/// The JSON type a field read back from JavaScript must have.
-#[derive(Clone, Copy, PartialEq)]
-enum Want {
-    Str,
-    Num,
-    Bool,
-    Obj,
-    Arr,
-}
-
-/// `v[key]` when it has the type `want`; anything else (missing included) is an error naming the field.
-/// One non-generic reader for every field, so each struct's reader is a list of calls rather than an
-/// inlined copy of the checks and the message formatting per field.
-#[inline(never)]
-fn field<'v, 'a>(v: &'v Value<'a>, key: &str, want: Want) -> Result<&'v Value<'a>, SessionError> {
-    let found = v.get(key).filter(|x| {
-        want == match x {
-            Value::Str(_) => Want::Str,
-            Value::Num(_) => Want::Num,
-            Value::Bool(_) => Want::Bool,
-            Value::Obj(_) => Want::Obj,
-            Value::Arr(_) => Want::Arr,
-            Value::Null => return false,
-        }
-    });
-    found.ok_or_else(|| {
-        let what = ["a string", "a number", "a boolean", "an object", "an array"][want as usize];
-        SessionError::InvalidArgument(fill("`\u{1}` must be \u{2}", &[key, what]))
-    })
-}
-
-/// Checks the fields `(key, type, required)` of `v` in order; the first one of the wrong type (or missing
-/// when required) is the error. Readers check first and then build without `?` between fields, so no error
-/// path has to drop a half-built struct.
-#[inline(never)]
-fn check(v: &Value<'_>, fields: &[(&str, Want, bool)]) -> Result<(), SessionError> {
-    for &(key, want, required) in fields {
-        if required || v.get(key).is_some() {
-            field(v, key, want)?;
-        }
-    }
-    Ok(())
-}
-
-/// A field [`check`]ed to be a string (empty if it is not), borrowed unless it holds escapes.
-#[inline(never)]
-fn text_of<'v>(v: &'v Value<'_>, key: &str) -> Cow<'v, str> {
-    v.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-/// [`text_of`], owned.
-fn text(v: &Value<'_>, key: &str) -> String {
-    text_of(v, key).into_owned()
-}
-
-/// A field [`check`]ed to be a number (`default` if absent).
-fn number(v: &Value<'_>, key: &str, default: f64) -> f64 {
-    v.get(key).and_then(Value::as_f64).unwrap_or(default)
-}
-
-/// A field [`check`]ed to be a boolean (`default` if absent).
-fn boolean(v: &Value<'_>, key: &str, default: bool) -> bool {
-    v.get(key).and_then(Value::as_bool).unwrap_or(default)
-}
-
-impl ModelFacts {
-    /// Reads `{api, provider, id}` (all strings).
-    ///
-    /// # Errors
-    /// `InvalidArgument` naming the first field of the wrong shape.
-    pub fn from_value(v: &Value<'_>) -> Result<ModelFacts, SessionError> {
-        check(v, &[("api", Want::Str, true), ("provider", Want::Str, true), ("id", Want::Str, true)])?;
-        Ok(ModelFacts { api: text(v, "api"), provider: text(v, "provider"), id: text(v, "id") })
-    }
-
-    /// Writes `{api, provider, id}` to `out`.
-    fn write(&self, out: &mut String) {
-        let mut model = JsonObject::open(out);
-        model.str("api", &self.api).str("provider", &self.provider).str("id", &self.id);
-        model.close();
-    }
-}
-
-/// `model` as sent: an object, or `null` / absent for none.
-fn model_field(v: &Value<'_>) -> Result<Option<ModelFacts>, SessionError> {
-    match v.get("model") {
-        None | Some(Value::Null) => Ok(None),
-        Some(_) => ModelFacts::from_value(field(v, "model", Want::Obj)?).map(Some),
-    }
-}
-
-impl Facts {
-    /// Reads the host's facts: `callId` (required), `contextWindow` (0), `model` (none), `refreshReaches`
-    /// (true), `nowMs` (0) — in parentheses the value when absent.
-    ///
-    /// # Errors
-    /// `InvalidArgument` naming the first field of the wrong type.
-    pub fn from_value(v: &Value<'_>) -> Result<Facts, SessionError> {
-        if !v.is_object() {
-            return Err(SessionError::InvalidArgument("the facts must be an object".into()));
-        }
-        check(
-            v,
-            &[
-                ("callId", Want::Str, true),
-                ("contextWindow", Want::Num, false),
-                ("refreshReaches", Want::Bool, false),
-                ("nowMs", Want::Num, false),
-            ],
-        )?;
-        let model = model_field(v)?;
-        Ok(Facts {
-            call_id: text(v, "callId"),
-            context_window: number(v, "contextWindow", 0.0),
-            model,
-            refresh_reaches: boolean(v, "refreshReaches", true),
-            now_ms: number(v, "nowMs", 0.0),
-        })
-    }
-}
-
-/// A refused host step (credentials, summarizer): the text goes to the model as a failed tool result.
-#[derive(Debug, Clone, PartialEq)]
+/// A refused call or host step: `text` goes to the model as a failed tool result.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 pub struct Refusal {
     /// Stable reason.
     pub code: RefusalCode,
@@ -189,27 +41,196 @@ pub struct Refusal {
     pub text: String,
 }
 
-impl Refusal {
-    /// `{code, text}`, as the shim reports a refusal (JSON text).
-    pub fn to_json(&self) -> String {
-        let mut text = String::new();
-        let mut out = JsonObject::open(&mut text);
-        out.str("code", self.code.as_str()).str("text", &self.text);
-        out.close();
-        text
-    }
+/// What a `navigate_tree` call does (see [`plan`]). Crosses as `{kind: "refuse" | "list" | "anchor" |
+/// "rewind", …}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+#[allow(clippy::large_enum_variant, reason = "one plan per tool call, handed over at once")]
+pub enum ToolPlan {
+    /// Report `text` as a failed tool result; nothing is written.
+    Refuse(Refusal),
+    /// Just the text.
+    List(ListPlan),
+    /// Write `label` on `entryId`, then clear it from `moveFrom`.
+    Anchor(AnchorPlan),
+    /// Summarize, branch, then [`finish`].
+    Rewind(RewindPlan),
 }
 
-/// The refuse plan `{kind: "refuse", code, text}`, as JSON text. Takes the text by value so that the
-/// one drop is here, not at each of the many refusals.
-#[inline(never)]
-#[allow(clippy::needless_pass_by_value, reason = "dropped here rather than at every call")]
-fn refuse(code: RefusalCode, text: String) -> String {
-    let mut plan = String::new();
-    let mut out = JsonObject::open(&mut plan);
-    out.str("kind", "refuse").str("code", code.as_str()).str("text", &text);
-    out.close();
-    plan
+/// `list`: the text and its numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct ListPlan {
+    /// What the model reads.
+    pub text: String,
+    /// The same as data (the tool result's `details`).
+    pub details: ListDetails,
+}
+
+/// `list`'s details.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ListDetails {
+    /// Anchors on the active branch.
+    pub count: u32,
+    /// The estimate at the leaf.
+    #[serde(serialize_with = "js_number")]
+    pub context_tokens: f64,
+    /// The model's context window (0: unknown).
+    #[serde(serialize_with = "js_number")]
+    pub context_window: f64,
+    /// The anchors, root → leaf.
+    pub anchors: Vec<AnchorRow>,
+    /// Whether a rewind made now reaches the next request.
+    pub refresh_reaches: bool,
+}
+
+/// One anchor of `list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct AnchorRow {
+    /// The name without `anchor:`.
+    pub name: String,
+    /// The labelled entry.
+    pub entry_id: String,
+    /// The estimate with that entry as leaf.
+    #[serde(serialize_with = "js_number")]
+    pub tokens: f64,
+    /// A preview of the text the anchor follows.
+    pub hint: Option<String>,
+}
+
+/// `anchor`: the label write (and the clear of its earlier position).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct AnchorPlan {
+    /// The entry to label.
+    pub entry_id: String,
+    /// `anchor:<name>`.
+    pub label: String,
+    /// The entry that held the label on the active branch before (clear it after writing), or `null`.
+    pub move_from: Option<String>,
+    /// What the model reads.
+    pub text: String,
+    /// The tool result's `details`.
+    pub details: AnchorDetails,
+}
+
+/// `anchor`'s details.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct AnchorDetails {
+    /// The name without `anchor:`.
+    pub name: String,
+    /// The labelled entry.
+    pub entry_id: String,
+    /// The estimate at that entry.
+    #[serde(serialize_with = "js_number")]
+    pub context_tokens: f64,
+    /// The model's context window (0: unknown).
+    #[serde(serialize_with = "js_number")]
+    pub context_window: f64,
+    /// A preview of the text the anchor follows.
+    pub hint: Option<String>,
+    /// Where the label was before, or `null`.
+    pub moved_from: Option<String>,
+}
+
+/// `rewind`, first half: what to summarize and where to branch.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct RewindPlan {
+    /// The anchored entry to branch from (`branchWithSummary(targetId, summary)`).
+    pub target_id: String,
+    /// The anchor gone back to.
+    pub label_start: String,
+    /// The name of the summary's new anchor.
+    pub label_end: String,
+    /// The entries to summarize, oldest first (pi's `collectEntriesForBranchSummary`).
+    pub summarize_ids: Vec<String>,
+    /// The whole focus, as `customInstructions` for the summarizer.
+    pub focus: String,
+    /// The estimate the model last saw.
+    #[serde(serialize_with = "js_number")]
+    pub before_tokens: f64,
+    /// The model's context window (0: unknown).
+    #[serde(serialize_with = "js_number")]
+    pub context_window: f64,
+    /// The in-flight call.
+    pub call_id: String,
+    /// The call's arguments as the synthetic call keeps them.
+    #[tsify(type = "Record<string, unknown>")]
+    pub arguments: KeptArguments,
+    /// The model recorded on the synthetic call.
+    pub model: Option<ModelFacts>,
+    /// Whether the rewind reaches the next request.
+    pub refresh_reaches: bool,
+    /// The synthetic assistant that repairs the chain if a step after `branchWithSummary` fails before
+    /// [`finish`] could run.
+    pub fallback_synthetic: SyntheticAssistant,
+}
+
+/// A label change for `pi.setLabel` (`label: null` clears).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct LabelWrite {
+    /// The entry.
+    pub entry_id: String,
+    /// The new label, or `null` to clear.
+    pub label: Option<String>,
+}
+
+/// `rewind`, second half: label writes in order, then the synthetic assistant, then the response.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindFinish {
+    /// Set the new anchor on the summary, then clear its older position (if any).
+    pub labels: Vec<LabelWrite>,
+    /// Append after the labels.
+    pub synthetic: SyntheticAssistant,
+    /// The estimate at the new summary.
+    #[serde(serialize_with = "js_number")]
+    pub after_tokens: f64,
+    /// What the model reads.
+    pub text: String,
+    /// The tool result's `details`.
+    pub details: RewindDetails,
+}
+
+/// The rewind's details.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindDetails {
+    /// The anchor gone back to.
+    pub label_start: String,
+    /// The summary's new anchor.
+    pub label_end: String,
+    /// The anchored entry branched from.
+    pub target_id: String,
+    /// The new branch summary.
+    pub summary_id: String,
+    /// How many entries were summarized.
+    pub collapsed_entries: u32,
+    /// The estimate before.
+    #[serde(serialize_with = "js_number")]
+    pub context_before: f64,
+    /// The estimate at the summary.
+    #[serde(serialize_with = "js_number")]
+    pub context_after: f64,
+    /// The model's context window (0: unknown).
+    #[serde(serialize_with = "js_number")]
+    pub context_window: f64,
+    /// Whether the rewind reaches the next request.
+    pub refresh_reaches: bool,
+}
+
+/// The refuse plan. Takes the text by value: each refusal builds its own.
+fn refuse(code: RefusalCode, text: String) -> ToolPlan {
+    ToolPlan::Refuse(Refusal { code, text })
 }
 
 /// The anchors on the active branch as refusals list them (see `texts::anchor_rows`).
@@ -219,7 +240,7 @@ fn rows_here(index: &mut SessionIndex, window: f64) -> Result<String, SessionErr
 }
 
 fn full_label(name: &str) -> String {
-    cat(&[ANCHOR_PREFIX, name])
+    format!("{ANCHOR_PREFIX}{name}")
 }
 
 /// The assistant message carrying call `call_id`: the leaf, or — when calls of the same message ran
@@ -258,23 +279,19 @@ fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
     })
 }
 
-/// Decides what a call does. `raw_params` is the call's arguments object. The plan is JSON text, as the
-/// shim reads it (see `ToolPlan` in the TypeScript types):
-/// - `{kind: "refuse", code, text}`: report `text` as a failed tool result; nothing is written;
-/// - `{kind: "list", text, details}`: just the text;
-/// - `{kind: "anchor", entryId, label, moveFrom, text, details}`: write `label` on `entryId`, then clear it
-///   from `moveFrom` (the entry that held it on the active branch before, or `null`);
-/// - `{kind: "rewind", targetId, labelStart, labelEnd, summarizeIds, focus, beforeTokens, contextWindow,
-///   callId, arguments, model, refreshReaches, fallbackSynthetic}`: summarize `summarizeIds` (oldest first,
-///   pi's `collectEntriesForBranchSummary`) with `focus` as `customInstructions`, then
-///   `branchWithSummary(targetId, summary)` and [`finish`] with this same plan. `arguments` is the call's
-///   arguments with the focus copy capped; `fallbackSynthetic` repairs the chain if a step after
-///   `branchWithSummary` fails before [`finish`] could run.
+/// Decides what a call does, from the call's arguments and the host's facts:
+/// - [`ToolPlan::Refuse`]: report the text as a failed tool result; nothing is written;
+/// - [`ToolPlan::List`]: just the text;
+/// - [`ToolPlan::Anchor`]: write `label` on `entryId`, then clear it from `moveFrom` (the entry that held it on
+///   the active branch before, or `null`);
+/// - [`ToolPlan::Rewind`]: summarize `summarizeIds` (oldest first, pi's `collectEntriesForBranchSummary`) with
+///   `focus` as `customInstructions`, then `branchWithSummary(targetId, summary)` and [`finish`] with this
+///   same plan (the binding keeps it: the shim does not send it back).
 ///
 /// # Errors
 /// Only when the index itself is inconsistent (a parent cycle); every bad input becomes a refusal.
-pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> Result<String, SessionError> {
-    let params = Params::from_value(raw_params);
+pub fn plan(index: &mut SessionIndex, arguments: &Arguments, facts: &ToolFacts) -> Result<ToolPlan, SessionError> {
+    let params = Params::from_arguments(arguments);
     match params.action {
         None => Ok(refuse(RefusalCode::InvalidAction, texts::invalid_action())),
         Some(Action::List) => list(index, facts),
@@ -283,9 +300,9 @@ pub fn plan(index: &mut SessionIndex, raw_params: &Value<'_>, facts: &Facts) -> 
     }
 }
 
-/// The refusal plan for arguments that are not readable JSON at all (`problem` says why), so a call with
-/// absurd arguments gets an answer instead of an error.
-pub fn unreadable(problem: &str) -> String {
+/// The refusal for arguments that cannot be read at all (`problem` says why: nested too deeply, a
+/// value JSON has no form for), so a call with absurd arguments gets an answer instead of an error.
+pub fn unreadable(problem: &str) -> ToolPlan {
     refuse(RefusalCode::InvalidArguments, texts::unreadable_arguments(problem))
 }
 
@@ -293,40 +310,41 @@ fn warning(facts_reach: bool) -> Option<&'static str> {
     (!facts_reach).then_some(texts::REFRESH_MISSING)
 }
 
-fn list(index: &mut SessionIndex, facts: &Facts) -> Result<String, SessionError> {
+fn list(index: &mut SessionIndex, facts: &ToolFacts) -> Result<ToolPlan, SessionError> {
     let (anchors, estimate) = index.anchors_and_estimate(Leaf::Current)?;
     let current = estimate.tokens;
     let rows: Vec<ListRow<'_>> =
         anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
-    let warn = warning(facts.refresh_reaches);
-    let text = format_list(&rows, current, facts.context_window, warn);
-    let mut plan = String::new();
-    let mut out = JsonObject::open(&mut plan);
-    out.str("kind", "list").str("text", &text);
-    let mut details = JsonObject::open(out.key("details"));
-    details.num("count", anchors.len() as f64).num("contextTokens", current).num("contextWindow", facts.context_window);
-    let rows = details.key("anchors");
-    rows.push('[');
-    for a in &anchors {
-        let mut row = JsonObject::open(item(rows));
-        row.str("name", &a.name).str("entryId", index.id_of(a.slot)).num("tokens", a.tokens).opt_str("hint", a.hint.as_deref());
-        row.close();
-    }
-    rows.push(']');
-    details.bool("refreshReaches", facts.refresh_reaches);
-    details.close();
-    out.close();
-    Ok(plan)
+    let text = format_list(&rows, current, facts.context_window, warning(facts.refresh_reaches));
+    let anchors = anchors
+        .iter()
+        .map(|a| AnchorRow {
+            name: a.name.clone(),
+            entry_id: index.id_of(a.slot).into(),
+            tokens: a.tokens,
+            hint: a.hint.as_deref().map(Into::into),
+        })
+        .collect::<Vec<_>>();
+    Ok(ToolPlan::List(ListPlan {
+        text,
+        details: ListDetails {
+            count: anchors.len() as u32,
+            context_tokens: current,
+            context_window: facts.context_window,
+            anchors,
+            refresh_reaches: facts.refresh_reaches,
+        },
+    }))
 }
 
 /// The refusal for a name parameter that is not a valid anchor name.
-fn invalid_name(params: &Params<'_>, key: &str, action: &str) -> String {
+fn invalid_name(params: &Params<'_>, key: &str, action: &str) -> ToolPlan {
     let problem = name_problem(params.raw, key);
     refuse(RefusalCode::InvalidName, texts::invalid_name(key, action, problem.as_deref()))
 }
 
-fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Result<String, SessionError> {
-    let Some(name) = params.name.as_deref().filter(|n| is_valid_name(n)) else {
+fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> Result<ToolPlan, SessionError> {
+    let Some(name) = params.name.filter(|n| is_valid_name(n)) else {
         return Ok(invalid_name(params, "name", "anchor"));
     };
     let leaf = index.leaf();
@@ -346,34 +364,31 @@ fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
     let move_from = prior.filter(|&p| p != point).map(|p| index.id_of(p));
     let text = texts::anchor_set(name, tokens, facts.context_window, hint.as_deref(), move_from.is_some());
     let entry_id = index.id_of(point);
-    let mut plan = String::new();
-    let mut out = JsonObject::open(&mut plan);
-    out.str("kind", "anchor")
-        .str("entryId", entry_id)
-        .str("label", &label)
-        .opt_str("moveFrom", move_from)
-        .str("text", &text);
-    let mut details = JsonObject::open(out.key("details"));
-    details
-        .str("name", name)
-        .str("entryId", entry_id)
-        .num("contextTokens", tokens)
-        .num("contextWindow", facts.context_window)
-        .opt_str("hint", hint.as_deref())
-        .opt_str("movedFrom", move_from);
-    details.close();
-    out.close();
-    Ok(plan)
+    let move_from = move_from.map(String::from);
+    Ok(ToolPlan::Anchor(AnchorPlan {
+        entry_id: entry_id.into(),
+        label,
+        move_from: move_from.clone(),
+        text,
+        details: AnchorDetails {
+            name: name.into(),
+            entry_id: entry_id.into(),
+            context_tokens: tokens,
+            context_window: facts.context_window,
+            hint,
+            moved_from: move_from,
+        },
+    }))
 }
 
-fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Result<String, SessionError> {
-    let Some(start) = params.label_start.as_deref().filter(|n| is_valid_name(n)) else {
+fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> Result<ToolPlan, SessionError> {
+    let Some(start) = params.label_start.filter(|n| is_valid_name(n)) else {
         return Ok(invalid_name(params, "labelStart", "rewind"));
     };
-    let Some(end) = params.label_end.as_deref().filter(|n| is_valid_name(n)) else {
+    let Some(end) = params.label_end.filter(|n| is_valid_name(n)) else {
         return Ok(invalid_name(params, "labelEnd", "rewind"));
     };
-    let focus = params.summary_focus.as_deref().unwrap_or_default();
+    let focus = params.summary_focus.unwrap_or_default();
     let focus_units = utf16_len(focus.trim());
     if focus_units < MIN_FOCUS_CHARS {
         let problem = wrong_type(params.raw, "summaryFocus");
@@ -404,16 +419,11 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
         return Ok(refuse(code, text));
     }
     if let Some(call) = call {
-        // Written straight into one string (no `Vec` + `join`): `name (id)` each, `, ` between.
-        let mut others = String::new();
-        if let Some(a) = index.entry(call).assistant() {
-            for (id, n) in a.tool_calls().filter(|(id, _)| *id != facts.call_id) {
-                let sep = if others.is_empty() { "" } else { ", " };
-                others.push_str(&cat(&[sep, n, " (", id, ")"]));
-            }
-        }
+        let others: Vec<String> = index.entry(call).assistant().map_or_else(Vec::new, |a| {
+            a.tool_calls().filter(|(id, _)| *id != facts.call_id).map(|(id, name)| format!("{name} ({id})")).collect()
+        });
         if !others.is_empty() {
-            return Ok(refuse(RefusalCode::BatchedRewind, texts::batched_rewind(&others)));
+            return Ok(refuse(RefusalCode::BatchedRewind, texts::batched_rewind(&others.join(", "))));
         }
     }
     let path = index.path(leaf)?;
@@ -433,26 +443,22 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &Facts) -> Resul
     let Some(model) = &facts.model else {
         return Ok(refuse(RefusalCode::NoModel, texts::no_model()));
     };
-    let arguments = capped_arguments(params.raw);
-    let mut plan = String::new();
-    let mut out = JsonObject::open(&mut plan);
-    out.str("kind", "rewind").str("targetId", index.id_of(target)).str("labelStart", start).str("labelEnd", end);
-    let ids = out.key("summarizeIds");
-    ids.push('[');
-    for &s in &collapsed {
-        quote(item(ids), index.id_of(s));
-    }
-    ids.push(']');
-    out.str("focus", focus)
-        .num("beforeTokens", before)
-        .num("contextWindow", facts.context_window)
-        .str("callId", &facts.call_id)
-        .raw("arguments", &arguments);
-    model.write(out.key("model"));
-    out.bool("refreshReaches", facts.refresh_reaches);
-    write_synthetic(out.key("fallbackSynthetic"), &facts.call_id, &arguments, Some(model), 0.0, facts.now_ms);
-    out.close();
-    Ok(plan)
+    let arguments = KeptArguments::of(params.raw);
+    let fallback_synthetic = synthetic_assistant(&facts.call_id, arguments.clone(), Some(model), 0.0, facts.now_ms);
+    Ok(ToolPlan::Rewind(RewindPlan {
+        target_id: index.id_of(target).into(),
+        label_start: start.into(),
+        label_end: end.into(),
+        summarize_ids: collapsed.iter().map(|&s| index.id_of(s).into()).collect(),
+        focus: focus.into(),
+        before_tokens: before,
+        context_window: facts.context_window,
+        call_id: facts.call_id.clone(),
+        arguments,
+        model: Some(model.clone()),
+        refresh_reaches: facts.refresh_reaches,
+        fallback_synthetic,
+    }))
 }
 
 /// `Some(NothingToCollapse)` when the work (`collapsed` but the in-flight `call`) holds no conversation at
@@ -480,13 +486,36 @@ fn only_artifacts(index: &SessionIndex, collapsed: &[Slot], call: Option<Slot>) 
     Some(if artifacts { RefusalCode::ChainedRewind } else { RefusalCode::NothingToCollapse })
 }
 
-/// The refusal for a failed credential lookup (`getApiKeyAndHeaders` result `{ok, error}`), or `None`.
-pub fn check_auth(result: &Value<'_>) -> Option<Refusal> {
-    if result.get("ok").and_then(Value::as_bool) == Some(true) {
+/// What `getApiKeyAndHeaders` resolved to, as the shim hands it over.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]
+pub struct AuthResult {
+    /// Whether credentials resolved (only `true` counts).
+    #[serde(default, deserialize_with = "lenient")]
+    #[tsify(optional)]
+    pub ok: Option<bool>,
+    /// Why not.
+    #[serde(default, deserialize_with = "lenient")]
+    #[tsify(optional)]
+    pub error: Option<String>,
+}
+
+/// The refusal for a failed credential lookup, or `None`.
+pub fn check_auth(result: &AuthResult) -> Option<Refusal> {
+    if result.ok == Some(true) {
         return None;
     }
-    let error = result.get("error").and_then(Value::as_str);
-    Some(Refusal { code: RefusalCode::AuthFailed, text: texts::auth_failed(error.as_deref().unwrap_or("unknown error")) })
+    let error = result.error.as_deref().unwrap_or("unknown error");
+    Some(Refusal { code: RefusalCode::AuthFailed, text: texts::auth_failed(error) })
+}
+
+/// A field of a host result read leniently: a value of another type reads as absent (the host's objects
+/// are not ours to reject).
+fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<serde_json::Value>::deserialize(deserializer)?.and_then(|v| T::deserialize(v).ok()))
 }
 
 /// The preamble pi's `generateBranchSummary` puts before the model's text (0.74–0.87).
@@ -507,14 +536,29 @@ fn summary_is_empty(summary: &str) -> bool {
     rest.trim().is_empty()
 }
 
-/// The refusal for a summarizer result `{summary?, aborted?, error?}` that cannot be used, or `None`.
-pub fn check_summary(result: &Value<'_>) -> Option<Refusal> {
-    if result.get("aborted").and_then(Value::as_bool) == Some(true) {
+/// What the summarizer returned (a summarizer that threw is `{error: message}`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]
+pub struct SummaryResult {
+    /// The summary text.
+    #[serde(default, deserialize_with = "lenient")]
+    #[tsify(optional)]
+    pub summary: Option<String>,
+    /// Whether it was aborted (only `true` counts).
+    #[serde(default, deserialize_with = "lenient")]
+    #[tsify(optional)]
+    pub aborted: Option<bool>,
+    /// Why it failed.
+    #[serde(default, deserialize_with = "lenient")]
+    #[tsify(optional)]
+    pub error: Option<String>,
+}
+
+/// The refusal for a summarizer result that cannot be used (aborted, failed, empty), or `None`.
+pub fn check_summary(result: &SummaryResult) -> Option<Refusal> {
+    if result.aborted == Some(true) {
         return Some(Refusal { code: RefusalCode::SummaryAborted, text: texts::summary_aborted() });
     }
-    let summary = result.get("summary").and_then(Value::as_str);
-    let error = result.get("error").and_then(Value::as_str);
-    match (error.as_deref(), summary_is_empty(summary.as_deref().unwrap_or(""))) {
+    match (result.error.as_deref(), summary_is_empty(result.summary.as_deref().unwrap_or(""))) {
         (None, false) => None,
         (Some(e), _) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(e) }),
         (None, true) => {
@@ -534,86 +578,47 @@ pub fn check_summary(result: &Value<'_>) -> Option<Refusal> {
 ///
 /// Anything else reads as a later step of the rewind.
 pub fn salvage_text(step: &str, error: &str) -> String {
-    let (text, what) = texts::SALVAGE
-        .iter()
-        .find(|(known, ..)| *known == step)
-        .map_or((texts::SALVAGED, "a later step"), |&(_, text, what)| (text, what));
-    fill(text, &[error, what])
+    texts::salvage(step, error)
 }
 
 /// `rewind`, second half. Call after `branchWithSummary` returned `summary_id` and the index was fed the
-/// new entry, with the plan [`plan`] made (as JavaScript carried it back). Numbers are taken at the summary,
-/// before anything else is appended. The result is JSON text: `{labels: [{entryId, label}], synthetic,
-/// afterTokens, text, details}` — the label writes in order (set the new one, then clear the old: `label:
-/// null`), the synthetic assistant to append after them, and the estimate at the new summary.
+/// new entry, with the plan [`plan`] made. Numbers are taken at the summary, before anything else is
+/// appended. The label writes come in order (set the new one, then clear the old: `label: null`), then
+/// the synthetic assistant to append after them.
 ///
 /// # Errors
-/// `InvalidArgument` naming the first field of the plan of the wrong shape; `UnknownEntry` when the index
-/// was not fed the summary entry; `Cycle` for a corrupt tree.
-pub fn finish(index: &mut SessionIndex, plan: &Value<'_>, summary_id: &str, now_ms: f64) -> Result<String, SessionError> {
-    check(
-        plan,
-        &[
-            ("summarizeIds", Want::Arr, true),
-            ("targetId", Want::Str, true),
-            ("labelStart", Want::Str, true),
-            ("labelEnd", Want::Str, true),
-            ("focus", Want::Str, true),
-            ("beforeTokens", Want::Num, true),
-            ("contextWindow", Want::Num, true),
-            ("callId", Want::Str, true),
-            ("arguments", Want::Obj, true),
-            ("refreshReaches", Want::Bool, true),
-            ("fallbackSynthetic", Want::Obj, true),
-        ],
-    )?;
-    let ids = plan.get("summarizeIds").and_then(Value::as_array).unwrap_or_default();
-    if !ids.iter().all(Value::is_string) {
-        return Err(SessionError::InvalidArgument("`summarizeIds` must be strings".into()));
-    }
-    let model = model_field(plan)?;
-    let (label_start, label_end) = (text_of(plan, "labelStart"), text_of(plan, "labelEnd"));
-    let (before, window) = (number(plan, "beforeTokens", 0.0), number(plan, "contextWindow", 0.0));
-    let refresh_reaches = boolean(plan, "refreshReaches", false);
-
+/// `UnknownEntry` when the index was not fed the summary entry; `Cycle` for a corrupt tree.
+pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now_ms: f64) -> Result<RewindFinish, SessionError> {
     let summary = index.slot_of(summary_id).ok_or_else(|| SessionError::UnknownEntry(summary_id.into()))?;
-    let label = full_label(&label_end);
+    let label = full_label(&plan.label_end);
     let prior = match index.parent_of(summary) {
         Some(parent) => index.find_label_on_path(&label, Some(parent))?,
         None => None,
     };
     let path = index.path(Some(summary))?;
     let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
-    let arguments = plan.get("arguments").map_or_else(String::new, Value::to_json);
-    let warn = warning(refresh_reaches);
-    let response = texts::rewound(&label_start, &label_end, before, after, window, warn);
-    let mut result = String::new();
-    let mut out = JsonObject::open(&mut result);
-    let labels = out.key("labels");
-    labels.push('[');
-    let mut write = JsonObject::open(item(labels));
-    write.str("entryId", summary_id).str("label", &label);
-    write.close();
+    let (before, window) = (plan.before_tokens, plan.context_window);
+    let text = texts::rewound(&plan.label_start, &plan.label_end, before, after, window, warning(plan.refresh_reaches));
+    let mut labels = vec![LabelWrite { entry_id: summary_id.into(), label: Some(label) }];
     if let Some(prior) = prior {
-        let mut clear = JsonObject::open(item(labels));
-        clear.str("entryId", index.id_of(prior)).raw("label", "null");
-        clear.close();
+        labels.push(LabelWrite { entry_id: index.id_of(prior).into(), label: None });
     }
-    labels.push(']');
-    write_synthetic(out.key("synthetic"), &text_of(plan, "callId"), &arguments, model.as_ref(), after, now_ms);
-    out.num("afterTokens", after).str("text", &response);
-    let mut details = JsonObject::open(out.key("details"));
-    details
-        .str("labelStart", &label_start)
-        .str("labelEnd", &label_end)
-        .str("targetId", &text_of(plan, "targetId"))
-        .str("summaryId", summary_id)
-        .num("collapsedEntries", ids.len() as f64)
-        .num("contextBefore", before)
-        .num("contextAfter", after)
-        .num("contextWindow", window)
-        .bool("refreshReaches", refresh_reaches);
-    details.close();
-    out.close();
-    Ok(result)
+    let synthetic = synthetic_assistant(&plan.call_id, plan.arguments.clone(), plan.model.as_ref(), after, now_ms);
+    Ok(RewindFinish {
+        labels,
+        synthetic,
+        after_tokens: after,
+        text,
+        details: RewindDetails {
+            label_start: plan.label_start.clone(),
+            label_end: plan.label_end.clone(),
+            target_id: plan.target_id.clone(),
+            summary_id: summary_id.into(),
+            collapsed_entries: plan.summarize_ids.len() as u32,
+            context_before: before,
+            context_after: after,
+            context_window: window,
+            refresh_reaches: plan.refresh_reaches,
+        },
+    })
 }

@@ -1,127 +1,209 @@
-//! The synthetic assistant message appended after a rewind.
+//! The synthetic assistant message appended after `branchWithSummary`.
 //!
-//! `branchWithSummary` leaves the in-flight assistant message (holding the rewind's tool call) on the
-//! abandoned branch, while pi appends the tool's result on the new one. Without a matching call the result
-//! is orphaned and strict providers reject the request. So a copy of the call is appended right after the
-//! summary: one `toolCall` with the in-flight id, `stopReason: "toolUse"` (providers that drop
-//! error/aborted messages keep it), and usage all zero except `totalTokens`, which carries the post-rewind
-//! estimate so the next estimate starts from the right baseline.
+//! pi appends the tool result of the running call to whatever the leaf is when the tool returns. After a
+//! rewind that leaf is the new branch summary, so without help the result would follow a summary instead of
+//! the tool call that produced it, and strict providers reject such orphaned results. The shim therefore
+//! appends this message first: one `toolCall` block carrying the **same call id**, so the result pairs with
+//! it. It uses `stopReason: "toolUse"` (providers that drop error/aborted messages keep it), and usage all
+//! zero except `totalTokens`, which carries the post-rewind estimate so the next estimate starts from the
+//! right baseline.
 
-use crate::prelude::*;
-use crate::json::Value;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::Value;
+use tsify_next::Tsify;
 
 use super::definition::TOOL_NAME;
-use super::out::{number, quote, JsonObject};
-use super::plan::ModelFacts;
+use super::facts::ModelFacts;
+use super::params::Arguments;
+use super::js_number;
+use crate::js::utf16_len;
 
 /// Longest `summaryFocus` kept in the synthetic call's arguments (UTF-16 units). The summarizer always
 /// gets the full focus; this copy is re-sent on every later request, so it is capped.
 pub const MAX_SYNTHETIC_FOCUS: usize = 1024;
 const TRUNCATED: &str = "… [truncated]";
 
-/// The call's arguments as the synthetic call keeps them, as JSON text: only the tool's own parameters
-/// (anything else the model sent stays on the abandoned branch, so a stray megabyte does not ride along on
-/// every later request), with `summaryFocus` capped at [`MAX_SYNTHETIC_FOCUS`] units.
-pub(crate) fn capped_arguments(raw: &Value<'_>) -> String {
-    const KEPT: [&str; 5] = ["action", "name", "labelStart", "labelEnd", "summaryFocus"];
-    let members = raw.as_object().unwrap_or_default();
-    // As `JSON.stringify(JSON.parse(text))` has it: each key once, where it first appears, with its last
-    // value (what `get` returns). Written straight out, nothing of the arguments is copied.
-    let mut text = String::new();
-    let mut out = JsonObject::open(&mut text);
-    let mut written = [false; KEPT.len()];
-    for (key, _) in members {
-        let Some(at) = KEPT.iter().position(|kept| key.eq_str(kept)) else { continue };
-        let (Some(done), Some(name)) = (written.get_mut(at), KEPT.get(at)) else { continue };
-        if core::mem::replace(done, true) {
-            continue;
-        }
-        let Some(value) = raw.get(name) else { continue };
-        match value {
-            Value::Str(focus) if *name == "summaryFocus" && focus.units() > MAX_SYNTHETIC_FOCUS => {
-                let mut kept = focus.prefix(MAX_SYNTHETIC_FOCUS).into_owned();
-                kept.push_str(TRUNCATED);
-                out.str(name, &kept);
+/// The call's arguments as the synthetic call keeps them: only the tool's own parameters (anything else
+/// the model sent stays on the abandoned branch, so a stray megabyte does not ride along on every later
+/// request), in the order sent, with `summaryFocus` capped at [`MAX_SYNTHETIC_FOCUS`] units. Crosses as
+/// a plain object.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KeptArguments(Vec<(&'static str, Value)>);
+
+impl KeptArguments {
+    /// The kept copy of `raw`: each known key once, where it first appears, with its last value (what
+    /// `JSON.stringify(JSON.parse(text))` keeps of a repeated key).
+    pub fn of(raw: &Arguments) -> KeptArguments {
+        const KEPT: [&str; 5] = ["action", "name", "labelStart", "labelEnd", "summaryFocus"];
+        let mut kept: Vec<(&'static str, Value)> = Vec::new();
+        for (key, _) in raw.members() {
+            let Some(&name) = KEPT.iter().find(|k| **k == key) else { continue };
+            if kept.iter().any(|(k, _)| *k == name) {
+                continue;
             }
-            _ => value.write_json(out.key(name)),
+            let Some(value) = raw.get(name) else { continue };
+            let value = match value {
+                Value::String(focus) if name == "summaryFocus" && utf16_len(focus) > MAX_SYNTHETIC_FOCUS => {
+                    Value::String(format!("{}{TRUNCATED}", utf16_prefix(focus, MAX_SYNTHETIC_FOCUS)))
+                }
+                other => other.clone(),
+            };
+            kept.push((name, value));
+        }
+        KeptArguments(kept)
+    }
+
+    /// Member `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
+impl Serialize for KeptArguments {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+/// The longest prefix of `s` of at most `units` UTF-16 units that ends on a character boundary.
+fn utf16_prefix(s: &str, units: usize) -> &str {
+    let mut used = 0;
+    for (at, c) in s.char_indices() {
+        used += c.len_utf16();
+        if used > units {
+            return &s[..at];
         }
     }
-    out.close();
-    text
+    s
 }
 
-/// The synthetic assistant message (a pi `AssistantMessage`) as JSON text, ready for
-/// `sessionManager.appendMessage`. `arguments` is JSON text (the call's arguments as the synthetic call keeps them); `now_ms` comes
-/// from the caller: the core reads no clock.
+/// One `toolCall` content block.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct ToolCallBlock {
+    /// Always `"toolCall"`.
+    #[serde(rename = "type")]
+    #[tsify(type = "\"toolCall\"")]
+    pub kind: &'static str,
+    /// The in-flight call's id.
+    pub id: String,
+    /// [`TOOL_NAME`].
+    pub name: &'static str,
+    /// The kept arguments.
+    #[tsify(type = "Record<string, unknown>")]
+    pub arguments: KeptArguments,
+}
+
+/// pi's `Usage` with every count zero but `totalTokens`.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// 0.
+    pub input: u32,
+    /// 0.
+    pub output: u32,
+    /// 0.
+    pub cache_read: u32,
+    /// 0.
+    pub cache_write: u32,
+    /// The post-rewind estimate.
+    #[serde(serialize_with = "js_number")]
+    pub total_tokens: f64,
+    /// All zero.
+    pub cost: Cost,
+}
+
+/// pi's usage cost, all zero.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    /// 0.
+    pub input: u32,
+    /// 0.
+    pub output: u32,
+    /// 0.
+    pub cache_read: u32,
+    /// 0.
+    pub cache_write: u32,
+    /// 0.
+    pub total: u32,
+}
+
+/// The synthetic assistant message (a pi `AssistantMessage`), ready for `sessionManager.appendMessage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct SyntheticAssistant {
+    /// Always `"assistant"`.
+    #[tsify(type = "\"assistant\"")]
+    pub role: &'static str,
+    /// The one tool call.
+    pub content: [ToolCallBlock; 1],
+    /// `model.api` (`"unknown"` without a model).
+    pub api: String,
+    /// `model.provider`.
+    pub provider: String,
+    /// `model.id`.
+    pub model: String,
+    /// Zero usage but the estimate.
+    pub usage: Usage,
+    /// Always `"toolUse"`.
+    #[tsify(type = "\"toolUse\"")]
+    pub stop_reason: &'static str,
+    /// When it was made (ms since the epoch, from the host: the core reads no clock).
+    #[serde(serialize_with = "js_number")]
+    pub timestamp: f64,
+}
+
+/// The synthetic assistant carrying call `call_id` with `arguments`.
 pub fn synthetic_assistant(
     call_id: &str,
-    arguments: &str,
+    arguments: KeptArguments,
     model: Option<&ModelFacts>,
     total_tokens: f64,
     now_ms: f64,
-) -> String {
-    let mut out = String::new();
-    write_synthetic(&mut out, call_id, arguments, model, total_tokens, now_ms);
-    out
-}
-
-/// Appends [`synthetic_assistant`] to `out` (the plan and the finish write it in place).
-pub(crate) fn write_synthetic(
-    out: &mut String,
-    call_id: &str,
-    arguments: &str,
-    model: Option<&ModelFacts>,
-    total_tokens: f64,
-    now_ms: f64,
-) {
-    out.push_str(r#"{"role":"assistant","content":[{"type":"toolCall","id":"#);
-    quote(out, call_id);
-    out.push_str(r#","name":""#);
-    out.push_str(TOOL_NAME);
-    out.push_str(r#"","arguments":"#);
-    out.push_str(arguments);
-    let (api, provider, id) = model.map_or(("unknown", "unknown", "unknown"), |m| (m.api.as_str(), m.provider.as_str(), m.id.as_str()));
-    out.push_str(r#"}],"api":"#);
-    quote(out, api);
-    out.push_str(r#","provider":"#);
-    quote(out, provider);
-    out.push_str(r#","model":"#);
-    quote(out, id);
-    out.push_str(r#","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":"#);
-    number(out, total_tokens);
-    out.push_str(r#","cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":"#);
-    number(out, now_ms);
-    out.push('}');
+) -> SyntheticAssistant {
+    let (api, provider, id) = model.map_or(("unknown", "unknown", "unknown"), |m| (&*m.api, &*m.provider, &*m.id));
+    let zero = Cost { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 };
+    SyntheticAssistant {
+        role: "assistant",
+        content: [ToolCallBlock { kind: "toolCall", id: call_id.into(), name: TOOL_NAME, arguments }],
+        api: api.into(),
+        provider: provider.into(),
+        model: id.into(),
+        usage: Usage { input: 0, output: 0, cache_read: 0, cache_write: 0, total_tokens, cost: zero },
+        stop_reason: "toolUse",
+        timestamp: now_ms,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::js::utf16_len;
-    use crate::tool::test_json as js;
     use serde_json::json;
 
-    /// JSON text as `serde_json` reads it back (for indexing in assertions).
-    fn sj(text: &str) -> serde_json::Value {
-        serde_json::from_str(text).unwrap()
+    fn kept(v: Value) -> Value {
+        serde_json::to_value(KeptArguments::of(&Arguments::from_value(v))).unwrap()
     }
 
     #[test]
     fn focus_copy_is_capped_on_a_char_boundary() {
         let long = "é".repeat(MAX_SYNTHETIC_FOCUS - 1) + "😀😀";
-        let args = sj(&capped_arguments(&js(json!({"action": "rewind", "summaryFocus": long}))));
+        let args = kept(json!({"action": "rewind", "summaryFocus": long}));
         let focus = args["summaryFocus"].as_str().unwrap();
         assert!(focus.ends_with(TRUNCATED));
         assert_eq!(utf16_len(focus.strip_suffix(TRUNCATED).unwrap()), MAX_SYNTHETIC_FOCUS - 1);
-        let short = sj(&capped_arguments(&js(json!({"summaryFocus": "keep this"}))));
-        assert_eq!(short["summaryFocus"], "keep this");
-        let extra = sj(&capped_arguments(&js(json!({"action": "rewind", "junk": "x".repeat(1 << 20), "nested": {"a": [1]}}))));
+        assert_eq!(kept(json!({"summaryFocus": "keep this"}))["summaryFocus"], "keep this");
+        let extra = kept(json!({"action": "rewind", "junk": "x".repeat(1 << 20), "nested": {"a": [1]}}));
         assert_eq!(extra, json!({"action": "rewind"}));
-        // Duplicate keys (never sent through the binding, whose arguments are `JSON.stringify` output) as
-        // JavaScript's `JSON.parse` keeps them: the first position, the last value (capped if a focus).
-        let text = format!(r#"{{"name":1,"junk":0,"\u0061ction":"a","name":"n","summaryFocus":3,"summaryFocus":"{long}"}}"#);
-        let dup = crate::json::parse(&text, 10).unwrap();
-        let args = capped_arguments(&dup);
+        // Duplicate keys (never sent through the binding: JavaScript objects have none) as `JSON.parse`
+        // keeps them: the first position, the last value (capped if a focus).
+        let text = format!(r#"{{"name":1,"junk":0,"action":"a","name":"n","summaryFocus":3,"summaryFocus":"{long}"}}"#);
+        let dup: Arguments = serde_json::from_str(&text).unwrap();
+        let args = serde_json::to_string(&KeptArguments::of(&dup)).unwrap();
         assert!(args.starts_with(r#"{"name":"n","action":"a","summaryFocus":""#), "{args}");
         assert!(args.ends_with(&format!(r#"{TRUNCATED}"}}"#)), "{args}");
     }
@@ -129,23 +211,14 @@ mod tests {
     #[test]
     fn synthetic_json_is_exact() {
         let m = ModelFacts { api: "faux".into(), provider: "p".into(), id: "m".into() };
-        let s = synthetic_assistant("call_9", r#"{"action":"rewind"}"#, Some(&m), 1234.0, 5.0);
+        let args = KeptArguments::of(&Arguments::from_value(json!({"action": "rewind"})));
+        let s = serde_json::to_string(&synthetic_assistant("call_9", args, Some(&m), 1234.0, 5.0)).unwrap();
         assert_eq!(
             s,
             r#"{"role":"assistant","content":[{"type":"toolCall","id":"call_9","name":"navigate_tree","arguments":{"action":"rewind"}}],"api":"faux","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":1234,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":5}"#
         );
-    }
-
-    #[test]
-    fn synthetic_shape() {
-        let m = ModelFacts { api: "faux".into(), provider: "p".into(), id: "m".into() };
-        let s = sj(&synthetic_assistant("call_9", r#"{"action":"rewind"}"#, Some(&m), 1234.0, 5.0));
-        assert_eq!(s["content"][0]["id"], "call_9");
-        assert_eq!(s["content"][0]["name"], TOOL_NAME);
-        assert_eq!(s["stopReason"], "toolUse");
-        assert_eq!(s["usage"]["totalTokens"], 1234.0);
-        assert_eq!(s["usage"]["input"], 0);
-        assert_eq!(s["model"], "m");
-        assert_eq!(sj(&synthetic_assistant("c", "{}", None, 0.0, 0.0))["provider"], "unknown");
+        let none = serde_json::to_value(synthetic_assistant("c", KeptArguments::default(), None, 0.5, 0.0)).unwrap();
+        assert_eq!(none["provider"], "unknown");
+        assert_eq!(none["usage"]["totalTokens"], 0.5);
     }
 }

@@ -6,29 +6,42 @@ use serde_json::{json, Value};
 use super::*;
 use crate::session::{Mode, SessionIndex};
 
-/// [`super::plan`] with arguments written as `serde_json::json!`; the plan as `serde_json` reads it.
-fn plan(index: &mut SessionIndex, params: &Value, facts: &Facts) -> Result<Value, crate::SessionError> {
-    super::plan(index, &super::test_json(params.clone()), facts).map(|text| sj(&text))
+/// [`super::plan`] with arguments written as `serde_json::json!`.
+fn typed(index: &mut SessionIndex, params: &Value, facts: &ToolFacts) -> Result<ToolPlan, crate::SessionError> {
+    super::plan(index, &Arguments::from_value(params.clone()), facts)
 }
 
-/// [`super::finish`] with the plan as the shim hands it back; the result as `serde_json` reads it.
-fn finish(index: &mut SessionIndex, plan: &Value, summary_id: &str, now_ms: f64) -> Result<Value, crate::SessionError> {
-    super::finish(index, &super::test_json(plan.clone()), summary_id, now_ms).map(|text| sj(&text))
+/// [`typed`], as JSON (what JavaScript receives), for indexing in assertions.
+fn plan(index: &mut SessionIndex, params: &Value, facts: &ToolFacts) -> Result<Value, crate::SessionError> {
+    typed(index, params, facts).map(|p| sj(&p))
 }
 
-/// [`super::check_auth`] with a `serde_json` result.
+/// The rewind plan for `params` (which must plan a rewind).
+fn rewind_plan(index: &mut SessionIndex, params: &Value, facts: &ToolFacts) -> RewindPlan {
+    match typed(index, params, facts).unwrap() {
+        ToolPlan::Rewind(p) => p,
+        other => panic!("expected a rewind, got {}", sj(&other)),
+    }
+}
+
+/// [`super::finish`]; the result as JSON.
+fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now_ms: f64) -> Result<Value, crate::SessionError> {
+    super::finish(index, plan, summary_id, now_ms).map(|f| sj(&f))
+}
+
+/// [`super::check_auth`] with a `serde_json` result, read as the binding reads the host's object.
 fn check_auth(result: &Value) -> Option<Refusal> {
-    super::check_auth(&super::test_json(result.clone()))
+    super::check_auth(&serde_json::from_value(result.clone()).unwrap())
 }
 
 /// [`super::check_summary`] with a `serde_json` result.
 fn check_summary(result: &Value) -> Option<Refusal> {
-    super::check_summary(&super::test_json(result.clone()))
+    super::check_summary(&serde_json::from_value(result.clone()).unwrap())
 }
 
-/// JSON text the core wrote, as `serde_json` reads it back, for indexing in assertions.
-fn sj(text: &str) -> Value {
-    serde_json::from_str(text).expect("the core writes valid JSON")
+/// A result as JSON, for indexing in assertions.
+fn sj(result: &impl serde::Serialize) -> Value {
+    serde_json::to_value(result).expect("results serialize")
 }
 
 /// Builds a session line by line; each entry's parent is the previous entry unless given.
@@ -97,8 +110,8 @@ impl Session {
     }
 }
 
-fn facts(call: &str) -> Facts {
-    Facts {
+fn facts(call: &str) -> ToolFacts {
+    ToolFacts {
         call_id: call.into(),
         context_window: 100_000.0,
         model: Some(ModelFacts { api: "faux".into(), provider: "faux".into(), id: "faux-1".into() }),
@@ -210,7 +223,8 @@ fn small_rewinds_are_refused_with_the_anchor_percentages() {
 #[test]
 fn rewind_plans_pi_s_branch_summary_entries_and_the_before_number() {
     let mut index = worked_session(40_000).index();
-    let p = expect("rewind", plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
+    let typed = rewind_plan(&mut index, &rewind_args("start", "done"), &facts("c3"));
+    let p = expect("rewind", sj(&ToolPlan::Rewind(typed.clone())));
     assert_eq!(p["targetId"], "u");
     assert_eq!(p["summarizeIds"], json!(["a1", "l1", "r1", "a2", "r2", "a3"]));
     // Before = estimate at r2 (parent of a3): a2's usage (201) + ceil(40000/4).
@@ -221,7 +235,7 @@ fn rewind_plans_pi_s_branch_summary_entries_and_the_before_number() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "The user explored a different conversation branch before returning here.\n## Goal\nparser");
     let mut index = s.index();
-    let f = finish(&mut index, &p, "bs", 7.0).unwrap();
+    let f = finish(&mut index, &typed, "bs", 7.0).unwrap();
     assert_eq!(f["labels"], json!([{"entryId": "bs", "label": "anchor:done"}]));
     let expected_after = 6.0 + 22.0; // ceil(24/4) for the user text + ceil(88/4) for the summary
     assert_eq!(f["afterTokens"], expected_after);
@@ -238,8 +252,8 @@ fn label_end_collision_moves_the_older_label() {
     s.lines.pop();
     s.label("l2", "u", Some("anchor:done")).assistant("a3", "", &[("c3", TOOL_NAME)], 10_200.0);
     let mut index = s.index();
-    let p = expect("rewind", plan(&mut index, &rewind_args("done", "done"), &facts("c3")).unwrap());
-    s.summary("bs", p["targetId"].as_str().unwrap(), "summary text");
+    let p = rewind_plan(&mut index, &rewind_args("done", "done"), &facts("c3"));
+    s.summary("bs", &p.target_id, "summary text");
     let mut index = s.index();
     let f = finish(&mut index, &p, "bs", 0.0).unwrap();
     assert_eq!(f["labels"][1], json!({"entryId": "u", "label": null}));
@@ -274,7 +288,7 @@ fn chained_rewind_without_work_is_refused() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", &sj(&synthetic_assistant("c3", r#"{"action":"rewind"}"#, None, 5000.0, 0.0)))
+        .message("syn", &sj(&golden::synthetic("c3", 5000.0)))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", TOOL_NAME)], 5100.0);
     let mut index = s.index();
@@ -302,7 +316,7 @@ fn work_after_a_rewind_makes_the_next_rewind_legal() {
     let mut s = worked_session(40_000);
     s.summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", &sj(&synthetic_assistant("c3", r#"{"action":"rewind"}"#, None, 5000.0, 0.0)))
+        .message("syn", &sj(&golden::synthetic("c3", 5000.0)))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", "read")], 5100.0)
         .result("r4", "c4", 30_000)
@@ -492,16 +506,16 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
     f.context_window = 128_000.0;
     f.now_ms = 1_767_225_600_123.0;
     let mut index = worked_session(40_000).index();
-    let calls: Vec<(&str, Value, Facts)> = vec![
+    let calls: Vec<(&str, Value, ToolFacts)> = vec![
         ("list", json!({"action": "list"}), f.clone()),
-        ("list no refresh", json!({"action": "list"}), Facts { refresh_reaches: false, context_window: 0.0, ..f.clone() }),
+        ("list no refresh", json!({"action": "list"}), ToolFacts { refresh_reaches: false, context_window: 0.0, ..f.clone() }),
         ("anchor", json!({"action": "anchor", "name": "impl-start"}), f.clone()),
         ("anchor move", json!({"action": "anchor", "name": "start"}), f.clone()),
         ("anchor leaf", json!({"action": "anchor", "name": "x"}), facts("other")),
         ("rewind", json!({"action": "rewind", "labelStart": "start", "labelEnd": "done", "summaryFocus": tricky, "junk": 1}), f.clone()),
-        ("rewind no refresh", rewind_args("start", "done"), Facts { refresh_reaches: false, ..f.clone() }),
+        ("rewind no refresh", rewind_args("start", "done"), ToolFacts { refresh_reaches: false, ..f.clone() }),
         ("rewind long focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "é".repeat(1500)}), f.clone()),
-        ("rewind no model", rewind_args("start", "done"), Facts { model: None, ..f.clone() }),
+        ("rewind no model", rewind_args("start", "done"), ToolFacts { model: None, ..f.clone() }),
         ("unknown anchor", rewind_args("nope", "end"), f.clone()),
         ("invalid action", json!({"action": "jump"}), f.clone()),
         ("bad name", json!({"action": "anchor", "name": "Bad Name"}), f.clone()),
@@ -523,17 +537,17 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
         ("long focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "x".repeat(16_001)}), f.clone()),
     ];
     for (what, args, facts) in &calls {
-        let p = golden::plan_text(&mut index, args, facts);
-        put(what, &p);
-        if p.starts_with(r#"{"kind":"rewind","#) {
+        let p = typed(&mut index, args, facts).unwrap();
+        put(what, &golden::text(&p));
+        if let ToolPlan::Rewind(p) = p {
             let mut s = worked_session(40_000);
             s.summary("bs", "u", "The user explored a different conversation branch before returning here.\n## Goal\nparser");
             let mut index = s.index();
-            let done = golden::finish_text(&mut index, &p, 1_767_225_600_999.5);
-            put(&format!("{what} finish"), &done.unwrap());
+            let done = super::finish(&mut index, &p, "bs", 1_767_225_600_999.5).unwrap();
+            put(&format!("{what} finish"), &golden::text(&done));
         }
     }
-    put("unreadable", &unreadable("nested too deeply at column 3"));
+    put("unreadable", &golden::text(&unreadable("nested too deeply at column 3")));
     let mut small = worked_session(4000).index();
     put("too little", &golden::plan_text(&mut small, &rewind_args("start", "end"), &f));
     let mut batched = worked_session(40_000);
@@ -571,7 +585,7 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
     chained
         .summary("bs", "u", "summary of the parser work")
         .label("l3", "bs", Some("anchor:done"))
-        .message("syn", &serde_json::from_str(&golden::synthetic_json("c3", 5000.0)).unwrap())
+        .message("syn", &sj(&golden::synthetic("c3", 5000.0)))
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", TOOL_NAME)], 5100.0);
     put("chained", &golden::plan_text(&mut chained.index(), &rewind_args("done", "again"), &facts("c4")));
@@ -605,20 +619,6 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
     ] {
         put(&format!("facts {bad}"), &golden::facts_error(&bad));
     }
-    let good = golden::plan_text(&mut worked_session(40_000).index(), &rewind_args("start", "done"), &f);
-    let mut summarized = worked_session(40_000);
-    summarized.summary("bs", "u", "## Goal\nparser");
-    let mut summarized = summarized.index();
-    for key in ["summarizeIds", "targetId", "arguments", "model", "refreshReaches", "fallbackSynthetic", "beforeTokens"] {
-        for bad in [json!(null), json!(1), json!([1]), json!({"api": 1})] {
-            let mut v: Value = serde_json::from_str(&good).unwrap();
-            v[key] = bad.clone();
-            put(&format!("plan {key}={bad}"), &golden::finish_text(&mut summarized, &v.to_string(), 0.0).map_or_else(|e| e.to_string(), |_| "ok".into()));
-        }
-        let mut v: Value = serde_json::from_str(&good).unwrap();
-        v.as_object_mut().unwrap().remove(key);
-        put(&format!("plan without {key}"), &golden::finish_text(&mut summarized, &v.to_string(), 0.0).map_or_else(|e| e.to_string(), |_| "ok".into()));
-    }
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/expected/tool-outputs.txt");
     if std::env::var_os("PTN_BLESS").is_some() {
         std::fs::write(path, &out).unwrap();
@@ -630,29 +630,29 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
     assert_eq!(out.lines().count(), expected.lines().count());
 }
 
-/// The JSON texts of the core's results, as the binding hands them to `JSON.parse`.
+/// The results as JSON text (what JavaScript receives, written the way `JSON.stringify` writes it).
 mod golden {
     use super::super::*;
-    use crate::json::parse;
+    use super::typed;
     use crate::session::SessionIndex;
 
+    pub(super) fn text(result: &impl serde::Serialize) -> String {
+        serde_json::to_string(result).expect("results serialize")
+    }
     pub(super) fn definition_json() -> String {
-        definition().into()
+        text(definition())
     }
-    pub(super) fn plan_text(index: &mut SessionIndex, args: &serde_json::Value, facts: &Facts) -> String {
-        plan(index, &test_json(args.clone()), facts).unwrap()
-    }
-    /// [`finish`] with `plan` read back from its JSON text (as the binding reads what the shim hands back).
-    pub(super) fn finish_text(index: &mut SessionIndex, plan: &str, now_ms: f64) -> Result<String, crate::SessionError> {
-        finish(index, &parse(plan, 1000).unwrap(), "bs", now_ms)
+    pub(super) fn plan_text(index: &mut SessionIndex, args: &serde_json::Value, facts: &ToolFacts) -> String {
+        text(&typed(index, args, facts).unwrap())
     }
     pub(super) fn refusal_json(r: Option<&Refusal>) -> String {
-        r.map_or_else(|| "null".into(), Refusal::to_json)
+        text(&r)
     }
-    pub(super) fn synthetic_json(call: &str, tokens: f64) -> String {
-        synthetic_assistant(call, r#"{"action":"rewind"}"#, None, tokens, 0.0)
+    pub(super) fn synthetic(call: &str, tokens: f64) -> SyntheticAssistant {
+        let args = KeptArguments::of(&Arguments::from_value(serde_json::json!({"action": "rewind"})));
+        synthetic_assistant(call, args, None, tokens, 0.0)
     }
     pub(super) fn facts_error(v: &serde_json::Value) -> String {
-        Facts::from_value(&test_json(v.clone())).map_or_else(|e| e.to_string(), |f| format!("{f:?}"))
+        serde_json::from_value::<ToolFacts>(v.clone()).map_or_else(|e| e.to_string(), |f| format!("{f:?}"))
     }
 }

@@ -1,14 +1,14 @@
 //! Every sentence `navigate_tree` returns to the model. Short, concrete, and each refusal says what to do
 //! instead, so the model can correct itself without the user.
 
-use crate::prelude::*;
-use crate::json::num::js_string;
+use serde::Serialize;
+
 use crate::session::Anchor;
 use crate::text::{format_context_delta, format_pct1, format_position};
 
-
-/// Why a call was refused. The shim reports every refusal as a failed tool call (`isError: true`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a call was refused. The shim reports every refusal as a failed tool call (`isError: true`). It
+/// crosses to JavaScript as the variant's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, tsify_next::Tsify)]
 pub enum RefusalCode {
     /// The arguments are not a readable JSON object (e.g. nested deeper than the core reads).
     InvalidArguments,
@@ -68,34 +68,8 @@ impl RefusalCode {
     }
 }
 
-/// `parts` one after the other: one shared loop is much smaller in the wasm than `format!`'s argument
-/// machinery at each call.
-#[inline(never)]
-pub(crate) fn cat(parts: &[&str]) -> String {
-    let mut out = String::new();
-    for part in parts {
-        out.push_str(part);
-    }
-    out
-}
-
-/// `template` with each marker `\u{1}`, `\u{2}`, … replaced by `args[0]`, `args[1]`, …: the texts below are
-/// one constant each with their values marked in place (no model-visible text holds these control
-/// characters), which keeps every call down to a template and its values.
-#[inline(never)]
-pub(crate) fn fill(template: &str, args: &[&str]) -> String {
-    let mut out = String::new();
-    for c in template.chars() {
-        match (c as usize).checked_sub(1).and_then(|i| args.get(i)) {
-            Some(arg) if c < '\u{8}' => out.push_str(arg),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 pub(crate) fn unreadable_arguments(problem: &str) -> String {
-    fill("The arguments could not be read (\u{1}). Send a flat object, e.g. {\"action\": \"list\"}.", &[problem])
+    format!("The arguments could not be read ({problem}). Send a flat object, e.g. {{\"action\": \"list\"}}.")
 }
 
 pub(crate) fn invalid_action() -> String {
@@ -105,45 +79,37 @@ pub(crate) fn invalid_action() -> String {
 /// `problem`: what is wrong with the value sent (see `params::name_problem`), if known. The 40 is
 /// `MAX_NAME_LENGTH` (a test checks it).
 pub(crate) fn invalid_name(param: &str, action: &str, problem: Option<&str>) -> String {
-    let lead = "\u{2} needs `\u{1}`: kebab-case (a-z, 0-9, single hyphens), 1–40 chars, e.g. 'impl-start'.";
+    let lead = format!("{action} needs `{param}`: kebab-case (a-z, 0-9, single hyphens), 1–40 chars, e.g. 'impl-start'.");
     match problem {
-        None => fill(lead, &[param, action]),
-        Some(p) => fill(&cat(&[lead, " The `\u{1}` sent: \u{3}."]), &[param, action, p]),
+        None => lead,
+        Some(p) => format!("{lead} The `{param}` sent: {p}."),
     }
 }
 
 /// What a summary focus should say, in the focus refusals.
-macro_rules! focus_contents {
-    () => {
-        "1. the user's most recent instruction, word for word;\n\
-         2. what the collapsed work finished;\n\
-         3. what is still left to do."
-    };
-}
+const FOCUS_CONTENTS: &str = "1. the user's most recent instruction, word for word;\n\
+                              2. what the collapsed work finished;\n\
+                              3. what is still left to do.";
 
 /// `problem`: e.g. "it is a number, not a string" when the focus was sent with the wrong type. The 20 is
 /// `MIN_FOCUS_CHARS` (a test checks it).
 pub(crate) fn focus_too_short(problem: Option<&str>) -> String {
-    let text = concat!(
+    let text = format!(
         "rewind needs `summaryFocus` of at least 20 characters. The summary is all that will remain of the \
-         collapsed work, so tell the summarizer:\n",
-        focus_contents!(),
+         collapsed work, so tell the summarizer:\n{FOCUS_CONTENTS}"
     );
     match problem {
-        None => text.into(),
-        Some(p) => fill(&cat(&[text, "\nThe `summaryFocus` sent: \u{1}."]), &[p]),
+        None => text,
+        Some(p) => format!("{text}\nThe `summaryFocus` sent: {p}."),
     }
 }
 
-/// The 16000 is `MAX_FOCUS_CHARS` (a test checks it).
+/// `units`: the focus length in UTF-16 units. The 16000 is `MAX_FOCUS_CHARS` (a test checks it).
 pub(crate) fn focus_too_long(units: usize) -> String {
-    let text = concat!(
-        "`summaryFocus` is \u{1} characters; keep it under 16000. It is an instruction to the summarizer, not \
-         the work itself:\n",
-        focus_contents!(),
-        "\nIf the user's instruction is very long, quote the part that still matters.",
-    );
-    fill(text, &[&js_string(units as f64)])
+    format!(
+        "`summaryFocus` is {units} characters; keep it under 16000. It is an instruction to the summarizer, not \
+         the work itself:\n{FOCUS_CONTENTS}\nIf the user's instruction is very long, quote the part that still matters."
+    )
 }
 
 pub(crate) fn nothing_to_anchor() -> String {
@@ -152,57 +118,56 @@ pub(crate) fn nothing_to_anchor() -> String {
 
 /// `rows`: the anchors on the active branch, already formatted (may be empty).
 pub(crate) fn unknown_anchor(name: &str, rows: &str) -> String {
-    let text = if rows.is_empty() {
-        "No anchor '\u{1}' on the active branch, and no anchors at all. Set one with action='anchor' first."
+    if rows.is_empty() {
+        format!("No anchor '{name}' on the active branch, and no anchors at all. Set one with action='anchor' first.")
     } else {
-        "No anchor '\u{1}' on the active branch. Anchors here (root → leaf):\n\u{2}"
-    };
-    fill(text, &[name, rows])
+        format!("No anchor '{name}' on the active branch. Anchors here (root → leaf):\n{rows}")
+    }
 }
 
 /// The anchor exists, but only on a branch off the active path (left behind by an earlier rewind).
 pub(crate) fn anchor_off_path(name: &str, rows: &str) -> String {
-    let lead = "Anchor '\u{1}' is not on the active branch: it sits on a branch an earlier rewind left behind, \
-                and a rewind only goes back along the active branch.";
     let tail = if rows.is_empty() {
-        " There are no anchors on the active branch; set one with action='anchor'."
+        " There are no anchors on the active branch; set one with action='anchor'.".to_string()
     } else {
-        " Anchors here (root → leaf):\n\u{2}"
+        format!(" Anchors here (root → leaf):\n{rows}")
     };
-    fill(&cat(&[lead, tail]), &[name, rows])
+    format!(
+        "Anchor '{name}' is not on the active branch: it sits on a branch an earlier rewind left behind, and a \
+         rewind only goes back along the active branch.{tail}"
+    )
 }
 
 pub(crate) fn already_at_target(name: &str) -> String {
-    fill("Nothing after anchor '\u{1}' to collapse yet.", &[name])
+    format!("Nothing after anchor '{name}' to collapse yet.")
 }
 
 pub(crate) fn nothing_to_collapse(name: &str) -> String {
-    fill("Only bookkeeping entries follow anchor '\u{1}'; there is no work to collapse.", &[name])
+    format!("Only bookkeeping entries follow anchor '{name}'; there is no work to collapse.")
 }
 
 pub(crate) fn chained_rewind(name: &str) -> String {
-    fill(
-        "Nothing new since the last rewind: after anchor '\u{1}' there is only that rewind's own call. Do some \
-         work before rewinding again.",
-        &[name],
+    format!(
+        "Nothing new since the last rewind: after anchor '{name}' there is only that rewind's own call. Do some \
+         work before rewinding again."
     )
 }
 
 /// `others`: the other tool calls of the same message, `name (id)` each, joined by `, `.
 pub(crate) fn batched_rewind(others: &str) -> String {
-    fill(
-        "rewind must be the only tool call in its message; this message also calls \u{1}. Their results would \
-         be cut off from the conversation. Let them finish, then call rewind on its own.",
-        &[others],
+    format!(
+        "rewind must be the only tool call in its message; this message also calls {others}. Their results would \
+         be cut off from the conversation. Let them finish, then call rewind on its own."
     )
 }
 
-/// The 4000 is `MIN_SAVED_TOKENS` (a test checks it).
+/// `freed`: the estimated tokens the rewind would free (rounded here). The 4000 is `MIN_SAVED_TOKENS` (a
+/// test checks it).
 pub(crate) fn too_little_saved(name: &str, freed: f64, rows: &str) -> String {
-    fill(
-        "Rewinding to '\u{1}' would free only about \u{2} tokens (minimum 4000). Keep working, or pick an earlier \
-         anchor:\n\u{3}",
-        &[name, &js_string(crate::js::round(freed.max(0.0))), rows],
+    let freed = freed.max(0.0).round() as u64;
+    format!(
+        "Rewinding to '{name}' would free only about {freed} tokens (minimum 4000). Keep working, or pick an \
+         earlier anchor:\n{rows}"
     )
 }
 
@@ -211,7 +176,7 @@ pub(crate) fn no_model() -> String {
 }
 
 pub(crate) fn auth_failed(error: &str) -> String {
-    fill("Cannot summarize: the model's credentials did not resolve (\u{1}). The session was not changed.", &[error])
+    format!("Cannot summarize: the model's credentials did not resolve ({error}). The session was not changed.")
 }
 
 pub(crate) fn summary_aborted() -> String {
@@ -219,7 +184,7 @@ pub(crate) fn summary_aborted() -> String {
 }
 
 pub(crate) fn summary_failed(error: &str) -> String {
-    fill("Summarization failed: \u{1}. The session was not changed.", &[error])
+    format!("Summarization failed: {error}. The session was not changed.")
 }
 
 /// Warning when the host would not show the rewound context before the next user prompt.
@@ -228,78 +193,62 @@ pub(crate) const REFRESH_MISSING: &str = "⚠ this pi did not give the extension
      prompt. Run /reload or restart pi.";
 
 pub(crate) fn anchor_set(name: &str, tokens: f64, window: f64, hint: Option<&str>, moved: bool) -> String {
-    let (hint, hinted) = match hint {
-        Some(h) => (h, " (after: “\u{3}”)"),
-        None => ("", ""),
-    };
+    let at = format_position(tokens, window);
+    let hint = hint.map_or_else(String::new, |h| format!(" (after: “{h}”)"));
     let moved = if moved { " · moved from its earlier position" } else { "" };
-    let template = cat(&[
-        "[anchor '\u{1}'] set at \u{2}",
-        hinted,
-        moved,
-        "\n\nWhen this stage is done: navigate_tree(action='rewind', labelStart='\u{1}', labelEnd='<new-name>', \
-         summaryFocus='<latest user instruction; done; left>').",
-    ]);
-    fill(&template, &[name, &format_position(tokens, window), hint])
+    format!(
+        "[anchor '{name}'] set at {at}{hint}{moved}\n\nWhen this stage is done: navigate_tree(action='rewind', \
+         labelStart='{name}', labelEnd='<new-name>', summaryFocus='<latest user instruction; done; left>')."
+    )
 }
 
 pub(crate) fn rewound(start: &str, end: &str, before: f64, after: f64, window: f64, warning: Option<&str>) -> String {
-    let text = "[rewind '\u{1}' → '\u{2}'] · \u{3}\n\nThe work after '\u{1}' is now the branch summary above. \
-                Items under '### Done' are finished; '### In Progress', '### Blocked' and '## Next Steps' are \
-                still to do: continue with them without asking the user again. Earlier branch summaries, if any, \
-                cover earlier collapsed stages.";
     let delta = format_context_delta(before, after, window);
-    match warning {
-        None => fill(text, &[start, end, &delta]),
-        Some(w) => fill(&cat(&[text, "\n\n\u{4}"]), &[start, end, &delta, w]),
+    let warning = warning.map_or_else(String::new, |w| format!("\n\n{w}"));
+    format!(
+        "[rewind '{start}' → '{end}'] · {delta}\n\nThe work after '{start}' is now the branch summary above. \
+         Items under '### Done' are finished; '### In Progress', '### Blocked' and '## Next Steps' are still to \
+         do: continue with them without asking the user again. Earlier branch summaries, if any, cover earlier \
+         collapsed stages.{warning}"
+    )
+}
+
+/// The error text for a host write that failed at `step` (see `plan::salvage_text`); a step not listed
+/// reads as a later step of the rewind.
+pub(crate) fn salvage(step: &str, error: &str) -> String {
+    match step {
+        "unchanged" => format!("The rewind failed: moving the tree failed ({error}). The session was not changed."),
+        "branch-undone" | "undone" => format!(
+            "The rewind failed while writing the session ({error}) and was undone: the conversation continues \
+             from before it, and no earlier work was lost. Try again later; if writes keep failing, check the disk."
+        ),
+        "anchor" => format!(
+            "The anchor may not have been saved: writing its label failed ({error}). Nothing else was changed; \
+             check with action='list' and set it again if it is missing."
+        ),
+        "anchor-move" => format!(
+            "The anchor was set here, but clearing it from its earlier position failed ({error}). Check the \
+             anchors with action='list'."
+        ),
+        "branch" => salvaged("moving the tree", error),
+        "index" => salvaged("reading the new summary back", error),
+        "labels" => salvaged("writing the anchor labels", error),
+        _ => salvaged("a later step", error),
     }
 }
 
-/// The texts for a host write that failed, by step (`\u{1}`: the error; `\u{2}`: what failed). See
-/// `plan::salvage_text`; a step not listed reads as [`SALVAGED`] with "a later step".
-pub(crate) const SALVAGE: [(&str, &str, &str); 8] = [
-    ("unchanged", "The rewind failed: moving the tree failed (\u{1}). The session was not changed.", ""),
-    ("branch-undone", REWIND_UNDONE, ""),
-    ("undone", REWIND_UNDONE, ""),
-    (
-        "anchor",
-        "The anchor may not have been saved: writing its label failed (\u{1}). Nothing else was changed; check \
-         with action='list' and set it again if it is missing.",
-        "",
-    ),
-    (
-        "anchor-move",
-        "The anchor was set here, but clearing it from its earlier position failed (\u{1}). Check the anchors \
-         with action='list'.",
-        "",
-    ),
-    ("branch", SALVAGED, "moving the tree"),
-    ("index", SALVAGED, "reading the new summary back"),
-    ("labels", SALVAGED, "writing the anchor labels"),
-];
-
-/// The tree moved but a later step failed; the chain was repaired before this was raised.
-pub(crate) const SALVAGED: &str = "The rewind's summary was written, but \u{2} failed: \u{1}. The conversation \
-                                   was kept valid; check the anchors with action='list'.";
-
-/// A rewind whose writes failed part-way was taken back: the conversation continues from the call.
-const REWIND_UNDONE: &str = "The rewind failed while writing the session (\u{1}) and was undone: the \
-                             conversation continues from before it, and no earlier work was lost. Try again \
-                             later; if writes keep failing, check the disk.";
+/// The tree moved but a later step (`what`) failed; the chain was repaired before this was raised.
+fn salvaged(what: &str, error: &str) -> String {
+    format!(
+        "The rewind's summary was written, but {what} failed: {error}. The conversation was kept valid; check \
+         the anchors with action='list'."
+    )
+}
 
 /// Anchor rows as in `list`: `  12.3%  name` (the percentage right-aligned in 5 characters).
 pub(crate) fn anchor_rows(anchors: &[Anchor], window: f64) -> String {
-    let mut out = String::new();
-    for a in anchors {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str("  ");
-        crate::text::pad_left(&mut out, &format_pct1(a.tokens, window), 5);
-        out.push_str("  ");
-        out.push_str(&a.name);
-    }
-    out
+    let rows: Vec<String> = anchors.iter().map(|a| format!("  {:>5}  {}", format_pct1(a.tokens, window), a.name)).collect();
+    rows.join("\n")
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use super::error::invalid;
 use crate::session::{self, Anchor, Estimate, SessionIndex, Stats, TreeRow};
 use crate::text::ListRow;
 
@@ -52,9 +51,25 @@ export interface Stats {
 }
 "#;
 
-/// Serialises with `null` for `None` and plain objects for maps.
-pub(super) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| invalid(&e.to_string()))
+/// What one append call did. `line` is 1-based (for appendEntries: the position in the batch).
+#[derive(Serialize)]
+pub(super) struct IngestReportDto<'a> {
+    appended: usize,
+    skipped: Vec<SkippedDto<'a>>,
+    warnings: &'a [String],
+}
+
+#[derive(Serialize)]
+struct SkippedDto<'a> {
+    line: usize,
+    reason: &'a str,
+}
+
+impl<'a> From<&'a session::IngestReport> for IngestReportDto<'a> {
+    fn from(r: &'a session::IngestReport) -> Self {
+        let skipped = r.skipped.iter().map(|s| SkippedDto { line: s.line, reason: &s.reason }).collect();
+        IngestReportDto { appended: r.appended, skipped, warnings: &r.warnings }
+    }
 }
 
 #[derive(Serialize)]

@@ -4,7 +4,8 @@
 use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
-use super::dto::{to_js, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ListDto, StatsDto, TreeRowDto};
+use super::to_js;
+use super::dto::{AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ListDto, StatsDto, TreeRowDto};
 use super::error::{invalid, js_error};
 use super::{leaf_of, nullable, report_js, SessionIndex};
 use crate::session;
@@ -15,21 +16,21 @@ impl SessionIndex {
     /// An index that also keeps every entry's JSON text, so `buildContext` can return whole messages
     /// (CLI, viewer).
     pub fn full() -> SessionIndex {
-        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full) }
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full), pending: None }
     }
 
     /// Loads a whole session file into this (empty) index with pi's rule: a file whose first JSON line is
     /// not a `session` header loads as empty (the report's warning says so). Bad lines are skipped and reported.
     #[wasm_bindgen(js_name = loadFile, unchecked_return_type = "IngestReport")]
     pub fn load_file(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        report_js(self.inner.load_file(text).map_err(js_error)?)
+        report_js(&self.inner.load_file(text).map_err(js_error)?)
     }
 
     /// `loadFile` from the file's bytes (e.g. `readFileSync(path)` or a fetched `ArrayBuffer`): no string
     /// decoding and re-encoding on the way in. Invalid UTF-8 is replaced, as Node's `"utf8"` decoding does.
     #[wasm_bindgen(js_name = loadFileBytes, unchecked_return_type = "IngestReport")]
     pub fn load_file_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        report_js(self.inner.load_file_bytes(bytes).map_err(js_error)?)
+        report_js(&self.inner.load_file_bytes(bytes).map_err(js_error)?)
     }
 
     /// Entry ids from the root to the leaf.

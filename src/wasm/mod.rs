@@ -7,11 +7,13 @@ pub mod full;
 pub mod tool;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::session::{self, IngestReport, Leaf};
-use crate::tool::out::{item, quote, JsonObject};
-use error::js_error;
+use crate::tool::RewindPlan;
+use dto::IngestReportDto;
+use error::{invalid, js_error};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_INGEST: &str = r#"
@@ -19,34 +21,15 @@ const TS_INGEST: &str = r#"
 export interface IngestReport { appended: number; skipped: { line: number; reason: string }[]; warnings: string[] }
 "#;
 
-/// JSON text the core wrote as a plain JS object: one `JSON.parse`. The plugin's results cross this way
-/// (one small writer in the core instead of code generated per result type).
-fn json_to_js(json: &str) -> Result<JsValue, JsValue> {
-    JSON::parse(json)
+/// The one serializer every result crosses with: `null` for `None`, plain objects for maps and structs,
+/// numbers as JavaScript numbers.
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| invalid(&e.to_string()))
 }
 
-/// An ingest report as the `IngestReport` object: its JSON text written directly (no value tree built
-/// for it), parsed once by `JSON.parse`.
-fn report_js(r: IngestReport) -> Result<JsValue, JsValue> {
-    let mut text = String::new();
-    let mut out = JsonObject::open(&mut text);
-    out.num("appended", r.appended as f64);
-    let skipped = out.key("skipped");
-    skipped.push('[');
-    for s in &r.skipped {
-        let mut skip = JsonObject::open(item(skipped));
-        skip.num("line", s.line as f64).str("reason", &s.reason);
-        skip.close();
-    }
-    skipped.push(']');
-    let warnings = out.key("warnings");
-    warnings.push('[');
-    for w in &r.warnings {
-        quote(item(warnings), w);
-    }
-    warnings.push(']');
-    out.close();
-    json_to_js(&text)
+/// An ingest report as the `IngestReport` object.
+fn report_js(r: &IngestReport) -> Result<JsValue, JsValue> {
+    to_js(&IngestReportDto::from(r))
 }
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.
@@ -60,6 +43,9 @@ fn report_js(r: IngestReport) -> Result<JsValue, JsValue> {
 #[derive(Debug)]
 pub struct SessionIndex {
     inner: session::SessionIndex,
+    /// The rewind [`Self::tool_plan`] planned last, until [`Self::rewind_finish`] completes it: the plan
+    /// stays here rather than crossing back from JavaScript.
+    pending: Option<RewindPlan>,
 }
 
 /// A leaf argument: omitted or `null` = the index's current leaf (use `setLeaf(null)` for "before the
@@ -78,7 +64,7 @@ impl SessionIndex {
     /// An index for the pi plugin: per-entry facts only (ids, links, kinds, token counts, usage, short
     /// previews) — never a copy of the messages.
     pub fn plugin() -> SessionIndex {
-        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin) }
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin), pending: None }
     }
 
     /// Feeds JSONL text (a whole file or an appended tail). Bad lines are skipped and reported.
@@ -102,7 +88,7 @@ impl SessionIndex {
         let texts = entries.iter().map(|e| {
             JSON::stringify(&e).ok().and_then(|s| s.as_string()).ok_or_else(|| "entry cannot be serialised as JSON".to_string())
         });
-        report_js(self.inner.append_entry_texts(texts))
+        report_js(&self.inner.append_entry_texts(texts))
     }
 
     /// Number of entries held (the header is not an entry).
@@ -169,6 +155,6 @@ impl SessionIndex {
             feed.push(&mut self.inner, &piece);
             at = end;
         }
-        report_js(feed.finish(&mut self.inner))
+        report_js(&feed.finish(&mut self.inner))
     }
 }

@@ -15,7 +15,6 @@
 use std::fmt::Write as _;
 
 use pi_tree_navigator::session::{Leaf, Mode, SessionIndex, Slot};
-use pi_tree_navigator::json;
 use pi_tree_navigator::tool;
 use serde_json::{json, Value};
 
@@ -375,17 +374,16 @@ pub fn session(data: &[u8]) -> String {
 }
 
 /// Facts the host would send, from the byte stream.
-pub fn facts(b: &mut Bytes<'_>) -> tool::Facts {
+pub fn facts(b: &mut Bytes<'_>) -> tool::ToolFacts {
     let window = b.pick(&[0.0, 1.0, 128_000.0, 200_000.0, f64::MAX]);
-    let text = json!({
+    let facts = json!({
         "callId": format!("c{}", b.below(6)),
         "contextWindow": window,
         "model": if b.bool() { json!({"api": "faux", "provider": "faux", "id": "faux-1"}) } else { Value::Null },
         "refreshReaches": b.bool(),
         "nowMs": 1_767_225_600_000.0,
-    })
-    .to_string();
-    tool::Facts::from_value(&json::parse(&text, 100).expect("json")).expect("facts")
+    });
+    serde_json::from_value(facts).expect("facts")
 }
 
 /// Tool arguments the model might send, from the byte stream (valid, wrong types, junk).
@@ -512,12 +510,11 @@ pub fn check(data: &[u8]) {
             let id = plugin.id_of(slot).to_string();
             plugin.set_leaf(Some(&id)).expect("a known id");
         }
-        let args = params(&mut choose).to_string();
-        let args = json::parse(&args, 1000).expect("serde_json writes valid JSON");
+        let args = tool::Arguments::from_value(params(&mut choose));
         let facts = facts(&mut choose);
         let Ok(plan) = tool::plan(&mut plugin, &args, &facts) else { continue };
-        let plan = json::parse(&plan, 1000).expect("the core writes plans as valid JSON");
-        if plan.get("kind").and_then(json::Value::as_str).as_deref() == Some("rewind") {
+        serde_json::to_string(&plan).expect("plans serialize");
+        if let tool::ToolPlan::Rewind(plan) = plan {
             let target = if n > 0 { plugin.id_of(choose.below(n) as Slot).to_string() } else { "x".into() };
             let _ = tool::finish(&mut plugin, &plan, &target, 1.0);
             let _ = tool::finish(&mut plugin, &plan, "not-an-entry", 1.0);
@@ -525,6 +522,6 @@ pub fn check(data: &[u8]) {
     }
     assert!(plugin.set_leaf(Some("no-such-id")).is_err());
     plugin.set_leaf(None).expect("the empty leaf");
-    let list = json::parse(r#"{"action":"list"}"#, 10).expect("json");
+    let list = tool::Arguments::from_value(json!({"action": "list"}));
     let _ = tool::plan(&mut plugin, &list, &facts(&mut choose));
 }

@@ -2,7 +2,7 @@
 // `tsc --noEmit --strict` against pkg/ via the package name). Never executed.
 // It pins the wasm API contract of HACKING.md: every public return type is concrete (not `any`),
 // absent values are `null`, and the documented argument forms are accepted.
-import { SessionIndex, ready } from "pi-tree-navigator";
+import { SessionIndex, ready, toolDefinition, checkAuth, checkSummary } from "pi-tree-navigator";
 
 /** Compiles only when T is not `any` (`any` is not assignable to `never`). */
 type IsAny<T> = 0 extends 1 & T ? true : false;
@@ -75,9 +75,42 @@ const row = concrete(rows[0]);
 const tree: string = concrete(idx.renderTree());
 const stats = concrete(idx.stats(1234));
 
+// The tool API: types generated from the Rust result types.
+const def = concrete(toolDefinition());
+const toolName: string = concrete(def.name);
+const mode: "sequential" = concrete(def.executionMode);
+const plan = concrete(plugin.toolPlan({ action: "list" }, { callId: "c1", contextWindow: 1000, nowMs: 0 }));
+if (plan.kind === "list") {
+  const listText: string = concrete(plan.text);
+  const hint: string | null = concrete(plan.details.anchors[0]!.hint);
+  void listText, hint;
+} else if (plan.kind === "anchor") {
+  const moveFrom: string | null = concrete(plan.moveFrom);
+  void moveFrom;
+} else if (plan.kind === "rewind") {
+  const ids: string[] = concrete(plan.summarizeIds);
+  const total: number = concrete(plan.fallbackSynthetic.usage.totalTokens);
+  void ids, total;
+  const finish = concrete(plugin.rewindFinish("summary-id", Date.now()));
+  for (const w of finish.labels) {
+    const entry: string = concrete(w.entryId);
+    const newLabel: string | null = concrete(w.label);
+    void entry, newLabel;
+  }
+  const after: number = concrete(finish.afterTokens);
+  void after;
+} else {
+  const code: string = concrete(plan.code);
+  void code;
+}
+const auth = checkAuth({ ok: false, error: "no key" });
+const authText: string | undefined = auth?.text;
+const summaryRefusal = checkSummary({ summary: "## Goal" });
+const summaryCode: string | undefined = summaryRefusal?.code;
+
 idx.free();
 plugin.free();
 
 export const used = [appended, appended2, count, leaf, p2, p3, first, label, found, found2, found3, ca, betweenIds,
   betweenCa, between2, ctx, ctx2, ctx3, json, tokens, usageTokens, trailingTokens, lastUsageIndex, est2, est3,
-  anchors2, row, tree, stats];
+  anchors2, row, tree, stats, toolName, mode, authText, summaryCode];
