@@ -8,12 +8,16 @@ use serde_json::Value;
 
 /// Length of `s` as JavaScript's `String.prototype.length` counts it (UTF-16 code units).
 pub fn utf16_len(s: &str) -> usize {
+    utf16_units(s.as_bytes())
+}
+
+/// [`utf16_len`] of UTF-8 or WTF-8 bytes (an unpaired surrogate, 3 bytes in WTF-8, is one unit).
+pub fn utf16_units(bytes: &[u8]) -> usize {
     // From the UTF-8 bytes: every byte that is not a continuation byte (10xxxxxx) starts a character (one
     // unit), and every 4-byte lead (11110xxx) starts an astral character (one more unit). Eight bytes at a
     // time as one u64 (wasm has no SIMD by default, and a byte loop is what ingest spent most time in):
     // bit 7 of each byte in `cont` / `four` marks a continuation byte / a 4-byte lead.
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let bytes = s.as_bytes();
     let mut words = bytes.chunks_exact(8);
     let mut units = 0;
     for word in &mut words {
@@ -32,85 +36,86 @@ pub fn utf16_len(s: &str) -> usize {
     }
     units
 }
-/// Length of `JSON.stringify(value)` for a value that came out of `JSON.parse`.
-///
-/// Object key order does not change the length, so a sorted map is as good as an insertion-ordered one.
-pub fn stringify_len(value: &Value) -> usize {
-    stringify_len_masked(value, None)
-}
-/// [`stringify_len`] where every `masked` character stands for an unpaired surrogate, which
-/// `JSON.stringify` writes as a six-character `\uXXXX` escape.
-pub fn stringify_len_masked(value: &Value, masked: Option<char>) -> usize {
-    let quoted = |s: &str| quoted_len(s, masked);
-    match value {
-        Value::Null | Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(n) => number_to_js_string(n.as_f64().unwrap_or(f64::NAN)).len(),
-        Value::String(s) => quoted(s),
-        Value::Array(items) => {
-            let inner: usize = items.iter().map(|v| stringify_len_masked(v, masked)).sum();
-            2 + inner + items.len().saturating_sub(1)
+/// Length of `JSON.stringify(s)` for a string given as UTF-8 or WTF-8 bytes: quotes, two-character
+/// escapes for `"`, `\\` and `\b\f\n\r\t`, `\u00XX` for other control characters and `\udXXX` for an unpaired
+/// surrogate; everything else as its UTF-16 length.
+pub fn quoted_len(bytes: &[u8]) -> usize {
+    // Words of 8 bytes with none of the escaped bytes (the norm in tool arguments) cost one test.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has = |w: u64, b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x & HIGH != 0
+    };
+    let escape = |b: u8| match b {
+        b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+        0..=0x1f => 5,
+        _ => 0,
+    };
+    let mut len = 2 + utf16_units(bytes);
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let w = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+        let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0;
+        if control || has(w, b'"') || has(w, b'\\') {
+            len += word.iter().map(|&b| escape(b)).sum::<usize>();
         }
-        Value::Object(map) => {
-            let inner: usize = map.iter().map(|(k, v)| quoted(k) + 1 + stringify_len_masked(v, masked)).sum();
-            2 + inner + map.len().saturating_sub(1)
+    }
+    len += words.remainder().iter().map(|&b| escape(b)).sum::<usize>();
+    // An unpaired surrogate (`ED A0..BF ..`, never in UTF-8) is one unit, written as six characters.
+    if bytes.contains(&0xED) {
+        len += 5 * bytes.windows(2).filter(|w| w[0] == 0xED && w[1] >= 0xA0).count();
+    }
+    len
+}
+
+/// WTF-8 bytes as text, each unpaired surrogate (and anything else not UTF-8) shown as one U+FFFD.
+pub fn wtf8_lossy(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(text) => {
+                out.push_str(text);
+                return out;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                out.push('\u{fffd}');
+                // A surrogate is one 3-byte sequence; other invalid bytes go one maximal part at a time.
+                let surrogate = after.len() >= 3 && after[0] == 0xED && after[1] >= 0xA0;
+                let skip = if surrogate { 3 } else { e.error_len().unwrap_or(after.len()) };
+                rest = &after[skip.min(after.len())..];
+            }
         }
     }
 }
 
-/// Length of a string after `JSON.stringify` quoting and escaping.
-pub(crate) fn quoted_len(s: &str, masked: Option<char>) -> usize {
-    let mut len = 2;
-    for c in s.chars() {
-        len += match c {
-            c if Some(c) == masked => 6,
-            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf16(),
-        };
-    }
-    len
+/// `Number.prototype.toString()` (`String(x)`), with ryu-js.
+pub fn number_to_string(x: f64) -> String {
+    ryu_js::Buffer::new().format(x).to_owned()
 }
-/// `Number.prototype.toString()` for a finite or non-finite double, built on Rust's `{:e}`. Kept as an
-/// independent oracle for [`crate::json::num::js_string`] (which the product uses: it needs no float
-/// formatting and is exact on ties, where this one is off — JavaScript breaks a tie between two shortest
-/// digit strings toward the even one, `{:e}` does not always).
-pub fn number_to_js_string(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
-    }
-    if x == 0.0 {
-        return "0".into(); // also -0
-    }
-    let sign = if x < 0.0 { "-" } else { "" };
-    // Rust's `{:e}` prints the shortest digits that round-trip, which is what ECMAScript asks for too;
-    // only the layout around those digits differs.
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let k = i32::try_from(digits.len()).unwrap_or(i32::MAX);
-    let n = exp + 1;
-    let body = if k <= n && n <= 21 {
-        format!("{digits}{}", "0".repeat((n - k) as usize))
-    } else if 0 < n && n <= 21 {
-        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
-    } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", "0".repeat((-n) as usize))
+
+/// Length of `JSON.stringify(x)`: `String(x)`, or `null` when `x` is not finite.
+pub fn number_json_len(x: f64) -> usize {
+    if x.is_finite() {
+        ryu_js::Buffer::new().format_finite(x).len()
     } else {
-        let e = n - 1;
-        let e_sign = if e < 0 { '-' } else { '+' };
-        if k == 1 {
-            format!("{digits}e{e_sign}{}", e.abs())
-        } else {
-            format!("{}.{}e{e_sign}{}", &digits[..1], &digits[1..], e.abs())
-        }
-    };
-    format!("{sign}{body}")
+        4
+    }
 }
+
+/// `Number.prototype.toFixed(digits)` for `digits` up to 100.
+pub fn to_fixed(x: f64, digits: u8) -> String {
+    // ryu-js writes toFixed's digits; JavaScript switches to `String(x)` from 1e21 on, and writes
+    // -0 (and negatives that round to zero) with the sign only when x < 0 (not for -0).
+    if x.abs() >= 1e21 {
+        return number_to_string(x);
+    }
+    ryu_js::Buffer::new().format_to_fixed(x + 0.0, digits).to_owned()
+}
+
 /// `new Date(value).getTime()` for a JSON value; `None` stands for `NaN` (an invalid date).
 ///
 /// Strings follow the ECMAScript date-time format (`YYYY-MM-DDTHH:mm:ss.sssZ` and its shorter forms);
@@ -303,15 +308,6 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
 }
-/// JavaScript truthiness of a JSON value.
-pub fn is_truthy(value: Option<&Value>) -> bool {
-    match value {
-        None | Some(Value::Null | Value::Bool(false)) => false,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(_) => true,
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -374,16 +370,21 @@ mod tests {
             (42.0, "42"),
         ];
         for (x, want) in cases {
-            assert_eq!(number_to_js_string(x), want, "{x}");
+            assert_eq!(number_to_string(x), want, "{x}");
+            assert_eq!(number_json_len(x), want.len(), "{x}");
         }
     }
 
     #[test]
-    fn stringify_length_counts_escapes_and_utf16() {
-        let v: Value = serde_json::from_str(r#"{"a":"x\"y\n\u0001😀é","b":[1,true,null,{}],"c":1e21}"#).unwrap();
-        // {"a":"x\"y\n\u0001😀é","b":[1,true,null,{}],"c":1e+21}
-        let js = r#"{"a":"x\"y\n\u0001😀é","b":[1,true,null,{}],"c":1e+21}"#;
-        assert_eq!(stringify_len(&v), utf16_len(js));
+    fn quoted_length_counts_escapes_utf16_and_lone_surrogates() {
+        // Every escape JSON.stringify writes, in and across 8-byte words.
+        let s = "x\"y\n\u{1}😀é\\\t\u{8}\u{c}\r\u{1f}\u{7f}\u{2028}abcdefgh\"";
+        let written = serde_json::to_string(s).unwrap();
+        assert_eq!(quoted_len(s.as_bytes()), utf16_len(&written), "{written}");
+        // An unpaired surrogate (WTF-8 ED A0 BD) is written as \ud83d: 6 characters.
+        assert_eq!(quoted_len(b"a\xed\xa0\xbdb"), 2 + 1 + 6 + 1);
+        assert_eq!(utf16_units(b"a\xed\xa0\xbdb"), 3);
+        assert_eq!(wtf8_lossy(b"a\xed\xa0\xbdb\xff"), "a\u{fffd}b\u{fffd}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use pi_tree_navigator::session::entry::parse_json;
+use pi_tree_navigator::session::wire::parse_value;
 use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
 use serde_json::Value;
 
@@ -21,7 +21,7 @@ fn same(a: &Value, b: &Value) -> bool {
 /// pi's output can hold unpaired surrogate escapes (JSON.parse accepts them); read it the way the core reads
 /// session lines, where each becomes U+FFFD — as the core's own strings do.
 fn parse(text: &str) -> Value {
-    parse_json(text).expect("valid JSON").0
+    parse_value(text).expect("valid JSON")
 }
 
 #[test]

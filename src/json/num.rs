@@ -306,7 +306,7 @@ mod tests {
         for (x, want) in cases {
             assert_eq!(js_string(x), want);
             assert_eq!(js_len(x), want.len());
-            assert_eq!(js_string(x), crate::js::number_to_js_string(x));
+            assert_eq!(js_string(x), crate::js::number_to_string(x));
         }
     }
 

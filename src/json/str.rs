@@ -146,7 +146,7 @@ impl<'a> Str<'a> {
         match self.form {
             // A clean body holds nothing that needs escaping.
             Form::Clean => 2 + crate::js::utf16_len(&self.text),
-            Form::Plain => crate::js::quoted_len(&self.text, None),
+            Form::Plain => crate::js::quoted_len(self.text.as_bytes()),
             Form::Escaped => {
                 // Raw bytes counted as units, corrected by what each escape prints instead: `\n`, `\"`
                 // and the like print as written (no correction), `\/` and `\uXXXX` do not.

@@ -11,11 +11,12 @@ use core::fmt::Write as _;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::index::{Leaf, Mode, SessionIndex, Slot};
-use super::record::{Kind, RoleKind};
+use super::entry::{Kind, RoleKind};
+use super::index::{Leaf, Mode, SessionIndex};
+use super::record::Slot;
 use crate::error::SessionError;
 use crate::js::date_ms;
-use crate::json::num::js_string as number_to_js_string;
+use crate::js::number_to_string as number_to_js_string;
 
 pub(super) type Fields<'a> = HashMap<String, &'a RawValue>;
 

@@ -3,14 +3,12 @@
 
 use crate::prelude::*;
 
-use super::entry::{Header, LineProblem};
-use super::read::{parse_line, read_line, Sink};
-use super::record::{flag, stop_bits, Call, EntryRef, Kind, Record, RoleKind, StopReason, NO_PARENT, PENDING};
+use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
+use super::read::read_line;
+use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, PENDING};
 use super::store::{Arena, Chunks, IdTable, Keys, Span, StrMap};
 use crate::error::SessionError;
 
-/// Position of an entry in append order. Cheap to copy and to send across the wasm boundary.
-pub type Slot = u32;
 
 /// What an index keeps besides the facts of each entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,15 +112,9 @@ pub struct IngestReport {
 }
 
 impl IngestReport {
-    /// Adds the warning `line <number>: <parts…>` (text built with `push_str`).
+    /// Adds the warning `line <number>: <parts…>`.
     fn warn(&mut self, number: usize, parts: &[&str]) {
-        let mut text = String::from("line ");
-        crate::json::push_uint(&mut text, number);
-        text.push_str(": ");
-        for part in parts {
-            text.push_str(part);
-        }
-        self.warnings.push(text);
+        self.warnings.push(format!("line {number}: {}", parts.concat()));
     }
 
     /// Adds what a later call on the same input did (line numbers already count across calls).
@@ -330,14 +322,14 @@ impl SessionIndex {
             return Err(SessionError::InvalidArgument("load_file needs an empty index".into()));
         }
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let first = text
-            .split('\n')
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .find_map(|(i, l)| crate::json::parse(l.trim(), super::entry::MAX_LINE_NESTING).ok().map(|v| (i + 1, v)));
-        if let Some((line, value)) = first {
-            let is_header = value.get("type").and_then(crate::json::Value::as_str).as_deref() == Some("session")
-                && value.get("id").is_some_and(crate::json::Value::is_string);
+        // The first line `JSON.parse` takes, and whether it is a header with a string id.
+        let first = text.split('\n').enumerate().filter(|(_, l)| !l.trim().is_empty()).find_map(|(i, l)| {
+            match read_line(l.trim(), false, |line| matches!(line, Line::Header(Header { id: Some(_), .. }))) {
+                Err(LineProblem::Malformed(_)) => None,
+                read => Some((i + 1, read.unwrap_or(false))),
+            }
+        });
+        if let Some((line, is_header)) = first {
             if !is_header {
                 let mut report = IngestReport::default();
                 report.warnings.push(format!(
@@ -388,30 +380,102 @@ impl SessionIndex {
     #[inline(never)]
     fn take_line(&mut self, text: &str, number: usize, report: &mut IngestReport) {
         let legacy_v2 = self.is_legacy_v2();
-        let mut taker = Taker { record: Record::blank(), calls_at: 0, header: None, index: self };
-        if let Err(problem) = read_line(text, legacy_v2, &mut taker) {
-            report.skipped.push(Skipped { line: number, reason: problem.reason() });
-            return;
+        let taken = read_line(text, legacy_v2, |line| match line {
+            Line::Header(header) if self.header.is_none() => {
+                self.header = Some(header);
+                Taken::Header
+            }
+            Line::Header(_) => Taken::LaterHeader,
+            Line::Entry(facts) => Taken::Entry { repeated: self.push(&facts) },
+        });
+        match taken {
+            Err(problem) => report.skipped.push(Skipped { line: number, reason: problem.reason() }),
+            Ok(Taken::Header) => {}
+            Ok(Taken::LaterHeader) => report.warn(number, &["a second session header was ignored"]),
+            Ok(Taken::Entry { repeated }) => {
+                if self.mode == Mode::Full {
+                    self.raw.push(text.into());
+                }
+                if repeated {
+                    // pi's id map keeps the later entry; so do we (see `push`).
+                    let slot = self.records.len() as Slot - 1;
+                    report.warn(number, &["duplicate entry id ", self.id_of(slot)]);
+                }
+                report.appended += 1;
+            }
         }
-        let Taker { record, header, .. } = taker;
-        match header {
-            Some(true) => return,
-            Some(false) => return report.warn(number, &["a second session header was ignored"]),
-            None => {}
-        }
-        if self.mode == Mode::Full {
-            self.raw.push(text.into());
-        }
-        let slot = self.records.len() as Slot;
-        if self.push(record) {
-            // pi's id map keeps the later entry; so do we (see `push`).
-            report.warn(number, &["duplicate entry id ", self.id_of(slot)]);
-        }
-        report.appended += 1;
     }
 
-    /// Stores a read entry's record in the next slot; true when its id repeats an earlier entry's.
-    fn push(&mut self, mut record: Record) -> bool {
+    /// The record of an entry's facts, its strings put into the arena (tool calls into `calls`, a label
+    /// change into `labels`).
+    fn record_of(&mut self, facts: &Facts<'_>) -> Record {
+        let slot = self.records.len() as Slot;
+        let mut record = Record::blank();
+        record.kind = facts.kind;
+        record.tokens = facts.tokens;
+        record.sort_ts = facts.timestamp_ms.unwrap_or(f64::INFINITY);
+        if let Some(usage) = facts.usage {
+            record.usage = usage;
+            record.flags |= flag::HAS_USAGE;
+        }
+        record.id = self.arena.push(&facts.id);
+        // The same as resolving once the id is in the table: only a self-parented entry finds itself (a
+        // root, and a cycle for path walks) rather than an earlier holder of its id.
+        record.parent = match facts.parent_id.as_deref() {
+            None => NO_PARENT,
+            Some(pid) if pid == facts.id => slot,
+            Some(pid) => self.slot_of(pid).unwrap_or_else(|| {
+                let span = self.arena.push(pid);
+                // Slots only grow, so the list stays sorted for the lookups in `parent_of`.
+                self.pending.push((slot, span));
+                PENDING
+            }),
+        };
+        if let Some(hint) = &facts.hint {
+            record.hint = self.arena.push(hint);
+        }
+        match facts.kind {
+            Kind::Message(RoleKind::Assistant) => {
+                let calls_at = self.calls.len() as u32;
+                for (id, name) in &facts.tool_calls {
+                    let call = Call { id: self.arena.push(id), name: self.arena.push(name) };
+                    self.calls.push(call);
+                }
+                record.extra = Span::range(calls_at, self.calls.len() as u32 - calls_at);
+                if facts.zero_io {
+                    record.flags |= flag::ZERO_IO;
+                }
+                record.flags |= stop_bits(StopReason::of(facts.stop_reason.as_deref()));
+            }
+            Kind::Message(RoleKind::Other) | Kind::Unknown => record.extra = self.arena.push(&facts.name),
+            Kind::BranchSummary if facts.emits => record.flags |= flag::EMITS,
+            Kind::Compaction => {
+                if let Some(first) = &facts.first_kept {
+                    record.extra = self.intern_id(first);
+                }
+            }
+            Kind::Label => {
+                let (target, label) = facts.label.as_ref().map_or(("", None), |(t, l)| (&**t, l.as_deref()));
+                let target_span = self.intern_id(target);
+                // A label entry has no preview: its hint span holds the label (which the label map shares).
+                let label_span = label.map_or(Span::NONE, |l| self.arena.push(l));
+                self.labels.set(target_span, label_span, &self.arena);
+                if label.is_some() {
+                    if let Some(labeled) = self.slot_of(target).and_then(|t| self.records.get_mut(t as usize)) {
+                        labeled.flags |= flag::MAYBE_LABELED;
+                    }
+                }
+                record.extra = target_span;
+                record.hint = label_span;
+            }
+            _ => {}
+        }
+        record
+    }
+
+    /// Stores a read entry in the next slot; true when its id repeats an earlier entry's.
+    fn push(&mut self, facts: &Facts<'_>) -> bool {
+        let mut record = self.record_of(facts);
         let slot = self.records.len() as Slot;
         let (records, arena) = (&mut self.records, &self.arena);
         let id = arena.get(record.id).unwrap_or_default();
@@ -473,11 +537,6 @@ impl SessionIndex {
     /// Where `slot`'s not yet resolved parent id is in `pending`.
     fn pending_parent(&self, slot: Slot) -> Option<usize> {
         self.pending.binary_search_by_key(&slot, |&(s, _)| s).ok()
-    }
-
-    /// The entry at `slot`.
-    pub fn entry(&self, slot: Slot) -> EntryRef<'_> {
-        EntryRef { index: self, slot, record: &self.records[slot as usize] }
     }
 
     /// The entry's JSON text (full mode), as fed.
@@ -703,9 +762,11 @@ impl SessionIndex {
         let mut cur = Some(slot);
         for _ in 0..MAX_WALK {
             let s = cur?;
-            let entry = self.entry(s);
-            if let Some(hint) = entry.hint() {
-                let prefix = if entry.kind() == Kind::BranchSummary { "summary: " } else { "" };
+            let record = &self.records[s as usize];
+            // A label entry's hint span holds its label, which is no preview.
+            let hint = if record.kind == Kind::Label { None } else { self.text(record.hint) };
+            if let Some(hint) = hint {
+                let prefix = if record.kind == Kind::BranchSummary { "summary: " } else { "" };
                 if let Some(line) = crate::text::to_one_line(hint, max_len.saturating_sub(prefix.len())) {
                     let mut hint = String::from(prefix);
                     hint.push_str(&line);
@@ -719,112 +780,18 @@ impl SessionIndex {
 
     /// Reports why a line would be skipped, without feeding it (used by tests and tools).
     pub fn check_line(line: &str) -> Result<(), LineProblem> {
-        parse_line(line, false).map(|_| ())
+        read_line(line, false, |_| ())
     }
 }
 
-/// The ingest's [`Sink`]: writes what a line holds straight into the index (the entry's record, its
-/// strings into the arena, tool calls, labels) — no intermediate entry with strings of its own.
-struct Taker<'i> {
-    index: &'i mut SessionIndex,
-    /// The entry's record, pushed by [`SessionIndex::push`] once the line is read.
-    record: Record,
-    /// Where an assistant's run of tool calls starts in [`SessionIndex::calls`].
-    calls_at: u32,
-    /// The line was the session header: taken (`true`, the first) or ignored (`false`, a later one).
-    /// Stored by [`Sink::header`] itself, so no header value is carried back.
-    header: Option<bool>,
-}
-
-impl Sink for Taker<'_> {
-    fn header(&mut self, header: Header) {
-        let first = self.index.header.is_none();
-        if first {
-            self.index.header = Some(header);
-        }
-        self.header = Some(first);
-    }
-
-    fn entry(&mut self, id: &str, parent_id: Option<&str>, timestamp_ms: Option<f64>) {
-        let index = &mut *self.index;
-        let slot = index.records.len() as Slot;
-        self.record.sort_ts = timestamp_ms.unwrap_or(f64::INFINITY);
-        self.record.id = index.arena.push(id);
-        // The same as resolving once the id is in the table: only a self-parented entry finds itself (a
-        // root, and a cycle for path walks) rather than an earlier holder of its id.
-        self.record.parent = match parent_id {
-            None => NO_PARENT,
-            Some(pid) if pid == id => slot,
-            Some(pid) => index.slot_of(pid).unwrap_or_else(|| {
-                let span = index.arena.push(pid);
-                // Slots only grow, so the list stays sorted for the lookups in `parent_of`.
-                index.pending.push((slot, span));
-                PENDING
-            }),
-        };
-    }
-
-    fn kind(&mut self, kind: Kind, name: &str) {
-        self.record.kind = kind;
-        match kind {
-            Kind::Message(RoleKind::Assistant) => {
-                self.calls_at = self.index.calls.len() as u32;
-                self.record.extra = Span::range(self.calls_at, 0);
-            }
-            Kind::Message(RoleKind::Other) | Kind::Unknown => self.record.extra = self.index.arena.push(name),
-            _ => {}
-        }
-    }
-
-    fn tokens(&mut self, tokens: f64) {
-        self.record.tokens = tokens;
-    }
-
-    fn usage(&mut self, usage: f64) {
-        self.record.usage = usage;
-        self.record.flags |= flag::HAS_USAGE;
-    }
-
-    fn hint(&mut self, hint: &str) {
-        self.record.hint = self.index.arena.push(hint);
-    }
-
-    fn emits(&mut self) {
-        self.record.flags |= flag::EMITS;
-    }
-
-    fn first_kept(&mut self, id: &str) {
-        self.record.extra = self.index.intern_id(id);
-    }
-
-    fn label(&mut self, target: &str, label: Option<&str>) {
-        let index = &mut *self.index;
-        let target_span = index.intern_id(target);
-        // A label entry has no preview: its hint span holds the label (which the label map shares).
-        let label_span = label.map_or(Span::NONE, |l| index.arena.push(l));
-        index.labels.set(target_span, label_span, &index.arena);
-        if label.is_some() {
-            if let Some(record) = index.slot_of(target).and_then(|t| index.records.get_mut(t as usize)) {
-                record.flags |= flag::MAYBE_LABELED;
-            }
-        }
-        self.record.extra = target_span;
-        self.record.hint = label_span;
-    }
-
-    fn assistant(&mut self, stop_reason: Option<&str>, zero_io: bool) {
-        if zero_io {
-            self.record.flags |= flag::ZERO_IO;
-        }
-        self.record.flags |= stop_bits(StopReason::of(stop_reason));
-    }
-
-    fn tool_call(&mut self, id: &str, name: &str) {
-        let index = &mut *self.index;
-        let call = Call { id: index.arena.push(id), name: index.arena.push(name) };
-        index.calls.push(call);
-        self.record.extra = Span::range(self.calls_at, index.calls.len() as u32 - self.calls_at);
-    }
+/// What a line turned out to be, once taken.
+enum Taken {
+    /// The session header (the first one).
+    Header,
+    /// A later header, ignored.
+    LaterHeader,
+    /// An entry, stored; `repeated` when its id repeats an earlier entry's.
+    Entry { repeated: bool },
 }
 
 #[cfg(test)]

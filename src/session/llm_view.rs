@@ -8,9 +8,10 @@ use core::fmt::Write as _;
 use serde_json::Value;
 
 use super::context::Source;
-use super::entry::parse_json;
-use super::index::{Leaf, Mode, SessionIndex, Slot};
-use super::record::Kind;
+use super::entry::Kind;
+use super::index::{Leaf, Mode, SessionIndex};
+use super::record::Slot;
+use super::wire::parse_value;
 use crate::error::SessionError;
 
 /// pi's text around a branch summary.
@@ -122,7 +123,7 @@ impl SessionIndex {
             Source::CompactionSummary(s) | Source::Entry(s) => s,
         };
         let raw = self.raw(slot).ok_or(SessionError::NeedsFullMode)?;
-        let (entry, _) = parse_json(raw).map_err(|e| SessionError::Json(e.to_string()))?;
+        let entry = parse_value(raw).map_err(SessionError::Json)?;
         let tokens = self.entry(slot).tokens();
         let mut view = ViewMessage {
             source,
@@ -214,7 +215,7 @@ fn bash_execution_text(msg: &Value) -> String {
     if msg.get("cancelled").and_then(Value::as_bool).unwrap_or(false) {
         text.push_str("\n\n(command cancelled)");
     } else if let Some(code) = msg.get("exitCode").and_then(Value::as_f64).filter(|c| *c != 0.0) {
-        let _ = write!(text, "\n\nCommand exited with code {}", crate::json::num::js_string(code));
+        let _ = write!(text, "\n\nCommand exited with code {}", crate::js::number_to_string(code));
     }
     if msg.get("truncated").and_then(Value::as_bool).unwrap_or(false) {
         if let Some(path) = msg.get("fullOutputPath").and_then(Value::as_str).filter(|p| !p.is_empty()) {

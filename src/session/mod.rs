@@ -1,6 +1,11 @@
 //! The pure model of a pi session: entries, the resident index, context building and token estimates.
+//!
+//! Modules depend one way: `wire` (serde types of a line) → `read` (pi's rules: a line's [`Facts`]) →
+//! `index` (the resident index, holding facts as `record`s in a `store`) → `entry_ref`, `tokens`,
+//! `context`, `llm_view`, `view` (what is asked of the index). [`entry`] is the model all of them share.
 mod context;
 pub mod entry;
+mod entry_ref;
 mod index;
 mod llm_view;
 mod read;
@@ -8,11 +13,16 @@ mod record;
 mod store;
 mod tokens;
 mod view;
+pub mod wire;
 
-pub use entry::{AssistantInfo, Entry, EntryKind, Header, Role};
-pub use record::{AssistantRef, EntryRef, Kind, RoleKind, StopReason};
-pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped, Slot};
+pub use context::Source;
+pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
+pub use entry_ref::{AssistantRef, EntryRef};
+pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped};
+pub use llm_view::{
+    source_slot, AssistantMeta, ContextPage, Part, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
+    COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
+};
+pub use record::Slot;
 pub use tokens::{cumulative, Estimate};
 pub use view::{Anchor, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};
-pub use context::Source;
-pub use llm_view::{source_slot, AssistantMeta, ContextPage, Part, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX};

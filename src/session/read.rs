@@ -1,455 +1,322 @@
-//! Reading one JSONL line into a [`Sink`]: the ingest path of every index (and, through [`parse_line`],
-//! the [`Entry`] the oracle tests compare).
-//!
-//! The line is read once with the core's own JSON reader ([`crate::json`]), which keeps strings undecoded:
-//! token estimates only need UTF-16 lengths and `JSON.stringify` lengths, which it measures on the raw
-//! text, and previews decode only the start of a string. Unpaired surrogate escapes, duplicate keys and
-//! numbers beyond the double range behave as in `JSON.parse`, so there is no second, slower path.
+//! From a session line to its [`Facts`]: pi's rules for what each entry type and role contributes
+//! (`estimateTokens`, the usage pi's estimate anchors on, label changes, previews), applied to the typed
+//! line serde reads ([`super::wire`]).
 
-use crate::prelude::*;
-use alloc::borrow::Cow;
+use std::borrow::Cow;
 
-use super::entry::{
-    assistant_usage_from, ceil_quarter, AssistantInfo, Entry, EntryKind, Header, Line, LineProblem, Role, HINT_KEEP,
-    MAX_LINE_NESTING,
-};
-use super::record::{by_name, Kind, RoleKind, ROLES, TYPES};
+use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind};
+use super::wire::{self, Block, Content, Js, Message, ReadError};
 use crate::js::{parse_iso_date, time_clip};
-use crate::json::{self, Str, Value};
 use crate::text::strip_branch_summary_boilerplate;
 
-/// Where [`read_line`] puts what a line holds: the index's records (the ingest, see `index.rs`) or a
-/// [`Line`] (the readable form [`parse_line`] gives the oracle tests). One reader for both, so what the
-/// tests compare is what the index takes.
-///
-/// A sink hears of an entry only once the line is sure to be taken: [`Sink::entry`] comes first, then
-/// [`Sink::kind`], then the facts of that kind in any order (an assistant's tool calls in order).
-pub(super) trait Sink {
-    /// The line is the session header.
-    fn header(&mut self, header: Header);
-    /// The line is an entry with this id, parent id and timestamp (`new Date(…).getTime()`, `None` = NaN).
-    fn entry(&mut self, id: &str, parent_id: Option<&str>, timestamp_ms: Option<f64>);
-    /// Its type (with the role, for a message); `name` is the type or role as written, kept for
-    /// [`Kind::Unknown`] and [`RoleKind::Other`].
-    fn kind(&mut self, kind: Kind, name: &str);
-    /// `estimateTokens` of its message (0 unless called).
-    fn tokens(&mut self, tokens: f64);
-    /// The usage pi's estimate would anchor on (none unless called).
-    fn usage(&mut self, usage: f64);
-    /// Its preview text (none unless called).
-    fn hint(&mut self, hint: &str);
-    /// A branch summary whose summary is truthy (it enters the context).
-    fn emits(&mut self);
-    /// A compaction's `firstKeptEntryId`.
-    fn first_kept(&mut self, id: &str);
-    /// A label change: target id and the new label (`None` clears).
-    fn label(&mut self, target: &str, label: Option<&str>);
-    /// An assistant's `stopReason` and whether its input and output usage are both zero or missing.
-    fn assistant(&mut self, stop_reason: Option<&str>, zero_io: bool);
-    /// One of an assistant's tool calls, in order.
-    fn tool_call(&mut self, id: &str, name: &str);
-}
+/// How many UTF-16 units of preview text an entry keeps: enough for the longest hint (60) plus the
+/// knowledge that the text went on.
+pub(super) const HINT_KEEP: usize = 64;
 
-/// Reads one JSONL line into `sink`. `legacy_v2` applies pi's v2→v3 migration (`hookMessage` → `custom`).
-pub(super) fn read_line(line: &str, legacy_v2: bool, sink: &mut impl Sink) -> Result<(), LineProblem> {
-    let value = json::parse(line, MAX_LINE_NESTING).map_err(|e| match e.kind {
-        json::ErrorKind::TooDeep => LineProblem::TooDeep(nesting_depth(line)),
-        _ => LineProblem::Malformed(e.message()),
-    })?;
-    let read = if value.is_object() { read_object(&value, legacy_v2, sink) } else { Err(LineProblem::NotAnObject) };
-    json::dispose(value);
-    read
-}
+/// Characters an image block counts where pi counts images (`estimateTokens`).
+const IMAGE_CHARS: usize = 4800;
 
-/// Parses one JSONL line into a header or an entry (the [`Sink`] that builds a [`Line`]).
-pub(super) fn parse_line(line: &str, legacy_v2: bool) -> Result<Line, LineProblem> {
-    let mut sink = LineSink { header: None, entry: Entry::blank() };
-    read_line(line, legacy_v2, &mut sink)?;
-    Ok(match sink.header {
-        Some(header) => Line::Header(header),
-        None => Line::Entry(sink.entry),
-    })
-}
-
-/// The [`Sink`] of [`parse_line`].
-struct LineSink {
-    header: Option<Header>,
-    entry: Entry,
-}
-
-impl LineSink {
-    fn assistant_info(&mut self) -> Option<&mut AssistantInfo> {
-        match &mut self.entry.kind {
-            EntryKind::Message(Role::Assistant(info)) => Some(info),
-            _ => None,
-        }
+/// Reads one JSONL line and hands what it is to `take` (an entry's strings borrowed from the line).
+/// `legacy_v2` applies pi's v2→v3 migration (`hookMessage` → `custom`).
+pub(super) fn read_line<R>(line: &str, legacy_v2: bool, take: impl FnOnce(Line<'_>) -> R) -> Result<R, LineProblem> {
+    let read = wire::read(line, |entry| line_of(entry, legacy_v2).map(take));
+    match read {
+        Ok(taken) => taken,
+        Err(ReadError::Malformed(e)) => Err(LineProblem::Malformed(e)),
+        Err(ReadError::NotAnObject) => Err(LineProblem::NotAnObject),
+        Err(ReadError::TooDeep(depth)) => Err(LineProblem::TooDeep(depth)),
     }
-}
-
-impl Sink for LineSink {
-    fn header(&mut self, header: Header) {
-        self.header = Some(header);
-    }
-
-    fn entry(&mut self, id: &str, parent_id: Option<&str>, timestamp_ms: Option<f64>) {
-        self.entry.id = id.into();
-        self.entry.parent_id = parent_id.map(Box::from);
-        self.entry.timestamp_ms = timestamp_ms;
-    }
-
-    fn kind(&mut self, kind: Kind, name: &str) {
-        self.entry.kind = match kind {
-            Kind::Message(role) => EntryKind::Message(match role {
-                RoleKind::User => Role::User,
-                RoleKind::Assistant => Role::Assistant(Box::default()),
-                RoleKind::ToolResult => Role::ToolResult,
-                RoleKind::Custom => Role::Custom,
-                RoleKind::BashExecution => Role::BashExecution,
-                RoleKind::BranchSummary => Role::BranchSummary,
-                RoleKind::CompactionSummary => Role::CompactionSummary,
-                RoleKind::System => Role::System,
-                RoleKind::Other => Role::Other(name.into()),
-            }),
-            Kind::CustomMessage => EntryKind::CustomMessage,
-            Kind::BranchSummary => EntryKind::BranchSummary { emits: false },
-            Kind::Compaction => EntryKind::Compaction { first_kept: None },
-            Kind::Label => EntryKind::Label { target: "".into(), label: None },
-            Kind::ThinkingLevelChange => EntryKind::ThinkingLevelChange,
-            Kind::ModelChange => EntryKind::ModelChange,
-            Kind::Custom => EntryKind::Custom,
-            Kind::SessionInfo => EntryKind::SessionInfo,
-            Kind::Usage => EntryKind::Usage,
-            Kind::ContextEdit => EntryKind::ContextEdit,
-            Kind::Unknown => EntryKind::Unknown(name.into()),
-        };
-    }
-
-    fn tokens(&mut self, tokens: f64) {
-        self.entry.tokens = tokens;
-    }
-
-    fn usage(&mut self, usage: f64) {
-        self.entry.usage = Some(usage);
-    }
-
-    fn hint(&mut self, hint: &str) {
-        self.entry.hint = Some(hint.into());
-    }
-
-    fn emits(&mut self) {
-        self.entry.kind = EntryKind::BranchSummary { emits: true };
-    }
-
-    fn first_kept(&mut self, id: &str) {
-        self.entry.kind = EntryKind::Compaction { first_kept: Some(id.into()) };
-    }
-
-    fn label(&mut self, target: &str, label: Option<&str>) {
-        self.entry.kind = EntryKind::Label { target: target.into(), label: label.map(Box::from) };
-    }
-
-    fn assistant(&mut self, stop_reason: Option<&str>, zero_io: bool) {
-        if let Some(info) = self.assistant_info() {
-            info.stop_reason = stop_reason.map(Box::from);
-            info.zero_io = zero_io;
-        }
-    }
-
-    fn tool_call(&mut self, id: &str, name: &str) {
-        if let Some(info) = self.assistant_info() {
-            info.tool_calls.push((id.into(), name.into()));
-        }
-    }
-}
-
-/// Deepest `[`/`{` nesting outside strings (for the message about a line that nests too deep).
-pub(super) fn nesting_depth(text: &str) -> usize {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
-    for &b in text.as_bytes() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
-}
-
-/// A field that is a string, decoded.
-fn str_field<'v>(v: &'v Value<'_>, key: &str) -> Option<Cow<'v, str>> {
-    v.get(key).and_then(Value::as_str)
-}
-
-/// A field that is a string, as an owned `String` (header fields).
-fn string_field(v: &Value<'_>, key: &str) -> Option<String> {
-    str_field(v, key).map(Cow::into_owned)
-}
-
-/// A field that is a string, undecoded (for measuring).
-fn json_str<'v, 'a>(v: &'v Value<'a>, key: &str) -> Option<&'v Str<'a>> {
-    v.get(key).and_then(Value::as_json_str)
-}
-
-/// `JSON.stringify`-free UTF-16 length of a string field (0 when absent or not a string).
-fn units(v: &Value<'_>, key: &str) -> usize {
-    json_str(v, key).map_or(0, Str::units)
-}
-
-/// A number field of `usage` (0 when `usage` or the field is missing or not a number).
-fn count(usage: Option<&Value<'_>>, key: &str) -> f64 {
-    usage.and_then(|u| u.get(key)).and_then(Value::as_f64).unwrap_or(0.0)
 }
 
 /// `new Date(value).getTime()`; `None` stands for `NaN` (an invalid date).
-fn date_ms(value: Option<&Value<'_>>) -> Option<f64> {
-    match value? {
-        Value::Null => Some(0.0),
-        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-        Value::Num(n) => time_clip(n.as_f64()),
-        Value::Str(s) => parse_iso_date(&s.decoded()),
-        Value::Arr(_) | Value::Obj(_) => None,
+pub(super) fn date_ms(value: &Js<'_>) -> Option<f64> {
+    match value {
+        Js::Absent | Js::Arr | Js::Obj => None,
+        Js::Null => Some(0.0),
+        Js::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        Js::Num(x) => time_clip(*x),
+        Js::Str(s) => parse_iso_date(&s.text()),
     }
 }
 
-/// Reads a header or an entry from a parsed JSON object.
-fn read_object(obj: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) -> Result<(), LineProblem> {
-    let ty = str_field(obj, "type").unwrap_or_default();
+fn owned_text(v: &Js<'_>) -> Option<String> {
+    v.text().map(Cow::into_owned)
+}
+
+/// The header or the entry a typed line holds.
+fn line_of<'a>(e: &'a wire::Entry<'a>, legacy_v2: bool) -> Result<Line<'a>, LineProblem> {
+    let ty = e.ty.text().unwrap_or_default();
     if ty == "session" {
-        let text = |key| string_field(obj, key);
-        sink.header(Header {
-            id: text("id"),
-            version: obj.get("version").and_then(Value::as_f64),
-            cwd: text("cwd"),
-            timestamp: text("timestamp"),
-        });
-        return Ok(());
+        return Ok(Line::Header(Header {
+            id: owned_text(&e.id),
+            version: e.version.num(),
+            cwd: owned_text(&e.cwd),
+            timestamp: owned_text(&e.timestamp),
+        }));
     }
-    let id = str_field(obj, "id").ok_or(LineProblem::NoId)?;
-    sink.entry(&id, str_field(obj, "parentId").as_deref(), date_ms(obj.get("timestamp")));
+    let id = e.id.text().ok_or(LineProblem::NoId)?;
+    let mut facts = Facts {
+        id,
+        parent_id: e.parent_id.text(),
+        timestamp_ms: date_ms(&e.timestamp),
+        kind: Kind::Unknown,
+        name: Cow::Borrowed(""),
+        tokens: 0.0,
+        usage: None,
+        hint: None,
+        emits: false,
+        first_kept: None,
+        label: None,
+        stop_reason: None,
+        zero_io: false,
+        tool_calls: Vec::new(),
+        images: 0,
+        usage_counts: None,
+        system_chars: 0,
+    };
     if ty == "message" {
-        let empty = Value::Obj(Vec::new());
-        let msg = obj.get("message").filter(|m| m.is_object()).unwrap_or(&empty);
-        read_message(msg, legacy_v2, sink);
-        return Ok(());
+        read_message(&e.message.value, legacy_v2, &mut facts);
+        return Ok(Line::Entry(facts));
     }
-    let kind = by_name(&TYPES, &ty).unwrap_or(Kind::Unknown);
-    sink.kind(kind, &ty);
-    match kind {
+    facts.kind = Kind::of_type(&ty);
+    match facts.kind {
+        Kind::Unknown => facts.name = ty,
         Kind::CustomMessage => {
-            sink.tokens(content_tokens(obj.get("content"), true));
-            content_hint(obj.get("content"), sink);
+            let (chars, images) = content_chars(&e.content);
+            facts.images = images;
+            facts.tokens = ceil_quarter(chars + images * IMAGE_CHARS);
+            facts.hint = content_hint(&e.content);
         }
         Kind::BranchSummary => {
-            if obj.get("summary").is_some_and(Value::is_truthy) {
-                sink.emits();
-            }
-            sink.tokens(ceil_quarter(units(obj, "summary")));
-            if let Some(s) = json_str(obj, "summary") {
-                let mut hint = Hint::default();
-                hint.push(strip_branch_summary_boilerplate(&s.decoded()));
-                hint.finish(sink);
-            }
+            facts.emits = e.summary.truthy();
+            facts.tokens = ceil_quarter(e.summary.units());
+            facts.hint = e.summary.text().and_then(|s| hint_of(&[strip_branch_summary_boilerplate(&s)]));
         }
         Kind::Compaction => {
-            if let Some(first) = str_field(obj, "firstKeptEntryId") {
-                sink.first_kept(&first);
-            }
-            sink.tokens(ceil_quarter(units(obj, "summary")));
+            facts.first_kept = e.first_kept_entry_id.text();
+            facts.tokens = ceil_quarter(e.summary.units());
         }
         Kind::Label => {
-            let target = str_field(obj, "targetId").unwrap_or_default();
+            let target = e.target_id.text().unwrap_or_default();
             // pi sets the label when it is truthy and clears it otherwise.
-            let label = str_field(obj, "label").filter(|l| !l.is_empty());
-            sink.label(&target, label.as_deref());
+            let label = e.label.text().filter(|l| !l.is_empty());
+            facts.label = Some((target, label));
         }
         _ => {}
     }
-    Ok(())
+    Ok(Line::Entry(facts))
 }
 
-/// Reads the `message` of a `message` entry.
-fn read_message(msg: &Value<'_>, legacy_v2: bool, sink: &mut impl Sink) {
-    let content = msg.get("content");
-    let name = str_field(msg, "role").unwrap_or_default();
-    let role = match by_name(&ROLES, &name) {
-        Some(Kind::Message(role)) => role,
-        _ if legacy_v2 && name == "hookMessage" => RoleKind::Custom,
-        _ => RoleKind::Other,
-    };
-    sink.kind(Kind::Message(role), &name);
-    let tokens = match role {
+/// The facts of a `message` entry's message.
+fn read_message<'a>(msg: &'a Message<'a>, legacy_v2: bool, facts: &mut Facts<'a>) {
+    let name = msg.role.text().unwrap_or_default();
+    let role = RoleKind::of(&name, legacy_v2);
+    facts.kind = Kind::Message(role);
+    if role == RoleKind::Other {
+        facts.name = name;
+    }
+    let chars = match role {
         RoleKind::User => {
-            content_hint(content, sink);
-            content_tokens(content, false)
+            facts.hint = content_hint(&msg.content);
+            let (chars, images) = content_chars(&msg.content);
+            // pi 0.75 counts no images in user messages.
+            facts.images = images;
+            chars
         }
         RoleKind::Assistant => {
-            let tokens = assistant_facts(msg, sink);
-            content_hint(content, sink);
-            tokens
+            facts.hint = content_hint(&msg.content);
+            assistant_facts(msg, facts)
         }
-        RoleKind::ToolResult | RoleKind::Custom => content_tokens(content, true),
-        RoleKind::BashExecution => ceil_quarter(units(msg, "command") + units(msg, "output")),
-        RoleKind::BranchSummary | RoleKind::CompactionSummary => ceil_quarter(units(msg, "summary")),
-        RoleKind::System | RoleKind::Other => 0.0,
+        RoleKind::ToolResult | RoleKind::Custom => {
+            let (chars, images) = content_chars(&msg.content);
+            facts.images = images;
+            chars + images * IMAGE_CHARS
+        }
+        RoleKind::BashExecution => msg.command.units() + msg.output.units(),
+        RoleKind::BranchSummary | RoleKind::CompactionSummary => msg.summary.units(),
+        RoleKind::System => {
+            // pi 0.75 estimates a system message as 0; pi ≥1.x counts these (see `Facts::system_chars`).
+            facts.system_chars = content_chars(&msg.content).0 + content_chars(&msg.sections).0 + msg.tools_added.0.unwrap_or(0);
+            0
+        }
+        RoleKind::Other => 0,
     };
-    sink.tokens(tokens);
+    facts.tokens = ceil_quarter(chars);
 }
 
-/// Whether a content block has `type: <ty>`.
-fn is_type(block: &Value<'_>, ty: &str) -> bool {
-    json_str(block, "type").is_some_and(|t| t.eq_str(ty))
+/// `Math.ceil(chars / 4)`.
+pub(super) fn ceil_quarter(chars: usize) -> f64 {
+    chars.div_ceil(4) as f64
 }
 
-/// `estimateTokens` for user (`images_count == false`: images are free in 0.75) and for
-/// custom/toolResult content (each image block counts 4800 chars).
-fn content_tokens(content: Option<&Value<'_>>, images_count: bool) -> f64 {
-    let mut chars = 0;
+fn is_type(block: &Block<'_>, ty: &str) -> bool {
+    block.ty.str().is_some_and(|t| t.is(ty))
+}
+
+/// The text length of a content (a string, or its `text` blocks) and its image blocks.
+fn content_chars(content: &Content<'_>) -> (usize, usize) {
     match content {
-        Some(Value::Str(s)) => chars = s.units(),
-        Some(Value::Arr(blocks)) => {
-            for block in blocks {
-                if is_type(block, "text") {
-                    chars += units(block, "text");
-                } else if images_count && is_type(block, "image") {
-                    chars += 4800;
-                }
+        Content::Str(s) => (s.units(), 0),
+        Content::Blocks(blocks) => blocks.iter().fold((0, 0), |(chars, images), b| {
+            if is_type(b, "text") {
+                (chars + b.text.units(), images)
+            } else {
+                (chars, images + usize::from(is_type(b, "image")))
             }
-        }
-        _ => {}
+        }),
+        Content::Other => (0, 0),
     }
-    ceil_quarter(chars)
 }
 
-/// An assistant's tool calls, stop reason, usage and `zero_io` into `sink`; returns its tokens.
-fn assistant_facts(msg: &Value<'_>, sink: &mut impl Sink) -> f64 {
-    let stop_reason = str_field(msg, "stopReason");
-    let usage = msg.get("usage");
-    let counts = ["totalTokens", "input", "output", "cacheRead", "cacheWrite"].map(|k| count(usage, k));
-    let [_, input, output, ..] = counts;
-    sink.assistant(stop_reason.as_deref(), input == 0.0 && output == 0.0);
-    // The usage pi's `estimateContextTokens` would anchor on. Missing counters read as 0 (pi: NaN).
-    let anchor = assistant_usage_from(stop_reason.as_deref(), usage.is_some_and(Value::is_truthy), counts);
-    if let Some(anchor) = anchor {
-        sink.usage(anchor);
+/// An assistant's tool calls, stop reason, usage and `zero_io` into `facts`; returns its characters.
+fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
+    facts.stop_reason = msg.stop_reason.text();
+    let usage = &msg.usage;
+    let n = |v: &Js<'_>| v.num().unwrap_or(0.0);
+    let u = &usage.value;
+    let counts = [n(&u.total_tokens), n(&u.input), n(&u.output), n(&u.cache_read), n(&u.cache_write)];
+    facts.zero_io = counts[1] == 0.0 && counts[2] == 0.0;
+    if usage.truthy {
+        facts.usage_counts = Some(counts);
     }
+    facts.usage = anchor_usage(facts.stop_reason.as_deref(), usage.truthy, counts);
     let mut chars = 0;
     // pi iterates an assistant's content as an array; anything else counts nothing.
-    if let Some(Value::Arr(blocks)) = msg.get("content") {
-        for block in blocks {
-            if is_type(block, "text") {
-                chars += units(block, "text");
-            } else if is_type(block, "thinking") {
-                chars += units(block, "thinking");
-            } else if is_type(block, "toolCall") {
+    if let Content::Blocks(blocks) = &msg.content {
+        for b in blocks {
+            if is_type(b, "text") {
+                chars += b.text.units();
+            } else if is_type(b, "thinking") {
+                chars += b.thinking.units();
+            } else if is_type(b, "toolCall") {
                 // `JSON.stringify(undefined)` is undefined; pi's safe variant prints "undefined".
-                let args = block.get("arguments").map_or(9, json::stringify_len);
-                chars += units(block, "name") + args;
-                let name = str_field(block, "name").unwrap_or_default();
-                sink.tool_call(&str_field(block, "id").unwrap_or_default(), &name);
+                chars += b.name.units() + b.arguments.0.unwrap_or(9);
+                facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default()));
             }
         }
     }
-    ceil_quarter(chars)
+    chars
+}
+
+/// The usage pi's `estimateContextTokens` would anchor on: an assistant with a truthy `usage` that did
+/// not stop with `aborted` or `error`; `calculateContextTokens`: `totalTokens || input + output +
+/// cacheRead + cacheWrite`. `counts` are `[totalTokens, input, output, cacheRead, cacheWrite]`, missing
+/// ones as 0 (pi would produce NaN).
+pub(super) fn anchor_usage(stop_reason: Option<&str>, usage_truthy: bool, counts: [f64; 5]) -> Option<f64> {
+    if matches!(stop_reason, Some("aborted" | "error")) || !usage_truthy {
+        return None;
+    }
+    let [total, input, output, cache_read, cache_write] = counts;
+    Some(if total != 0.0 && !total.is_nan() { total } else { input + output + cache_read + cache_write })
 }
 
 /// The preview of a content: the string, or its `text` blocks joined by spaces.
-fn content_hint(content: Option<&Value<'_>>, sink: &mut impl Sink) {
-    let mut hint = Hint::default();
+fn content_hint(content: &Content<'_>) -> Option<String> {
     match content {
-        Some(Value::Str(s)) => hint.push_str_value(s),
-        Some(Value::Arr(blocks)) => {
-            let texts = blocks.iter().filter(|b| is_type(b, "text")).filter_map(|b| json_str(b, "text"));
-            for (i, text) in texts.enumerate() {
-                if hint.full() {
-                    break;
-                }
-                if i > 0 {
-                    hint.push(" ");
-                }
-                hint.push_str_value(text);
-            }
+        Content::Str(s) => hint_of(&[s.text()]),
+        Content::Blocks(blocks) => {
+            let texts: Vec<Cow<'_, str>> = blocks.iter().filter(|b| is_type(b, "text")).filter_map(|b| b.text.text()).collect();
+            hint_of(&texts)
         }
-        _ => {}
+        Content::Other => None,
     }
-    hint.finish(sink);
 }
 
-/// The preview of a plain text (see [`Hint`]).
-pub(super) fn hint_of(text: &str) -> Option<Box<str>> {
-    let mut hint = Hint::default();
-    hint.push(text);
-    (!hint.out.is_empty()).then(|| hint.out.into_boxed_str())
-}
-
-/// A preview being built: whitespace runs collapse to one space (none at the start or end), and it stops
-/// after [`HINT_KEEP`] UTF-16 units plus one character, which tells that the text went on.
-#[derive(Default)]
-struct Hint {
-    out: String,
-    units: usize,
-    pending_space: bool,
-}
-
-/// How much of a string is decoded for its preview, step by step: a preview needs ~65 units, so the first
-/// step almost always does; more only when whitespace runs ate it (then the whole string).
-const HINT_DECODE: [usize; 2] = [128, 4096];
-
-impl Hint {
-    fn full(&self) -> bool {
-        self.units > HINT_KEEP
-    }
-
-    fn push(&mut self, text: &str) {
-        for c in text.chars() {
-            if self.full() {
-                return;
+/// The preview of texts joined by spaces: whitespace runs collapse to one space (none at the start or
+/// end), and it stops after [`HINT_KEEP`] UTF-16 units plus one character, which tells that the text went
+/// on. `None` when nothing is visible.
+pub(super) fn hint_of<S: AsRef<str>>(texts: &[S]) -> Option<String> {
+    let (mut out, mut units, mut pending_space) = (String::new(), 0, false);
+    for (i, text) in texts.iter().enumerate() {
+        pending_space |= i > 0 && !out.is_empty();
+        for c in text.as_ref().chars() {
+            if units > HINT_KEEP {
+                return Some(out);
             }
             if c.is_whitespace() {
-                self.pending_space = !self.out.is_empty();
+                pending_space = !out.is_empty();
                 continue;
             }
-            if self.pending_space {
-                self.out.push(' ');
-                self.units += 1;
-                self.pending_space = false;
+            if pending_space {
+                out.push(' ');
+                units += 1;
+                pending_space = false;
             }
-            self.out.push(c);
-            self.units += c.len_utf16();
+            out.push(c);
+            units += c.len_utf16();
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::entry::parse_line;
+
+    fn entry(line: &str) -> Facts<'static> {
+        match parse_line(line, false).unwrap() {
+            Line::Entry(e) => e,
+            Line::Header(_) => panic!("header"),
         }
     }
 
-    /// Adds a JSON string, decoding only its start unless the preview needs more.
-    fn push_str_value(&mut self, s: &Str<'_>) {
-        let mut done = 0; // bytes of the decoded string already pushed
-        for limit in HINT_DECODE {
-            let start = s.prefix(limit);
-            self.push(start.get(done..).unwrap_or(""));
-            done = start.len();
-            if self.full() || s.units() <= limit {
-                return;
-            }
-        }
-        let whole = s.decoded();
-        self.push(whole.get(done..).unwrap_or(""));
+    #[test]
+    fn assistant_tokens_count_text_thinking_and_tool_calls() {
+        let e = entry(
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"},{"type":"thinking","thinking":"hmm"},{"type":"toolCall","id":"c1","name":"add","arguments":{"a":1}}],"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"stopReason":"toolUse"}}"#,
+        );
+        // 5 + 3 + 3 + len('{"a":1}') = 18 → 5 tokens
+        assert_eq!(e.tokens, 5.0);
+        assert_eq!(e.usage, Some(15.0));
+        assert_eq!(e.tool_calls, vec![("c1".into(), "add".into())]);
+        assert!(!e.zero_io);
+        assert_eq!(e.usage_counts, Some([0.0, 10.0, 5.0, 0.0, 0.0]));
     }
 
-    /// Hands the preview to `sink` (none when empty).
-    fn finish(self, sink: &mut impl Sink) {
-        if !self.out.is_empty() {
-            sink.hint(&self.out);
-        }
+    #[test]
+    fn aborted_assistant_has_no_usage_anchor() {
+        let e = entry(
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"assistant","content":[],"usage":{"totalTokens":50},"stopReason":"aborted"}}"#,
+        );
+        assert_eq!(e.usage, None);
+        assert_eq!(e.timestamp_ms, None);
+    }
+
+    #[test]
+    fn images_count_only_outside_user_messages() {
+        let user = entry(
+            r#"{"type":"message","id":"u","parentId":null,"timestamp":"x","message":{"role":"user","content":[{"type":"text","text":"abcd"},{"type":"image","data":"x","mimeType":"image/png"}]}}"#,
+        );
+        assert_eq!((user.tokens, user.images), (1.0, 1));
+        let tool = entry(
+            r#"{"type":"message","id":"t","parentId":null,"timestamp":"x","message":{"role":"toolResult","content":[{"type":"text","text":"abcd"},{"type":"image","data":"x","mimeType":"image/png"}]}}"#,
+        );
+        assert_eq!(tool.tokens, 1201.0);
+    }
+
+    #[test]
+    fn hints_collapse_whitespace_and_stop_early() {
+        assert_eq!(hint_of(&["  a \n\t b  "]).as_deref(), Some("a b"));
+        assert_eq!(hint_of(&["a", " b"]).as_deref(), Some("a b"));
+        assert_eq!(hint_of(&[" \n "]), None);
+        let long = "x".repeat(500);
+        assert_eq!(hint_of(&[&long]).unwrap().len(), HINT_KEEP + 1);
+    }
+
+    #[test]
+    fn system_messages_keep_what_newer_pi_counts() {
+        let e = entry(
+            r#"{"type":"message","id":"s","parentId":null,"timestamp":"x","message":{"role":"system","content":"abc","sections":[{"type":"text","text":"de"}],"toolsAdded":[{"name":"t"}]}}"#,
+        );
+        assert_eq!((e.tokens, e.system_chars), (0.0, 3 + 2 + r#"[{"name":"t"}]"#.len()));
+    }
+
+    #[test]
+    fn lines_without_ids_or_objects_are_problems() {
+        assert_eq!(parse_line("[1]", false).unwrap_err(), LineProblem::NotAnObject);
+        assert_eq!(parse_line(r#"["session"]"#, false).unwrap_err(), LineProblem::NotAnObject);
+        assert_eq!(parse_line(r#"{"type":"message"}"#, false).unwrap_err(), LineProblem::NoId);
+        assert!(matches!(parse_line("{", false).unwrap_err(), LineProblem::Malformed(_)));
     }
 }

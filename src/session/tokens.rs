@@ -6,8 +6,9 @@
 //! (`Entry::tokens`, `Entry::usage`) is computed once at ingest, so an estimate is a walk over numbers.
 
 use crate::prelude::*;
-use super::index::{Leaf, SessionIndex, Slot};
-use super::record::{Kind, Record};
+use super::entry::Kind;
+use super::index::{Leaf, SessionIndex};
+use super::record::{Record, Slot};
 use crate::error::SessionError;
 
 /// pi's `estimateContextTokens` result.

@@ -5,8 +5,9 @@ use crate::prelude::*;
 use alloc::collections::BTreeMap;
 use core::fmt::Write as _;
 
-use super::index::{Leaf, SessionIndex, Slot};
-use super::record::{Kind, RoleKind, StopReason};
+use super::entry::{Kind, RoleKind, StopReason};
+use super::index::{Leaf, SessionIndex};
+use super::record::Slot;
 use super::tokens::{cumulative, Estimate};
 use crate::error::SessionError;
 use crate::text::{to_one_line, ANCHOR_PREFIX};
@@ -345,7 +346,7 @@ impl SessionIndex {
             if !contains_ignore_ascii_case(raw, &escaped) && !raw.contains("\\u") {
                 continue;
             }
-            let Ok((value, _)) = super::entry::parse_json(raw) else { continue };
+            let Ok(value) = super::wire::parse_value(raw) else { continue };
             let mut texts = Vec::new();
             collect_text(&value, &mut texts);
             if texts.iter().any(|t| contains_ignore_ascii_case(t, &needle)) {
