@@ -4,8 +4,17 @@ import { existsSync, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { homedir } from "node:os";
 
-/** Versions installed by scripts/setup-hosts.sh. */
-export const HOST_VERSIONS = Object.freeze(["0.74.2", "0.75.5", "0.87.1"]);
+/** pi versions installed by scripts/setup-hosts.sh with plain `npm install` (recipe A of pi-host.md §4). */
+export const NPM_HOST_VERSIONS = Object.freeze(["0.74.2", "0.75.5", "0.87.1"]);
+/**
+ * pi versions that cannot be `npm install`ed (pinned dependencies are missing from the registry): their published
+ * tarball is unpacked and its self-contained SDK, dist/bundle/index.js, imported by file path (pi-host.md §7).
+ */
+export const BUNDLE_HOST_VERSIONS = Object.freeze(["0.99.1", "1.0.3", "1.3.0", "1.5.2"]);
+/** Every host of the test matrix, oldest first. */
+export const ALL_HOST_VERSIONS = Object.freeze([...NPM_HOST_VERSIONS, ...BUNDLE_HOST_VERSIONS]);
+/** Versions the e2e and differential suites run on by default. */
+export const HOST_VERSIONS = NPM_HOST_VERSIONS;
 /** Node 22 version installed by scripts/setup-hosts.sh. */
 export const NODE22_VERSION = "22.23.3";
 const PI_PKG = "@earendil-works/pi-coding-agent";
@@ -20,9 +29,26 @@ export function hostDir(version) {
   return join(ptnCache(), "hosts", `pi-${version}`);
 }
 
-/** The installed @earendil-works/pi-coding-agent package folder for a version. */
+/** True for a host installed as an unpacked tarball (pi >= 0.99), false for an npm install. */
+export function isBundleHost(version) {
+  return BUNDLE_HOST_VERSIONS.includes(version) || (!NPM_HOST_VERSIONS.includes(version) && !lessThan(version, "0.99.0"));
+}
+
+/**
+ * The installed @earendil-works/pi-coding-agent package folder for a version: the npm install's
+ * node_modules/@earendil-works/pi-coding-agent, or for a bundle host the unpacked tarball ($PTN_CACHE/hosts/pi-<v>/package).
+ */
 export function hostPackageDir(version) {
+  if (isBundleHost(version)) return join(hostDir(version), "package");
   return join(hostDir(version), "node_modules", ...PI_PKG.split("/"));
+}
+
+/**
+ * The module to import a host's SDK from: dist/bundle/index.js of a bundle host (by file path: the package's
+ * exports map hides it), dist/index.js of an npm install.
+ */
+export function hostEntryPath(version) {
+  return join(hostPackageDir(version), "dist", isBundleHost(version) ? "bundle" : "", "index.js");
 }
 
 /** Path of the `pi` CLI script (run it with nodeFor(version)). */

