@@ -8,22 +8,8 @@
 
 #![deny(missing_docs)]
 
-extern crate alloc;
-
-/// Left over from the `no_std` build: the names std's prelude gives. Being removed with the modules that
-/// still import it.
-#[allow(unused_imports)]
-mod prelude {
-    pub(crate) use alloc::borrow::ToOwned;
-    pub(crate) use alloc::boxed::Box;
-    pub(crate) use alloc::string::{String, ToString};
-    pub(crate) use alloc::vec::Vec;
-    pub(crate) use alloc::{format, vec};
-}
-
 pub mod error;
 pub mod js;
-pub mod json;
 pub mod session;
 pub mod text;
 pub mod tool;

@@ -2,11 +2,10 @@
 //! previews, context-size formatting and the branch-summary boilerplate strip.
 
 
-use crate::prelude::*;
 use serde_json::Value;
 
 use crate::js::utf16_len;
-use crate::json::num::{js_string, to_fixed};
+use crate::js::{number_to_string as js_string, to_fixed};
 
 /// Longest anchor name accepted. Long enough for descriptive names, short enough to keep `list`
 /// aligned and to keep a runaway string out of the session file.

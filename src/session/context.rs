@@ -4,9 +4,8 @@
 //! Messages are produced as JSON text straight from each entry's stored text, so what pi would pass
 //! through untouched (message objects, custom content, details) is passed through byte for byte.
 
-use crate::prelude::*;
 use std::collections::HashMap;
-use core::fmt::Write as _;
+use std::fmt::Write as _;
 
 use serde_json::value::RawValue;
 use serde_json::Value;

@@ -1,7 +1,6 @@
 //! The resident session index: entries by id, parent/child links, labels, the leaf, and the walks
 //! pi's own tree navigation does (path, common ancestor, entries between two points).
 
-use crate::prelude::*;
 
 use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 use super::read::read_line;
@@ -78,10 +77,10 @@ fn add_child(children: &mut Children, parent_id: &str, slot: Slot, ts: f64) {
 /// A table lent out by `&self` methods: a `Cell`, not a `RefCell`, as it is taken whole and put back, so
 /// there is no borrow flag to check (and no panic path for it).
 #[derive(Default)]
-struct Scratch(core::cell::Cell<Vec<u32>>);
+struct Scratch(std::cell::Cell<Vec<u32>>);
 
-impl core::fmt::Debug for Scratch {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Scratch")
     }
 }
@@ -149,7 +148,7 @@ impl ByteFeed {
             // Complete the carried line with the piece's first one, then go on in the piece itself.
             let first = lines.iter().position(|&b| b == b'\n').map_or(lines.len(), |at| at + 1);
             self.carry.extend_from_slice(lines.get(..first).unwrap_or_default());
-            let carried = core::mem::take(&mut self.carry);
+            let carried = std::mem::take(&mut self.carry);
             self.feed(index, &carried);
             self.carry = carried;
             self.carry.clear();
@@ -164,7 +163,7 @@ impl ByteFeed {
     /// Feeds what is left (a last line without a newline) and returns what the whole stream did.
     pub fn finish(mut self, index: &mut SessionIndex) -> IngestReport {
         if !self.carry.is_empty() {
-            let carried = core::mem::take(&mut self.carry);
+            let carried = std::mem::take(&mut self.carry);
             self.feed(index, &carried);
         }
         self.report
@@ -183,21 +182,21 @@ impl ByteFeed {
 /// ASCII path is several times faster in wasm than the lossy decoder's byte-by-byte one, and invalid input
 /// is repaired with the same check (each maximal invalid subpart becomes one U+FFFD, as in
 /// `from_utf8_lossy` and Node's decoder), so the module carries one UTF-8 validator, not two.
-fn utf8_lossy(bytes: &[u8]) -> alloc::borrow::Cow<'_, str> {
-    let mut rest = match core::str::from_utf8(bytes) {
-        Ok(text) => return alloc::borrow::Cow::Borrowed(text),
+fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    let mut rest = match std::str::from_utf8(bytes) {
+        Ok(text) => return std::borrow::Cow::Borrowed(text),
         Err(_) => bytes,
     };
     let mut out = String::with_capacity(bytes.len() + 16);
     loop {
-        match core::str::from_utf8(rest) {
+        match std::str::from_utf8(rest) {
             Ok(text) => {
                 out.push_str(text);
-                return alloc::borrow::Cow::Owned(out);
+                return std::borrow::Cow::Owned(out);
             }
             Err(e) => {
                 let (valid, invalid) = (rest.get(..e.valid_up_to()), rest.get(e.valid_up_to()..));
-                out.push_str(valid.and_then(|v| core::str::from_utf8(v).ok()).unwrap_or_default());
+                out.push_str(valid.and_then(|v| std::str::from_utf8(v).ok()).unwrap_or_default());
                 out.push('\u{fffd}');
                 // `None`: the input ends inside a sequence, which is one replacement in all.
                 let skip = e.error_len().map_or(usize::MAX, usize::from);
@@ -706,7 +705,7 @@ impl SessionIndex {
     /// The cycle error for a walk that went round a loop: names the first entry it reached twice.
     fn cycle_in(&self, walk: &[Slot]) -> SessionError {
         let mut seen = vec![false; self.len()];
-        let repeat = walk.iter().find(|&&s| seen.get_mut(s as usize).is_some_and(|seen| core::mem::replace(seen, true)));
+        let repeat = walk.iter().find(|&&s| seen.get_mut(s as usize).is_some_and(|seen| std::mem::replace(seen, true)));
         SessionError::Cycle(repeat.map_or("", |&s| self.id_of(s)).into())
     }
 

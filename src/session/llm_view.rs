@@ -2,8 +2,7 @@
 //! `buildSessionContext`, with each message's source entry, role, token share and readable parts. For
 //! viewers; the wrapper texts are pi 0.75's, because they are what the model reads.
 
-use crate::prelude::*;
-use core::fmt::Write as _;
+use std::fmt::Write as _;
 
 use serde_json::Value;
 

@@ -5,7 +5,6 @@
 //! its old block behind on every growth and up to half of the new one empty. Chunks never move what they
 //! hold, so the slack is at most one partly filled chunk.
 
-use crate::prelude::*;
 /// Where a string lives in an [`Arena`]: cheap to copy, 8 bytes on every target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Span {
@@ -25,7 +24,7 @@ impl Span {
     }
 
     /// The items of a span made by [`Span::range`].
-    pub(super) fn items(self) -> core::ops::Range<u32> {
+    pub(super) fn items(self) -> std::ops::Range<u32> {
         self.at..self.at.saturating_add(self.len)
     }
 }
@@ -129,14 +128,14 @@ impl<T> Chunks<T> {
     }
 }
 
-impl<T> core::ops::Index<usize> for Chunks<T> {
+impl<T> std::ops::Index<usize> for Chunks<T> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
         &self.chunks[i / CHUNK_ITEMS][i % CHUNK_ITEMS]
     }
 }
 
-impl<T> core::ops::IndexMut<usize> for Chunks<T> {
+impl<T> std::ops::IndexMut<usize> for Chunks<T> {
     fn index_mut(&mut self, i: usize) -> &mut T {
         &mut self.chunks[i / CHUNK_ITEMS][i % CHUNK_ITEMS]
     }
@@ -185,7 +184,7 @@ impl IdTable {
         // At most 7/8 full: probe runs stay short without a bucket of slack per entry.
         if (self.len + 1) * 8 > self.buckets.len() * 7 {
             let size = (self.buckets.len() * 2).max(16);
-            let old = core::mem::replace(&mut self.buckets, vec![EMPTY; size]);
+            let old = std::mem::replace(&mut self.buckets, vec![EMPTY; size]);
             // Ids in the table are distinct, so each one's probe ends at an empty bucket.
             for s in old.into_iter().filter(|&s| s != EMPTY) {
                 self.put(keys.key(s), s, keys);
@@ -199,7 +198,7 @@ impl IdTable {
     /// Writes `slot` into `id`'s bucket and returns what was there (`EMPTY` for a new id).
     fn put(&mut self, id: &str, slot: u32, keys: &dyn Keys) -> Option<u32> {
         let at = self.bucket(id, keys)?;
-        self.buckets.get_mut(at).map(|b| core::mem::replace(b, slot))
+        self.buckets.get_mut(at).map(|b| std::mem::replace(b, slot))
     }
 
     /// The bucket holding `id`, or the empty one where it would go (`None` while there are no buckets).

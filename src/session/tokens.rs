@@ -5,7 +5,6 @@
 //! every message after it; with no such assistant it sums every message. Each entry's own share
 //! (`Entry::tokens`, `Entry::usage`) is computed once at ingest, so an estimate is a walk over numbers.
 
-use crate::prelude::*;
 use super::entry::Kind;
 use super::index::{Leaf, SessionIndex};
 use super::record::{Record, Slot};

@@ -1,9 +1,8 @@
 //! Read-only views over an index: anchors with their cumulative estimates, the tree as rows or text,
 //! and summary statistics.
 
-use crate::prelude::*;
-use alloc::collections::BTreeMap;
-use core::fmt::Write as _;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use super::entry::{Kind, RoleKind, StopReason};
 use super::index::{Leaf, SessionIndex};

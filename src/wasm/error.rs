@@ -1,6 +1,5 @@
 //! Core errors → real JavaScript `Error`s with a stable `code` (and `entryId` where there is one).
 
-use crate::prelude::*;
 use js_sys::{Error, Reflect};
 use wasm_bindgen::JsValue;
 
@@ -18,11 +17,7 @@ fn with_code(message: &str, code: &str, entry_id: Option<&str>) -> JsValue {
 
 /// A core error as a JS `Error` with `code` and, when the error is about an entry, `entryId`.
 pub(super) fn js_error(e: SessionError) -> JsValue {
-    let (lead, detail) = e.parts();
-    // Pushed rather than `concat()`, whose generic join is a KB in the wasm.
-    let mut message = String::from(lead);
-    message.push_str(detail);
-    with_code(&message, e.code(), e.entry_id())
+    with_code(&e.to_string(), e.code(), e.entry_id())
 }
 
 /// A JS `Error` with code `InvalidArgument`.
