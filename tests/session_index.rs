@@ -390,3 +390,34 @@ fn byte_feed_in_pieces_equals_the_whole_text() {
         assert_eq!(pieced.estimate(Leaf::Current).unwrap(), whole.estimate(Leaf::Current).unwrap(), "pieces of {size}");
     }
 }
+
+#[test]
+fn a_batch_of_entries_as_one_json_array_reads_like_the_same_lines() {
+    let lines = [
+        user("a", None, 1, "hello"),
+        assistant("b", "a", 2, "hi", 120),
+        label("c", "b", 3, "b", Some("anchor:start")),
+        user("d", Some("b"), 4, "more"),
+    ];
+    let batch = format!("[{}, 7, {}]", lines[..2].join(","), lines[2..].join(" ,\n"));
+    for mode in [Mode::Plugin, Mode::Full] {
+        let mut by_array = SessionIndex::new(mode);
+        let report = by_array.append_entry_array(&batch);
+        // The 3rd item (7) is no entry; positions count within the array.
+        assert_eq!((report.appended, report.skipped.len(), report.skipped[0].line), (4, 1, 3), "{report:?}");
+        let mut by_lines = SessionIndex::new(mode);
+        by_lines.append_jsonl(&lines.join("\n"));
+        assert_eq!(by_array.estimate(Leaf::Current).unwrap(), by_lines.estimate(Leaf::Current).unwrap());
+        assert_eq!(by_array.label_of("b"), Some("anchor:start"));
+        assert_eq!(by_array.leaf().map(|s| by_array.id_of(s).to_string()).as_deref(), Some("d"));
+        if mode == Mode::Full {
+            assert_eq!(by_array.context_json(Leaf::Current).unwrap(), by_lines.context_json(Leaf::Current).unwrap());
+        }
+    }
+    // Not an array: nothing taken, one skip at position 0.
+    for bad in ["{}", "[", r#"{"type":"message"}"#, ""] {
+        let report = SessionIndex::new(Mode::Plugin).append_entry_array(bad);
+        assert_eq!((report.appended, report.skipped.len(), report.skipped[0].line), (0, 1, 0), "{bad:?}");
+    }
+    assert_eq!(SessionIndex::new(Mode::Plugin).append_entry_array("[]").appended, 0);
+}

@@ -370,6 +370,30 @@ impl SessionIndex {
         report
     }
 
+    /// Feeds one batch of new entries given as a single JSON array text — what one
+    /// `JSON.stringify(newEntries)` in the shim gives, so a tool call's sync costs one stringify and one copy
+    /// into wasm instead of one per entry. Each item is read like a JSONL line (an item that is not an entry
+    /// object is reported as skipped); positions in the report are 1-based within the array. A text that is
+    /// not a JSON array takes nothing and is reported as one skip at position 0.
+    pub fn append_entry_array(&mut self, json: &str) -> IngestReport {
+        let mut report = IngestReport::default();
+        let mut reader = serde_json::Deserializer::from_str(json);
+        // The items are only delimited here (`RawValue`: a syntax check without recursion); each is then
+        // read as a line is, under the line reader's depth limit.
+        reader.disable_recursion_limit();
+        let items = <Vec<&serde_json::value::RawValue> as serde::Deserialize>::deserialize(&mut reader)
+            .and_then(|items| reader.end().map(|()| items));
+        match items {
+            Ok(items) => {
+                for (i, item) in items.into_iter().enumerate() {
+                    self.take_line(item.get(), i + 1, &mut report);
+                }
+            }
+            Err(e) => report.skipped.push(Skipped { line: 0, reason: format!("not a JSON array of entries ({e})") }),
+        }
+        report
+    }
+
     fn is_legacy_v2(&self) -> bool {
         self.header.as_ref().is_some_and(|h| h.version.is_some_and(|v| v < 3.0))
     }
