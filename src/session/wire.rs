@@ -3,10 +3,10 @@
 //!
 //! [`read`] takes almost every line in one borrowed pass ([`Entry`] and its parts; unknown fields are
 //! skipped by serde, unknown types are kept by name). Four things `JSON.parse` accepts make that pass fail,
-//! and each is met by `serde_json` itself, not by a parser of ours:
+//! and each is met by `serde_json` itself, not by a parser of ours (one test each: `tests/wire.rs`):
 //! - **unpaired surrogate escapes** (`"\ud83d"`): `serde_json` reads them when asked for bytes, as WTF-8
 //!   ([`JsStr::Wtf8`]);
-//! - **duplicate keys** (serde's derive refuses them; `JSON.parse` keeps the last value at the first key's
+//! - **repeated keys** (serde's derive refuses them; `JSON.parse` keeps the last value at the first key's
 //!   place): [`Loose`] objects keep one member per key that way;
 //! - **numbers beyond the double range** (`1e400` is `Infinity` to JavaScript, an error to `serde_json`):
 //!   [`Loose`] numbers are read with `str::parse::<f64>`, which gives ±∞;
@@ -18,17 +18,17 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::marker::PhantomData;
 
-use serde::de::value::{MapDeserializer, SeqDeserializer};
+use serde::de::value::{MapAccessDeserializer, MapDeserializer, SeqDeserializer};
 use serde::de::{self, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
-use serde::forward_to_deserialize_any;
+use serde::{forward_to_deserialize_any, Deserialize};
 use serde_json::value::RawValue;
 
 use crate::js;
 
-/// Deepest JSON nesting of a session line that is read; deeper lines are reported skips. `serde_json` reads
-/// values recursively, so this bounds the stack a line may take: in the wasm module's 1 MB stack the
+/// Deepest JSON nesting of a session line that is read; deeper lines are reported skips. `serde_json`
+/// reads values recursively, so this bounds the stack a line may take: in the wasm module's 1 MB stack the
 /// slowest path (a line with unpaired surrogates, read through [`Loose`]) overflows somewhere past 3,000
 /// levels, the direct pass past 4,000. pi itself cannot write past about 1,700 levels (its own
 /// `JSON.stringify` runs out of stack first; the e2e suite has it write 1,500), so every line pi writes is
@@ -45,21 +45,12 @@ pub enum JsStr<'a> {
     Wtf8(Cow<'a, [u8]>),
 }
 
-impl Default for JsStr<'_> {
-    fn default() -> Self {
-        JsStr::Utf8(Cow::Borrowed(""))
-    }
-}
-
 impl<'a> JsStr<'a> {
-    /// WTF-8 bytes from `serde_json`: borrowed as text when they are well-formed.
+    /// WTF-8 bytes from `serde_json`: kept as text when they are well-formed.
     fn from_bytes(bytes: Cow<'a, [u8]>) -> Self {
         match bytes {
             Cow::Borrowed(b) => std::str::from_utf8(b).map_or(JsStr::Wtf8(Cow::Borrowed(b)), |s| JsStr::Utf8(Cow::Borrowed(s))),
-            Cow::Owned(b) => match String::from_utf8(b) {
-                Ok(s) => JsStr::Utf8(Cow::Owned(s)),
-                Err(e) => JsStr::Wtf8(Cow::Owned(e.into_bytes())),
-            },
+            Cow::Owned(b) => String::from_utf8(b).map_or_else(|e| JsStr::Wtf8(Cow::Owned(e.into_bytes())), |s| JsStr::Utf8(Cow::Owned(s))),
         }
     }
 
@@ -92,37 +83,6 @@ impl<'a> JsStr<'a> {
     /// Whether this is exactly `s`.
     pub fn is(&self, s: &str) -> bool {
         self.bytes() == s.as_bytes()
-    }
-}
-
-/// Accepts a JSON string as text or as WTF-8 bytes (`serde_json`'s and [`Loose`]'s).
-struct JsStrVisitor;
-
-impl<'de> Visitor<'de> for JsStrVisitor {
-    type Value = JsStr<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
-        Ok(JsStr::Utf8(Cow::Borrowed(s)))
-    }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(JsStr::Utf8(Cow::Owned(s.to_owned())))
-    }
-    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
-        Ok(JsStr::Utf8(Cow::Owned(s)))
-    }
-    fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<Self::Value, E> {
-        Ok(JsStr::from_bytes(Cow::Borrowed(b)))
-    }
-    fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<Self::Value, E> {
-        Ok(JsStr::from_bytes(Cow::Owned(b.to_vec())))
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for JsStr<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(JsStrVisitor)
     }
 }
 
@@ -186,53 +146,91 @@ impl<'a> Js<'a> {
     }
 }
 
-struct JsVisitor;
+/// A type read from any JSON value: scalars arrive as a [`Js`]; arrays and objects are skipped unless the
+/// type reads them. The one visitor ([`Via`]) serves every such type.
+trait FromJs<'de>: Sized {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E>;
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Self::from_js(Js::Arr)
+    }
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Self::from_js(Js::Obj)
+    }
+}
 
-impl<'de> Visitor<'de> for JsVisitor {
-    type Value = Js<'de>;
+struct Via<T>(PhantomData<T>);
+
+/// Reads a [`FromJs`] type from whatever value comes.
+fn any<'de, D: Deserializer<'de>, T: FromJs<'de>>(d: D) -> Result<T, D::Error> {
+    d.deserialize_any(Via(PhantomData))
+}
+
+impl<'de, T: FromJs<'de>> Visitor<'de> for Via<T> {
+    type Value = T;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Js::Null)
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        T::from_js(Js::Null)
     }
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
-        Ok(Js::Bool(b))
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<T, E> {
+        T::from_js(Js::Bool(b))
     }
-    fn visit_i64<E: de::Error>(self, x: i64) -> Result<Self::Value, E> {
-        Ok(Js::Num(x as f64))
+    fn visit_i64<E: de::Error>(self, x: i64) -> Result<T, E> {
+        T::from_js(Js::Num(x as f64))
     }
-    fn visit_u64<E: de::Error>(self, x: u64) -> Result<Self::Value, E> {
-        Ok(Js::Num(x as f64))
+    fn visit_u64<E: de::Error>(self, x: u64) -> Result<T, E> {
+        T::from_js(Js::Num(x as f64))
     }
-    fn visit_f64<E: de::Error>(self, x: f64) -> Result<Self::Value, E> {
-        Ok(Js::Num(x))
+    fn visit_f64<E: de::Error>(self, x: f64) -> Result<T, E> {
+        T::from_js(Js::Num(x))
     }
-    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
-        JsStrVisitor.visit_borrowed_str(s).map(Js::Str)
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<T, E> {
+        T::from_js(Js::Str(JsStr::Utf8(Cow::Borrowed(s))))
     }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-        JsStrVisitor.visit_str(s).map(Js::Str)
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
+        T::from_js(Js::Str(JsStr::Utf8(Cow::Owned(s.to_owned()))))
     }
-    fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<Self::Value, E> {
-        JsStrVisitor.visit_borrowed_bytes(b).map(Js::Str)
+    fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<T, E> {
+        T::from_js(Js::Str(JsStr::from_bytes(Cow::Borrowed(b))))
     }
-    fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<Self::Value, E> {
-        JsStrVisitor.visit_bytes(b).map(Js::Str)
+    fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<T, E> {
+        T::from_js(Js::Str(JsStr::from_bytes(Cow::Owned(b.to_vec()))))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Js::Arr)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T, A::Error> {
+        T::from_seq(seq)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Js::Obj)
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::from_map(map)
+    }
+}
+
+impl<'de> FromJs<'de> for Js<'de> {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Ok(js)
     }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Js<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(JsVisitor)
+        any::<D, Js<'de>>(d)
+    }
+}
+
+impl<'de> FromJs<'de> for JsStr<'de> {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        match js {
+            Js::Str(s) => Ok(s),
+            _ => Err(E::custom("expected a string")),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for JsStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(Via::<JsStr<'de>>(PhantomData))
     }
 }
 
@@ -248,45 +246,18 @@ pub struct Obj<T> {
     pub truthy: bool,
 }
 
+impl<'de, T: Deserialize<'de> + Default> FromJs<'de> for Obj<T> {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Ok(Obj { value: T::default(), is_object: false, truthy: js.truthy() })
+    }
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        Ok(Obj { value: T::deserialize(MapAccessDeserializer::new(map))?, is_object: true, truthy: true })
+    }
+}
+
 impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Obj<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct ObjVisitor<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de> + Default> Visitor<'de> for ObjVisitor<T> {
-            type Value = Obj<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                let value = T::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(Obj { value, is_object: true, truthy: true })
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Obj::default())
-            }
-            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
-                Ok(Obj { truthy: b, ..Obj::default() })
-            }
-            fn visit_i64<E: de::Error>(self, x: i64) -> Result<Self::Value, E> {
-                Ok(Obj { truthy: x != 0, ..Obj::default() })
-            }
-            fn visit_u64<E: de::Error>(self, x: u64) -> Result<Self::Value, E> {
-                Ok(Obj { truthy: x != 0, ..Obj::default() })
-            }
-            fn visit_f64<E: de::Error>(self, x: f64) -> Result<Self::Value, E> {
-                Ok(Obj { truthy: x != 0.0 && !x.is_nan(), ..Obj::default() })
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(Obj { truthy: !s.is_empty(), ..Obj::default() })
-            }
-            fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<Self::Value, E> {
-                Ok(Obj { truthy: !b.is_empty(), ..Obj::default() })
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Obj { truthy: true, ..Obj::default() })
-            }
-        }
-        d.deserialize_any(ObjVisitor(std::marker::PhantomData))
+        any(d)
     }
 }
 
@@ -302,118 +273,64 @@ pub enum Content<'a> {
     Blocks(Vec<Block<'a>>),
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = Content<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::new();
-                while let Some(block) = seq.next_element::<Obj<Block<'de>>>()? {
-                    blocks.push(block.value);
-                }
-                Ok(Content::Blocks(blocks))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Content::Other)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
-                JsStrVisitor.visit_borrowed_str(s).map(Content::Str)
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-                JsStrVisitor.visit_str(s).map(Content::Str)
-            }
-            fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<Self::Value, E> {
-                JsStrVisitor.visit_borrowed_bytes(b).map(Content::Str)
-            }
-            fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<Self::Value, E> {
-                JsStrVisitor.visit_bytes(b).map(Content::Str)
-            }
+impl<'de> FromJs<'de> for Content<'de> {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Ok(match js {
+            Js::Str(s) => Content::Str(s),
+            _ => Content::Other,
+        })
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        let mut blocks = Vec::new();
+        while let Some(block) = seq.next_element::<Obj<Block<'de>>>()? {
+            blocks.push(block.value);
         }
-        d.deserialize_any(ContentVisitor)
+        Ok(Content::Blocks(blocks))
     }
 }
 
-/// `JSON.stringify(value).length` of a field, measured while serde reads it (nothing is kept);
-/// `None` when the field is missing. Object keys count once, with their last value, as in JavaScript.
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any::<D, Content<'de>>(d)
+    }
+}
+
+/// `JSON.stringify(value).length` of a field, measured while serde reads it (nothing is kept); `None`
+/// when the field is missing. Object keys count once, with their last value, as in JavaScript.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StringifyLen(pub Option<usize>);
 
 impl<'de> Deserialize<'de> for StringifyLen {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LenVisitor).map(|n| StringifyLen(Some(n)))
+        any(d).map(|Len(n)| StringifyLen(Some(n)))
     }
 }
-
-struct LenVisitor;
 
 /// What one JSON value adds to `JSON.stringify`'s output.
 struct Len(usize);
 
-impl<'de> Deserialize<'de> for Len {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LenVisitor).map(Len)
+impl<'de> FromJs<'de> for Len {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Ok(Len(match js {
+            Js::Bool(false) => 5,
+            Js::Num(x) => js::number_json_len(x),
+            Js::Str(s) => s.quoted_len(),
+            _ => 4, // null, true
+        }))
     }
-}
-
-impl<'de> Visitor<'de> for LenVisitor {
-    type Value = usize;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<usize, E> {
-        Ok(4)
-    }
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<usize, E> {
-        Ok(if b { 4 } else { 5 })
-    }
-    fn visit_i64<E: de::Error>(self, x: i64) -> Result<usize, E> {
-        Ok(js::number_json_len(x as f64))
-    }
-    fn visit_u64<E: de::Error>(self, x: u64) -> Result<usize, E> {
-        Ok(js::number_json_len(x as f64))
-    }
-    fn visit_f64<E: de::Error>(self, x: f64) -> Result<usize, E> {
-        Ok(js::number_json_len(x))
-    }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<usize, E> {
-        Ok(js::quoted_len(s.as_bytes()))
-    }
-    fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<usize, E> {
-        Ok(js::quoted_len(b))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
         let (mut len, mut items) = (2, 0);
         while let Some(Len(item)) = seq.next_element()? {
             len += item;
             items += 1;
         }
-        Ok(len + items.max(1) - 1)
+        Ok(Len(len + items.max(1) - 1))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         // Each key's `"key":value` length; a repeated key replaces its earlier value's length.
         let mut members: Vec<usize> = Vec::new();
         let mut seen: HashMap<JsStr<'de>, usize> = HashMap::new();
-        while let Some(key) = map.next_key::<JsStr<'de>>()? {
+        while let Some(Key(key)) = map.next_key()? {
             let Len(value) = map.next_value()?;
             let member = key.quoted_len() + 1 + value;
             if let Some(&at) = seen.get(&key) {
@@ -423,7 +340,13 @@ impl<'de> Visitor<'de> for LenVisitor {
                 members.push(member);
             }
         }
-        Ok(2 + members.iter().sum::<usize>() + members.len().max(1) - 1)
+        Ok(Len(2 + members.iter().sum::<usize>() + members.len().max(1) - 1))
+    }
+}
+
+impl<'de> Deserialize<'de> for Len {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any(d)
     }
 }
 
@@ -432,20 +355,15 @@ impl<'de> Visitor<'de> for LenVisitor {
 #[serde(default)]
 pub struct Block<'a> {
     /// `type`.
-    #[serde(rename = "type", borrow)]
-    pub ty: Js<'a>,
+    #[serde(rename = "type", borrow)] pub ty: Js<'a>,
     /// `text` (text blocks).
-    #[serde(borrow)]
-    pub text: Js<'a>,
+    #[serde(borrow)] pub text: Js<'a>,
     /// `thinking` (thinking blocks).
-    #[serde(borrow)]
-    pub thinking: Js<'a>,
+    #[serde(borrow)] pub thinking: Js<'a>,
     /// `id` (tool calls).
-    #[serde(borrow)]
-    pub id: Js<'a>,
+    #[serde(borrow)] pub id: Js<'a>,
     /// `name` (tool calls).
-    #[serde(borrow)]
-    pub name: Js<'a>,
+    #[serde(borrow)] pub name: Js<'a>,
     /// `JSON.stringify(arguments).length` (tool calls).
     pub arguments: StringifyLen,
 }
@@ -455,20 +373,15 @@ pub struct Block<'a> {
 #[serde(default, rename_all = "camelCase")]
 pub struct Usage<'a> {
     /// `input`.
-    #[serde(borrow)]
-    pub input: Js<'a>,
+    #[serde(borrow)] pub input: Js<'a>,
     /// `output`.
-    #[serde(borrow)]
-    pub output: Js<'a>,
+    #[serde(borrow)] pub output: Js<'a>,
     /// `cacheRead`.
-    #[serde(borrow)]
-    pub cache_read: Js<'a>,
+    #[serde(borrow)] pub cache_read: Js<'a>,
     /// `cacheWrite`.
-    #[serde(borrow)]
-    pub cache_write: Js<'a>,
+    #[serde(borrow)] pub cache_write: Js<'a>,
     /// `totalTokens`.
-    #[serde(borrow)]
-    pub total_tokens: Js<'a>,
+    #[serde(borrow)] pub total_tokens: Js<'a>,
 }
 
 /// The `message` of a `message` entry.
@@ -476,29 +389,21 @@ pub struct Usage<'a> {
 #[serde(default, rename_all = "camelCase")]
 pub struct Message<'a> {
     /// `role`.
-    #[serde(borrow)]
-    pub role: Js<'a>,
+    #[serde(borrow)] pub role: Js<'a>,
     /// `content`.
-    #[serde(borrow)]
-    pub content: Content<'a>,
+    #[serde(borrow)] pub content: Content<'a>,
     /// `usage` (assistant).
-    #[serde(borrow)]
-    pub usage: Obj<Usage<'a>>,
+    #[serde(borrow)] pub usage: Obj<Usage<'a>>,
     /// `stopReason` (assistant).
-    #[serde(borrow)]
-    pub stop_reason: Js<'a>,
+    #[serde(borrow)] pub stop_reason: Js<'a>,
     /// `command` (bashExecution).
-    #[serde(borrow)]
-    pub command: Js<'a>,
+    #[serde(borrow)] pub command: Js<'a>,
     /// `output` (bashExecution).
-    #[serde(borrow)]
-    pub output: Js<'a>,
+    #[serde(borrow)] pub output: Js<'a>,
     /// `summary` (branchSummary, compactionSummary).
-    #[serde(borrow)]
-    pub summary: Js<'a>,
+    #[serde(borrow)] pub summary: Js<'a>,
     /// `sections` (system, pi ≥1.x): their text, like `content`.
-    #[serde(borrow)]
-    pub sections: Content<'a>,
+    #[serde(borrow)] pub sections: Content<'a>,
     /// `JSON.stringify(toolsAdded).length` (system, pi ≥1.x).
     pub tools_added: StringifyLen,
 }
@@ -508,41 +413,29 @@ pub struct Message<'a> {
 #[serde(default, rename_all = "camelCase")]
 pub struct Entry<'a> {
     /// `type`.
-    #[serde(rename = "type", borrow)]
-    pub ty: Js<'a>,
+    #[serde(rename = "type", borrow)] pub ty: Js<'a>,
     /// `id`.
-    #[serde(borrow)]
-    pub id: Js<'a>,
+    #[serde(borrow)] pub id: Js<'a>,
     /// `parentId`.
-    #[serde(borrow)]
-    pub parent_id: Js<'a>,
+    #[serde(borrow)] pub parent_id: Js<'a>,
     /// `timestamp`.
-    #[serde(borrow)]
-    pub timestamp: Js<'a>,
+    #[serde(borrow)] pub timestamp: Js<'a>,
     /// `message` (message entries).
-    #[serde(borrow)]
-    pub message: Obj<Message<'a>>,
+    #[serde(borrow)] pub message: Obj<Message<'a>>,
     /// `content` (`custom_message`).
-    #[serde(borrow)]
-    pub content: Content<'a>,
+    #[serde(borrow)] pub content: Content<'a>,
     /// `summary` (`branch_summary`, `compaction`).
-    #[serde(borrow)]
-    pub summary: Js<'a>,
+    #[serde(borrow)] pub summary: Js<'a>,
     /// `firstKeptEntryId` (`compaction`).
-    #[serde(borrow)]
-    pub first_kept_entry_id: Js<'a>,
+    #[serde(borrow)] pub first_kept_entry_id: Js<'a>,
     /// `targetId` (label).
-    #[serde(borrow)]
-    pub target_id: Js<'a>,
+    #[serde(borrow)] pub target_id: Js<'a>,
     /// `label` (label).
-    #[serde(borrow)]
-    pub label: Js<'a>,
+    #[serde(borrow)] pub label: Js<'a>,
     /// `version` (header).
-    #[serde(borrow)]
-    pub version: Js<'a>,
+    #[serde(borrow)] pub version: Js<'a>,
     /// `cwd` (header).
-    #[serde(borrow)]
-    pub cwd: Js<'a>,
+    #[serde(borrow)] pub cwd: Js<'a>,
 }
 
 /// Why a line could not be read.
@@ -567,9 +460,15 @@ pub fn read<R>(line: &str, take: impl FnOnce(&Entry<'_>) -> R) -> Result<R, Read
         Ok(entry) if entry.is_object => Ok(take(&entry.value)),
         Ok(_) => Err(ReadError::NotAnObject),
         Err(_) => {
-            let tree = loose_line(line)?;
-            let entry = Entry::deserialize(&tree).map_err(|e| ReadError::Malformed(e.to_string()))?;
-            Ok(take(&entry))
+            let (tree, depth) = loose(line).map_err(ReadError::Malformed)?;
+            match tree {
+                _ if depth > MAX_LINE_NESTING => Err(ReadError::TooDeep(depth)),
+                Some(tree @ Loose::Obj(_)) => {
+                    let entry = Entry::deserialize(&tree).map_err(|e| ReadError::Malformed(e.to_string()))?;
+                    Ok(take(&entry))
+                }
+                _ => Err(ReadError::NotAnObject),
+            }
         }
     }
 }
@@ -588,22 +487,19 @@ fn deep(line: &str) -> Result<Obj<Entry<'_>>, serde_json::Error> {
     Ok(entry)
 }
 
-/// The line as `JSON.parse` reads it, as a [`Loose`] object. Whether `JSON.parse` takes the line at all is
+/// Any JSON text as `JSON.parse` reads it, as a [`Loose`] tree, with its nesting depth; the tree is built
+/// only for an object within [`MAX_LINE_NESTING`]. Whether `JSON.parse` takes the text at all is
 /// `serde_json`'s to say: skipping a value ([`RawValue`]) checks its syntax only (any escape, any number,
 /// any depth, without recursion), which is exactly JSON's grammar.
-fn loose_line(line: &str) -> Result<Loose<'_>, ReadError> {
-    let mut reader = serde_json::Deserializer::from_str(line);
+fn loose(text: &str) -> Result<(Option<Loose<'_>>, usize), String> {
+    let mut reader = serde_json::Deserializer::from_str(text);
     reader.disable_recursion_limit();
-    let raw = <&RawValue>::deserialize(&mut reader).and_then(|raw| reader.end().map(|()| raw));
-    let raw = raw.map_err(|e| ReadError::Malformed(e.to_string()))?;
-    if !raw.get().starts_with('{') {
-        return Err(ReadError::NotAnObject);
-    }
+    let raw = <&RawValue>::deserialize(&mut reader).and_then(|raw| reader.end().map(|()| raw)).map_err(|e| e.to_string())?;
     let depth = nesting_depth(raw.get());
-    if depth > MAX_LINE_NESTING {
-        return Err(ReadError::TooDeep(depth));
+    if depth > MAX_LINE_NESTING || !raw.get().starts_with('{') {
+        return Ok((None, depth));
     }
-    Loose::read(raw).map_err(|e| ReadError::Malformed(e.to_string()))
+    Loose::read(raw).map(|tree| (Some(tree), depth)).map_err(|e| e.to_string())
 }
 
 /// Deepest `[`/`{` nesting outside strings, to bound recursion before it starts (a count, not a parse:
@@ -633,9 +529,9 @@ pub fn nesting_depth(text: &str) -> usize {
     deepest
 }
 
-/// A JSON value as `JSON.parse` gives it to JavaScript, built with `serde_json` one level at a time: strings
-/// as WTF-8, numbers as `str::parse::<f64>` reads them (±∞ beyond the range), one member per key (the
-/// last value, at the first key's place).
+/// A JSON value as `JSON.parse` gives it to JavaScript, built with `serde_json` one level at a time:
+/// strings as WTF-8, numbers as `str::parse::<f64>` reads them (±∞ beyond the range), one member per key
+/// (the last value, at the first key's place).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Loose<'a> {
     /// `null`.
@@ -652,35 +548,28 @@ pub enum Loose<'a> {
     Obj(Vec<(JsStr<'a>, Loose<'a>)>),
 }
 
-/// An object's members as `serde_json` reads them: keys as WTF-8, values left raw.
-struct Members<'a>(Vec<(JsStr<'a>, &'a RawValue)>);
-
 /// An object key read as bytes, so unpaired surrogates in keys are kept too.
 struct Key<'a>(JsStr<'a>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_bytes(JsStrVisitor).map(Key)
+        d.deserialize_bytes(Via::<JsStr<'de>>(PhantomData)).map(Key)
     }
 }
 
-impl<'de> Deserialize<'de> for Members<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct MembersVisitor;
-        impl<'de> Visitor<'de> for MembersVisitor {
-            type Value = Members<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut members = Vec::new();
-                while let Some((Key(k), v)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
-                    members.push((k, v));
-                }
-                Ok(Members(members))
-            }
+/// An object's members as `serde_json` reads them: keys as WTF-8, values left raw.
+struct Members<'a>(Vec<(JsStr<'a>, &'a RawValue)>);
+
+impl<'de> FromJs<'de> for Members<'de> {
+    fn from_js<E: de::Error>(_: Js<'de>) -> Result<Self, E> {
+        Err(E::custom("expected an object"))
+    }
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut members = Vec::new();
+        while let Some((Key(k), v)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+            members.push((k, v));
         }
-        d.deserialize_map(MembersVisitor)
+        Ok(Members(members))
     }
 }
 
@@ -690,13 +579,13 @@ impl<'a> Loose<'a> {
         let text = raw.get();
         let mut reader = serde_json::Deserializer::from_str(text);
         Ok(match text.as_bytes().first() {
-            Some(b'"') => Loose::Str(reader.deserialize_bytes(JsStrVisitor)?),
+            Some(b'"') => Loose::Str(reader.deserialize_bytes(Via(PhantomData))?),
             Some(b'[') => {
                 let items: Vec<&'a RawValue> = Deserialize::deserialize(&mut reader)?;
                 Loose::Arr(items.into_iter().map(Loose::read).collect::<Result<_, _>>()?)
             }
             Some(b'{') => {
-                let Members(members) = Deserialize::deserialize(&mut reader)?;
+                let Members(members) = any(&mut reader)?;
                 let mut out: Vec<(JsStr<'a>, Loose<'a>)> = Vec::with_capacity(members.len());
                 let mut at: HashMap<JsStr<'a>, usize> = HashMap::new();
                 for (key, value) in members {
@@ -717,8 +606,40 @@ impl<'a> Loose<'a> {
             _ => Loose::Num(text.parse().map_err(|_| de::Error::custom("invalid number"))?),
         })
     }
+
+    /// The value as a `serde_json::Value`: unpaired surrogates shown as U+FFFD, non-finite numbers as
+    /// `null` (what `JSON.stringify` writes for them).
+    pub fn to_value(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            Loose::Null => Value::Null,
+            Loose::Bool(b) => Value::Bool(*b),
+            // Integers as `serde_json` reads them from text (it keeps them as integers).
+            Loose::Num(x) if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 && (*x != 0.0 || x.is_sign_positive()) => {
+                Value::from(*x as i64)
+            }
+            Loose::Num(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
+            Loose::Str(s) => Value::String(s.text().into_owned()),
+            Loose::Arr(items) => Value::Array(items.iter().map(Loose::to_value).collect()),
+            Loose::Obj(members) => Value::Object(members.iter().map(|(k, v)| (k.text().into_owned(), v.to_value())).collect()),
+        }
+    }
 }
 
+/// Any JSON text `JSON.parse` takes, as a `serde_json::Value` ([`Loose::to_value`] for what plain
+/// `serde_json` refuses). The error is `serde_json`'s message.
+pub fn parse_value(text: &str) -> Result<serde_json::Value, String> {
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(value);
+    }
+    match loose(text)? {
+        (Some(tree), _) => Ok(tree.to_value()),
+        (None, depth) if depth > MAX_LINE_NESTING => Err(format!("nested {depth} levels deep")),
+        (None, _) => serde_json::from_str(text).map_err(|e| e.to_string()),
+    }
+}
+
+/// A [`Loose`] tree as a serde deserializer, so the same [`Entry`] is read from it.
 impl<'de, 'a: 'de> Deserializer<'de> for &'de Loose<'a> {
     type Error = serde_json::Error;
 
@@ -753,7 +674,6 @@ pub struct JsStrDeserializer<'de>(&'de JsStr<'de>);
 impl<'de, 'a: 'de> IntoDeserializer<'de, serde_json::Error> for &'de JsStr<'a> {
     type Deserializer = JsStrDeserializer<'de>;
     fn into_deserializer(self) -> JsStrDeserializer<'de> {
-        // Shortening the lifetime of the borrowed text is sound: `JsStr` is covariant.
         JsStrDeserializer(self)
     }
 }
@@ -771,128 +691,5 @@ impl<'de> Deserializer<'de> for JsStrDeserializer<'de> {
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
         unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-impl Loose<'_> {
-    /// The value as a `serde_json::Value`: unpaired surrogates shown as U+FFFD, non-finite numbers as
-    /// `null` (what `JSON.stringify` writes for them).
-    pub fn to_value(&self) -> serde_json::Value {
-        use serde_json::Value;
-        match self {
-            Loose::Null => Value::Null,
-            Loose::Bool(b) => Value::Bool(*b),
-            // Integers as serde_json reads them from text (it keeps them as integers).
-            Loose::Num(x) if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 && (*x != 0.0 || x.is_sign_positive()) => {
-                Value::from(*x as i64)
-            }
-            Loose::Num(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
-            Loose::Str(s) => Value::String(s.text().into_owned()),
-            Loose::Arr(items) => Value::Array(items.iter().map(Loose::to_value).collect()),
-            Loose::Obj(members) => Value::Object(members.iter().map(|(k, v)| (k.text().into_owned(), v.to_value())).collect()),
-        }
-    }
-}
-
-/// Any JSON text `JSON.parse` takes, as a `serde_json::Value` ([`Loose::to_value`] for what plain
-/// `serde_json` refuses). The error is `serde_json`'s message.
-pub fn parse_value(text: &str) -> Result<serde_json::Value, String> {
-    if let Ok(value) = serde_json::from_str(text) {
-        return Ok(value);
-    }
-    let mut reader = serde_json::Deserializer::from_str(text);
-    reader.disable_recursion_limit();
-    let raw = <&RawValue>::deserialize(&mut reader).and_then(|raw| reader.end().map(|()| raw)).map_err(|e| e.to_string())?;
-    let depth = nesting_depth(raw.get());
-    if depth > MAX_LINE_NESTING {
-        return Err(format!("nested {depth} levels deep"));
-    }
-    Loose::read(raw).map(|tree| tree.to_value()).map_err(|e| e.to_string())
-}
-
-/// One test per way `JSON.parse` and plain `serde_json` disagree on a session line.
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn assistant(args: &str, extra: &str) -> String {
-        format!(
-            r#"{{"type":"message","id":"a","parentId":null,"timestamp":0,{extra}"message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"t","arguments":{args}}}]}}}}"#
-        )
-    }
-
-    /// What the reader takes from a line: id, `JSON.stringify(arguments).length`, first text.
-    fn facts(line: &str) -> Result<(String, Option<usize>, Js<'static>), ReadError> {
-        read(line, |e| {
-            let Content::Blocks(blocks) = &e.message.value.content else { panic!("no blocks") };
-            let id = e.id.text().unwrap_or_default().into_owned();
-            let ts = match &e.timestamp {
-                Js::Str(s) => Js::Str(JsStr::Utf8(Cow::Owned(s.text().into_owned()))),
-                Js::Num(x) => Js::Num(*x),
-                _ => Js::Absent,
-            };
-            (id, blocks[0].arguments.0, ts)
-        })
-    }
-
-    #[test]
-    fn a_pi_line_takes_the_direct_pass() {
-        let line = assistant(r#"{"path":"a.rs","n":[1,2.5,true,null]}"#, "");
-        assert!(serde_json::from_str::<Obj<Entry<'_>>>(&line).is_ok());
-        assert_eq!(facts(&line).unwrap().1, Some(r#"{"path":"a.rs","n":[1,2.5,true,null]}"#.len()));
-    }
-
-    #[test]
-    fn unpaired_surrogate_escapes_are_read_as_wtf8() {
-        let line = assistant(r#"{"s":"\ud83d","\ude00k":"x\ud83d\ude00"}"#, r#""label":"half \ud83d","#);
-        assert!(serde_json::from_str::<Obj<Entry<'_>>>(&line).is_err(), "serde_json alone refuses it");
-        // JSON.stringify writes each unpaired surrogate as a 6-character escape, a pair as one character (2 units).
-        assert_eq!(facts(&line).unwrap().1, Some(r#"{"s":"\ud83d","\ude00k":"x😀"}"#.len() - 4 + 2));
-        let text = r#"{"type":"label","id":"l","targetId":"a","label":"half \ud83d"}"#;
-        let label = read(text, |e| (e.label.units(), e.label.text().map(Cow::into_owned))).unwrap();
-        assert_eq!(label, (6, Some("half \u{fffd}".into())));
-    }
-
-    #[test]
-    fn a_repeated_key_keeps_its_last_value() {
-        // serde's derive refuses a repeated field; JSON.parse keeps the last value (at the first place).
-        let line = assistant(r#"{"a":1,"b":2,"a":[1,2]}"#, r#""id":"first","#);
-        assert!(serde_json::from_str::<Obj<Entry<'_>>>(&line).is_err(), "serde's derive refuses it");
-        assert_eq!(facts(&line).unwrap().0, "first", "the later id wins");
-        assert_eq!(facts(&line).unwrap().1, Some(r#"{"a":[1,2],"b":2}"#.len()));
-    }
-
-    #[test]
-    fn numbers_beyond_the_double_range_are_infinite() {
-        let line = assistant(r#"{"x":1e400,"y":-1e999}"#, "");
-        assert!(serde_json::from_str::<Obj<Entry<'_>>>(&line).is_err(), "serde_json alone refuses it");
-        // JSON.stringify writes ±Infinity as null.
-        assert_eq!(facts(&line).unwrap().1, Some(r#"{"x":null,"y":null}"#.len()));
-        let line = assistant("{}", "").replace(r#""timestamp":0"#, r#""timestamp":1e400"#);
-        assert_eq!(facts(&line).unwrap().2, Js::Num(f64::INFINITY));
-    }
-
-    #[test]
-    fn nesting_past_serde_json_s_limit_is_read_up_to_ours() {
-        for depth in [127, 128, 129, 1000] {
-            let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-            assert_eq!(facts(&assistant(&args, "")).unwrap().1, Some(2 * depth), "depth {depth}");
-        }
-        let depth = MAX_LINE_NESTING - 3;
-        let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-        // The line itself, its message, the content array and the block: 4 levels above the arguments.
-        assert_eq!(facts(&assistant(&args, "")), Err(ReadError::TooDeep(depth + 4)));
-        // Depth and a surrogate together take the JSON.parse pass, bounded the same way.
-        let args = format!(r#"["\ud800",{}{}]"#, "[".repeat(300), "]".repeat(300));
-        assert_eq!(facts(&assistant(&args, "")).unwrap().1, Some(2 + 8 + 1 + 600));
-    }
-
-    #[test]
-    fn what_json_parse_refuses_stays_refused() {
-        for bad in ["{", r#"{"a":01}"#, r#"{"a":"\x"}"#, "{\"a\":\"\u{1}\"}", r#"{"a":1,}"#, "{} x", r#"{"a":"\ud800"#] {
-            assert!(matches!(read(bad, |_| ()), Err(ReadError::Malformed(_))), "{bad:?}");
-        }
-        assert_eq!(read("[1]", |_| ()), Err(ReadError::NotAnObject));
-        assert_eq!(read(r#"["\ud800"]"#, |_| ()), Err(ReadError::NotAnObject));
     }
 }

@@ -1,0 +1,87 @@
+//! One test per way `JSON.parse` and plain `serde_json` disagree on a session line, and what the reader
+//! (`session::wire`) makes of each.
+
+use std::borrow::Cow;
+
+use pi_tree_navigator::session::wire::{read, Content, Entry, Js, JsStr, Obj, ReadError, MAX_LINE_NESTING};
+
+fn assistant(args: &str, extra: &str) -> String {
+    format!(
+        r#"{{"type":"message","id":"a","parentId":null,"timestamp":0,{extra}"message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"t","arguments":{args}}}]}}}}"#
+    )
+}
+
+/// What the reader takes from a line: id, `JSON.stringify(arguments).length`, first text.
+fn facts(line: &str) -> Result<(String, Option<usize>, Js<'static>), ReadError> {
+    read(line, |e| {
+        let Content::Blocks(blocks) = &e.message.value.content else { panic!("no blocks") };
+        let id = e.id.text().unwrap_or_default().into_owned();
+        let ts = match &e.timestamp {
+            Js::Str(s) => Js::Str(JsStr::Utf8(Cow::Owned(s.text().into_owned()))),
+            Js::Num(x) => Js::Num(*x),
+            _ => Js::Absent,
+        };
+        (id, blocks[0].arguments.0, ts)
+    })
+}
+
+#[test]
+fn a_pi_line_takes_the_direct_pass() {
+    let line = assistant(r#"{"path":"a.rs","n":[1,2.5,true,null]}"#, "");
+    assert!(serde_json::from_str::<Obj<Entry<'_>>>(&line).is_ok());
+    assert_eq!(facts(&line).unwrap().1, Some(r#"{"path":"a.rs","n":[1,2.5,true,null]}"#.len()));
+}
+
+#[test]
+fn unpaired_surrogate_escapes_are_read_as_wtf8() {
+    let line = assistant(r#"{"s":"\ud83d","\ude00k":"x\ud83d\ude00"}"#, r#""label":"half \ud83d","#);
+    assert!(serde_json::from_str::<Obj<Entry<'_>>>(&line).is_err(), "serde_json alone refuses it");
+    // JSON.stringify writes each unpaired surrogate as a 6-character escape, a pair as one character (2 units).
+    assert_eq!(facts(&line).unwrap().1, Some(r#"{"s":"\ud83d","\ude00k":"x😀"}"#.len() - 4 + 2));
+    let text = r#"{"type":"label","id":"l","targetId":"a","label":"half \ud83d"}"#;
+    let label = read(text, |e| (e.label.units(), e.label.text().map(Cow::into_owned))).unwrap();
+    assert_eq!(label, (6, Some("half \u{fffd}".into())));
+}
+
+#[test]
+fn a_repeated_key_keeps_its_last_value() {
+    // serde's derive refuses a repeated field; JSON.parse keeps the last value (at the first place).
+    let line = assistant(r#"{"a":1,"b":2,"a":[1,2]}"#, r#""id":"first","#);
+    assert!(serde_json::from_str::<Obj<Entry<'_>>>(&line).is_err(), "serde's derive refuses it");
+    assert_eq!(facts(&line).unwrap().0, "first", "the later id wins");
+    assert_eq!(facts(&line).unwrap().1, Some(r#"{"a":[1,2],"b":2}"#.len()));
+}
+
+#[test]
+fn numbers_beyond_the_double_range_are_infinite() {
+    let line = assistant(r#"{"x":1e400,"y":-1e999}"#, "");
+    assert!(serde_json::from_str::<Obj<Entry<'_>>>(&line).is_err(), "serde_json alone refuses it");
+    // JSON.stringify writes ±Infinity as null.
+    assert_eq!(facts(&line).unwrap().1, Some(r#"{"x":null,"y":null}"#.len()));
+    let line = assistant("{}", "").replace(r#""timestamp":0"#, r#""timestamp":1e400"#);
+    assert_eq!(facts(&line).unwrap().2, Js::Num(f64::INFINITY));
+}
+
+#[test]
+fn nesting_past_serde_json_s_limit_is_read_up_to_ours() {
+    for depth in [127, 128, 129, 1000] {
+        let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(facts(&assistant(&args, "")).unwrap().1, Some(2 * depth), "depth {depth}");
+    }
+    let depth = MAX_LINE_NESTING - 3;
+    let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    // The line itself, its message, the content array and the block: 4 levels above the arguments.
+    assert_eq!(facts(&assistant(&args, "")), Err(ReadError::TooDeep(depth + 4)));
+    // Depth and a surrogate together take the JSON.parse pass, bounded the same way.
+    let args = format!(r#"["\ud800",{}{}]"#, "[".repeat(300), "]".repeat(300));
+    assert_eq!(facts(&assistant(&args, "")).unwrap().1, Some(2 + 8 + 1 + 600));
+}
+
+#[test]
+fn what_json_parse_refuses_stays_refused() {
+    for bad in ["{", r#"{"a":01}"#, r#"{"a":"\x"}"#, "{\"a\":\"\u{1}\"}", r#"{"a":1,}"#, "{} x", r#"{"a":"\ud800"#] {
+        assert!(matches!(read(bad, |_| ()), Err(ReadError::Malformed(_))), "{bad:?}");
+    }
+    assert_eq!(read("[1]", |_| ()), Err(ReadError::NotAnObject));
+    assert_eq!(read(r#"["\ud800"]"#, |_| ()), Err(ReadError::NotAnObject));
+}
