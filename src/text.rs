@@ -1,11 +1,9 @@
 //! Pure text helpers shared by the tool, the CLI and the viewer: the anchor-name rule, one-line
 //! previews, context-size formatting and the branch-summary boilerplate strip.
 
-
 use serde_json::Value;
 
-use crate::js::utf16_len;
-use crate::js::{number_to_string as js_string, to_fixed};
+use crate::js::{number_to_string as js_string, to_fixed, utf16_len};
 
 /// Longest anchor name accepted. Long enough for descriptive names, short enough to keep `list`
 /// aligned and to keep a runaway string out of the session file.
@@ -69,11 +67,11 @@ pub fn to_one_line(text: &str, max_len: usize) -> Option<String> {
 /// window is unknown.
 pub fn format_pct1(tokens: f64, context_window: f64) -> String {
     // `toFixed` (not Rust's `{:.1}`, which rounds ties differently and prints "inf"): the numbers read
-    // as the reference extension's do, and no float formatting machinery goes into the wasm.
+    // as the reference extension's do.
     if context_window <= 0.0 {
-        return to_fixed(tokens / 1000.0, 1) + "k";
+        return format!("{}k", to_fixed(tokens / 1000.0, 1));
     }
-    to_fixed(tokens / context_window * 100.0, 1) + "%"
+    format!("{}%", to_fixed(tokens / context_window * 100.0, 1))
 }
 
 /// A window size as `1.0M` or `200k`; empty when unknown.
@@ -81,62 +79,30 @@ pub fn format_window(context_window: f64) -> String {
     if context_window <= 0.0 {
         String::new()
     } else if context_window >= 1_000_000.0 {
-        to_fixed(context_window / 1_000_000.0, 1) + "M"
+        format!("{}M", to_fixed(context_window / 1_000_000.0, 1))
     } else {
-        to_fixed(context_window / 1000.0, 0) + "k"
+        format!("{}k", to_fixed(context_window / 1000.0, 0))
     }
 }
 
 /// `context 30.4% → 4.1% of 200k`, or `tokens 60800 → 8200` when the window is unknown.
 pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> String {
-    // Pushed piece by piece rather than `format!`: no `core::fmt` machinery in the wasm.
-    let (mut out, before, after) = if context_window > 0.0 {
-        (String::from("context "), format_pct1(before, context_window), format_pct1(after, context_window))
-    } else {
-        (String::from("tokens "), js_string(before), js_string(after))
-    };
-    out.push_str(&before);
-    out.push_str(" → ");
-    out.push_str(&after);
     if context_window > 0.0 {
-        out.push_str(" of ");
-        out.push_str(&format_window(context_window));
+        let (before, after) = (format_pct1(before, context_window), format_pct1(after, context_window));
+        format!("context {before} → {after} of {}", format_window(context_window))
+    } else {
+        format!("tokens {} → {}", js_string(before), js_string(after))
     }
-    out
 }
 
 /// `12.3% of 200k` (or `12.3k` with no window): the context position used in tool texts.
 pub fn format_position(tokens: f64, context_window: f64) -> String {
-    let mut pct = format_pct1(tokens, context_window);
+    let pct = format_pct1(tokens, context_window);
     if context_window > 0.0 {
-        pct.push_str(" of ");
-        pct.push_str(&format_window(context_window));
+        format!("{pct} of {}", format_window(context_window))
+    } else {
+        pct
     }
-    pct
-}
-
-/// Appends `text` right-aligned in `width` characters (as `{:>width$}`, without `core::fmt`).
-pub(crate) fn pad_left(out: &mut String, text: &str, width: usize) {
-    for _ in char_count(text)..width {
-        out.push(' ');
-    }
-    out.push_str(text);
-}
-
-/// Characters in `s` (what `format!`'s width counts): its bytes that do not continue a UTF-8 sequence.
-/// (`chars().count()` would bring core's word-at-a-time counter, most of a kilobyte, into the wasm.)
-fn char_count(s: &str) -> usize {
-    s.bytes().filter(|&b| b & 0xC0 != 0x80).count()
-}
-
-/// Byte offset of the first `needle` in `text` (as `str::find` with a `&str` pattern, whose searcher
-/// would bring core's panicking slicing and its Unicode tables into the wasm).
-pub(crate) fn find(text: &str, needle: &str) -> Option<usize> {
-    let (hay, needle) = (text.as_bytes(), needle.as_bytes());
-    if needle.is_empty() {
-        return Some(0);
-    }
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Removes pi's branch-summary prelude up to and including `## Goal`, so a preview shows content.
@@ -145,7 +111,7 @@ pub fn strip_branch_summary_boilerplate(text: &str) -> &str {
     if !text.starts_with(BRANCH_SUMMARY_SENTINEL) {
         return text;
     }
-    match find(text, GOAL_HEADER) {
+    match text.find(GOAL_HEADER) {
         // `get` rather than indexing: `find` gives char boundaries, and a slicing panic would pull core's
         // Unicode tables (for its message) into the wasm.
         Some(at) if at > 0 && utf16_len(text.get(..at).unwrap_or("")) < MAX_BOILERPLATE_LEAD_IN => {
@@ -187,41 +153,23 @@ const LIST_NAME_WIDTH: usize = 28;
 /// The human `list` text shared by the tool and the CLI: a header with the count and the current
 /// context, then one aligned row per anchor (root → leaf). `warning`, when given, follows the header.
 pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f64, warning: Option<&str>) -> String {
-    let mut out = String::from("[list] · ");
-    out.push_str(&js_string(rows.len() as f64));
-    out.push_str(if rows.len() == 1 { " anchor · ctx " } else { " anchors · ctx " });
-    out.push_str(&format_position(current_tokens, context_window));
+    let noun = if rows.len() == 1 { "anchor" } else { "anchors" };
+    let mut out = format!("[list] · {} {noun} · ctx {}", rows.len(), format_position(current_tokens, context_window));
     if let Some(w) = warning {
         out.push_str(" · ");
         out.push_str(w);
     }
-    out.push_str("\n\n");
     if rows.is_empty() {
-        out.push_str("No anchors on the active branch.");
+        out.push_str("\n\nNo anchors on the active branch.");
         return out;
     }
-    out.push_str("Anchors (root → leaf):");
+    out.push_str("\n\nAnchors (root → leaf):");
     for row in rows {
-        out.push_str("\n  ");
-        pad_left(&mut out, &format_pct1(row.tokens, context_window), LIST_PCT_WIDTH);
-        out.push_str("  ");
-        out.push_str(row.name);
-        // Left-aligned in the name column (as `{:<width$}`).
-        for _ in char_count(row.name)..LIST_NAME_WIDTH {
-            out.push(' ');
-        }
-        if let Some(hint) = row.hint {
-            out.push_str(" (after: “");
-            out.push_str(hint);
-            out.push_str("”)");
-        }
+        let pct = format_pct1(row.tokens, context_window);
+        let hint = row.hint.map(|h| format!(" (after: “{h}”)")).unwrap_or_default();
+        let line = format!("\n  {pct:>LIST_PCT_WIDTH$}  {:<LIST_NAME_WIDTH$}{hint}", row.name);
         // Names shorter than the column leave trailing spaces when there is no hint.
-        // Popped rather than `truncate`d: `truncate` asserts a char boundary, a panic site (and its
-        // message formatting) in the wasm.
-        let trimmed = out.trim_end().len();
-        while out.len() > trimmed {
-            out.pop();
-        }
+        out.push_str(line.trim_end());
     }
     out
 }

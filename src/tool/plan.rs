@@ -527,7 +527,7 @@ const PI_SUMMARY_PREAMBLE: &str =
 fn summary_is_empty(summary: &str) -> bool {
     let mut rest = summary.trim_start().strip_prefix(PI_SUMMARY_PREAMBLE).unwrap_or(summary);
     for (open, close) in [("<read-files>", "</read-files>"), ("<modified-files>", "</modified-files>")] {
-        if let (Some(a), Some(b)) = (crate::text::find(rest, open), crate::text::find(rest, close)) {
+        if let (Some(a), Some(b)) = (rest.find(open), rest.find(close)) {
             if a < b && rest.get(..a).is_some_and(|lead| lead.trim().is_empty()) {
                 rest = rest.get(b + close.len()..).unwrap_or("");
             }
