@@ -9,7 +9,7 @@ mod oracle;
 use common::Rng;
 use oracle::{oracle, same};
 
-use pi_tree_navigator::session::entry::parse_line;
+use pi_tree_navigator::session::parse_line;
 
 #[test]
 fn ingest_agrees_with_the_oracle_on_random_lines() {

@@ -7,7 +7,7 @@ mod common;
 #[path = "../../tests/oracle/mod.rs"]
 mod oracle;
 
-use pi_tree_navigator::session::entry::parse_line;
+use pi_tree_navigator::session::parse_line;
 use pi_tree_navigator::session::wire::nesting_depth;
 
 fn check(line: &str) {

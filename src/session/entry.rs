@@ -283,12 +283,3 @@ impl LineProblem {
         self.to_string()
     }
 }
-
-/// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration
-/// (`hookMessage` → `custom`). The ingest reads lines the same way (borrowing instead of owning).
-pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineProblem> {
-    super::read::read_line(line, legacy_v2, |line| match line {
-        Line::Header(h) => Line::Header(h),
-        Line::Entry(facts) => Line::Entry(facts.into_owned()),
-    })
-}

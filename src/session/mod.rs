@@ -19,6 +19,7 @@ pub use context::Source;
 pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 pub use entry_ref::{AssistantRef, EntryRef};
 pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped};
+pub use read::parse_line;
 pub use llm_view::{
     source_slot, AssistantMeta, ContextPage, Part, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
     COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,

@@ -28,6 +28,15 @@ pub(super) fn read_line<R>(line: &str, legacy_v2: bool, take: impl FnOnce(Line<'
     }
 }
 
+/// Parses one JSONL line into a header or an entry. `legacy_v2` applies pi's v2→v3 migration
+/// (`hookMessage` → `custom`). The ingest reads lines the same way (borrowing instead of owning).
+pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineProblem> {
+    read_line(line, legacy_v2, |line| match line {
+        Line::Header(h) => Line::Header(h),
+        Line::Entry(facts) => Line::Entry(facts.into_owned()),
+    })
+}
+
 /// `new Date(value).getTime()`; `None` stands for `NaN` (an invalid date).
 pub(super) fn date_ms(value: &Js<'_>) -> Option<f64> {
     match value {
@@ -252,7 +261,6 @@ pub(super) fn hint_of<S: AsRef<str>>(texts: &[S]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::entry::parse_line;
 
     fn entry(line: &str) -> Facts<'static> {
         match parse_line(line, false).unwrap() {
