@@ -94,36 +94,30 @@ function parseArgs(argv) {
   return opts;
 }
 
-/** Loads the file into a full index; reports skipped lines on stderr; throws InputError when nothing is usable. */
-function load(api, file) {
-  let text;
+/**
+ * Loads the file's bytes (no decoding in JS) into an index: a full one (entries kept whole) only for
+ * `context`, facts only for the rest. Reports skipped lines on stderr; throws InputError when the core
+ * says the file is no pi session.
+ */
+function load(api, file, full) {
+  let bytes;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (err) {
     throw new InputError(`${file}: cannot read: ${err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "is a directory" : err.message}`);
   }
-  const index = api.SessionIndex.full();
-  const report = index.loadFile(text);
-  const skipped = report.skipped ?? [];
-  if (!text.trim()) throw new InputError(`${file}:1: empty file, not a pi session`);
-  if (index.entryCount === 0 && skipped.length > 0 && !hasHeader(report, skipped, text)) {
-    const first = skipped[0];
-    throw new InputError(`${file}:${first.line}: ${first.reason} (no line of the file is a pi session entry)`);
-  }
+  const index = full ? api.SessionIndex.full() : api.SessionIndex.plugin();
+  const report = index.loadFileBytes(bytes);
+  if (report.problem !== null) throw new InputError(`${file}:${report.problem}`);
+  const skipped = report.skipped;
   if (skipped.length) {
     const lines = skipped.slice(0, 5).map((s) => s.line).join(", ");
     const more = skipped.length > 5 ? ", …" : "";
     process.stderr.write(`${NAME}: ${file}: skipped ${skipped.length} malformed line${skipped.length === 1 ? "" : "s"} (line${skipped.length === 1 ? "" : "s"} ${lines}${more}); first: ${skipped[0].reason}\n`);
   }
-  for (const w of (report.warnings ?? []).slice(0, 5)) process.stderr.write(`${NAME}: ${file}: warning: ${w}\n`);
-  if ((report.warnings ?? []).length > 5) process.stderr.write(`${NAME}: ${file}: … ${report.warnings.length - 5} more warnings\n`);
-  return { index, bytes: Buffer.byteLength(text, "utf8") };
-}
-
-/** A header-only session is valid: true when some non-blank line was taken (not skipped). */
-function hasHeader(report, skipped, text) {
-  const nonBlank = text.split("\n").filter((l) => l.trim()).length;
-  return nonBlank > skipped.length;
+  for (const w of report.warnings.slice(0, 5)) process.stderr.write(`${NAME}: ${file}: warning: ${w}\n`);
+  if (report.warnings.length > 5) process.stderr.write(`${NAME}: ${file}: … ${report.warnings.length - 5} more warnings\n`);
+  return { index, bytes: bytes.length };
 }
 
 function checkLeaf(index, file, leaf) {
@@ -134,7 +128,7 @@ function checkLeaf(index, file, leaf) {
 const out = (s) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
 
 function run(api, opts) {
-  const { index, bytes } = load(api, opts.file);
+  const { index, bytes } = load(api, opts.file, opts.command === "context");
   const leaf = checkLeaf(index, opts.file, opts.leaf);
   // The index's current leaf is the file's last entry; `--leaf null` moves it before the first entry.
   if (leaf === null) index.setLeaf(null);

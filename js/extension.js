@@ -14,7 +14,10 @@
 //   before writing it, so after a failed write the leaf may sit on an entry that is not on disk. The shim
 //   moves the leaf back to the newest entry known to be written before anything else is appended, so
 //   the file never holds a child of a missing entry and every tool call keeps its result.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import * as wasmCore from "./load-node.js";
 import { createHost, hostGenerateBranchSummary, registry } from "./host.js";
 import { makeSummarizer } from "./summarize.js";
@@ -41,10 +44,26 @@ export function freshCoreLoader(base) {
   return async () => {
     compiled ??= new WebAssembly.Module(readFileSync(new URL("./pi_tree_navigator_bg.wasm", base)));
     const copy = ++registry().coreCopies; // process-wide: two navigators must never share a copy
-    const glue = await import(`${new URL("./pi_tree_navigator.js", base).href}?instance=${copy}`);
+    const glue = await importCopy(new URL("./pi_tree_navigator.js", base), copy);
     glue.initSync({ module: compiled });
     return glue;
   };
+}
+
+/**
+ * Imports a new copy of the glue module at `url`. The glue keeps its instance in module state, so a new
+ * instance needs a new module; module loaders cache by path (pi's loader also drops a `?query`), so the copy
+ * gets a path of its own in a temporary directory, removed once it is imported.
+ */
+async function importCopy(url, copy) {
+  const dir = mkdtempSync(join(tmpdir(), "pi-tree-navigator-"));
+  try {
+    const file = join(dir, `pi_tree_navigator.${copy}.mjs`);
+    writeFileSync(file, readFileSync(url));
+    return await import(pathToFileURL(file).href);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function messageOf(error) {
@@ -70,52 +89,48 @@ function toolResult(text, details) {
   return { content: [{ type: "text", text }], details };
 }
 
-/**
- * Everything the navigator knows about one wasm instance: the API object, the wasm exports (for the
- * stack repair), the stack pointer at rest, and weak references to the indexes it created.
- */
+/** Everything the navigator knows about one wasm instance: the API object and weak references to its indexes. */
 function coreState(api) {
-  let exports;
-  let restingStack;
-  try {
-    exports = api.initSync?.(); // an initialised glue returns its instance's exports and does nothing else
-    restingStack = exports?.__wbindgen_add_to_stack_pointer?.(0);
-  } catch {
-    exports = undefined;
-  }
-  return { api, exports, restingStack, indexes: new Set() };
+  return { api, indexes: new Set() };
 }
 
 /**
- * Makes a trapped instance safe to leave behind. A trap leaves wasm's shadow stack pointer where the
- * failed call had moved it (after a stack overflow: out of bounds), so every later call into the
- * instance traps — including the `free` that wasm-bindgen's FinalizationRegistry runs when an index is
- * garbage-collected, and an exception there ends the Node process. So: put the stack pointer back where
- * it rests between calls, then free every index of the instance explicitly (which also unregisters it
- * from the finalizer). Both steps are best effort.
+ * Makes a trapped instance safe to leave behind: frees every index this navigator made in it. `free()`
+ * unregisters the index from wasm-bindgen's FinalizationRegistry before it calls into wasm, so no
+ * finalizer calls into the broken instance later (an exception in a finalizer would end the Node process);
+ * if the call into wasm then fails, nothing is lost. Only the glue's public API is used: the core bounds
+ * every recursion by its input limits, so a trap is a panic (wasm `unreachable`), which leaves the
+ * instance's stack where it can still run these frees.
  */
 function retire(state) {
-  try {
-    const add = state.exports?.__wbindgen_add_to_stack_pointer;
-    if (typeof add === "function" && typeof state.restingStack === "number") add(state.restingStack - add(0));
-  } catch {
-    // The exports do not look like wasm-bindgen's; freeing below still unregisters the finalizers.
-  }
   for (const ref of state.indexes) {
     try {
       ref.deref()?.free();
     } catch {
-      // free() unregisters the finalizer before it calls into wasm; a throw here is harmless.
+      // free() unregistered the finalizer before it called into wasm; a throw here is harmless.
     }
   }
   state.indexes.clear();
 }
 
+/**
+ * What identifies a wasm instance: its glue's `SessionIndex` class. Module loaders may hand each load of
+ * the extension its own wrapper object around the same glue module, so the API object itself does not.
+ */
+function instanceKey(api) {
+  return api?.SessionIndex ?? api;
+}
+
+/** Whether `api`'s instance trapped and was retired (in this process). */
+function isRetired(api) {
+  return registry().retiredCores.has(instanceKey(api));
+}
+
 /** `core`, or the process's replacement for it if an earlier trap retired it. */
 function liveCore(core) {
   const reg = registry();
-  if (!reg.retiredCores.has(core)) return core;
-  return reg.liveCore && !reg.retiredCores.has(reg.liveCore) ? reg.liveCore : core;
+  if (!isRetired(core)) return core;
+  return reg.liveCore && !isRetired(reg.liveCore) ? reg.liveCore : core;
 }
 
 /**
@@ -195,7 +210,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   async function replaceCore() {
     if (current) {
       reg.stats.traps++;
-      reg.retiredCores.add(current.api);
+      reg.retiredCores.add(instanceKey(current.api));
       retire(current);
       current = null;
     }
@@ -221,9 +236,9 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
    * `current` is now a live instance.
    */
   function adoptLiveCore() {
-    if (current && !reg.retiredCores.has(current.api)) return true;
+    if (current && !isRetired(current.api)) return true;
     const live = reg.liveCore;
-    if (!live || reg.retiredCores.has(live)) return false;
+    if (!live || isRetired(live)) return false;
     if (current) retire(current); // frees this load's indexes in the retired instance
     current = coreState(live);
     return true;
@@ -403,7 +418,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   }
 
   host.installHooks({ onShutdown: drop });
-  host.registerTool(core.toolDefinition(), execute);
+  host.registerTool(current.api.toolDefinition(), execute);
   return {
     host,
     execute,

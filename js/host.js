@@ -23,7 +23,7 @@ const PNT = Symbol.for("pi-tree-navigator.prepare-next-turn");
  * - pending:  SessionManager → { stateRefreshed } while the rewound context must be handed to requests
  * - contextSeen: SessionManager instances whose requests passed through our `context` handler
  * - coreCopies: wasm instances made after traps (each imports its own copy of the glue)
- * - retiredCores: wasm API objects whose instance trapped; liveCore: the newest replacement, which every
+ * - retiredCores: instances that trapped, by `instanceKey` (their glue's `SessionIndex` class); liveCore: the newest replacement, which every
  *   load of the extension in this process moves to
  * - stats: counters for tests and diagnostics (indexes created/freed, traps, core restarts, context
  *   handlers installed)

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod error;
+pub mod file;
 pub mod js;
 pub mod session;
 pub mod text;

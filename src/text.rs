@@ -12,6 +12,11 @@ pub const MAX_NAME_LENGTH: usize = 40;
 /// The label namespace shared by `anchor` names and `rewind`'s `labelEnd`.
 pub const ANCHOR_PREFIX: &str = "anchor:";
 
+/// The anchor's name when `label` is an anchor label (`anchor:<name>`).
+pub fn anchor_name(label: &str) -> Option<&str> {
+    label.strip_prefix(ANCHOR_PREFIX)
+}
+
 /// pi's branch-summary prelude starts with this; the strip only acts on text that does, so a user
 /// document whose first heading is "## Goal" stays intact.
 const BRANCH_SUMMARY_SENTINEL: &str = "The user explored a different conversation branch";

@@ -161,7 +161,7 @@ export class TreeView {
       r.depth > MAX_INDENT ? h("span", { class: "deep", title: `depth ${r.depth}` }, `${r.depth}›`) : null,
       h("span", { class: "mark" }, r.leaf ? "◆" : r.active ? "•" : "·"),
       h("span", { class: "txt" }, ...textNodes(r.text, this.query)),
-      r.label !== null ? labelChip(r.label) : null,
+      r.label !== null ? labelChip(r.label, r.anchor) : null,
       r.leaf ? h("span", { class: "leaf-mark" }, "◀ leaf") : null,
       folded ? h("span", { class: "folded-count", title: "entries in this folded branch" }, `+${int(hidden)}`) : null,
       r.tokens > 0 ? h("span", { class: "tok", title: "this entry's tokens (estimate)" }, int(r.tokens)) : null,
@@ -172,9 +172,8 @@ export class TreeView {
   }
 }
 
-/** A label chip; `anchor:<name>` labels get their own look. */
-export function labelChip(label) {
-  const anchor = label.startsWith("anchor:");
-  return h("span", { class: anchor ? "chip anchor" : "chip label", title: label, dataset: { label } },
-    ...textNodes(anchor ? `⚓ ${label.slice(7)}` : label));
+/** A label chip; anchor labels (`anchor`: the name the core read from the label, or null) get their own look. */
+export function labelChip(label, anchor) {
+  return h("span", { class: anchor !== null ? "chip anchor" : "chip label", title: label, dataset: { label } },
+    ...textNodes(anchor !== null ? `⚓ ${anchor}` : label));
 }

@@ -21,10 +21,14 @@ export interface EntriesBetween { entryIds: string[]; commonAncestorId: string |
 export interface ContextMessage { role: string; [field: string]: unknown }
 /** pi's buildSessionContext result. */
 export interface SessionContext { messages: ContextMessage[]; thinkingLevel?: unknown; model: { provider?: unknown; modelId?: unknown } | null }
+/** A whole file's IngestReport; `problem` (`"<line>: <reason>"`) says why the file is no pi session, or is null. */
+export interface FileReport extends IngestReport { problem: string | null }
 /** One row of the tree in display order. `depth` grows only at branch points. */
 export interface TreeRow {
   id: string; parentId: string | null; type: string; role: string | null; depth: number; children: number;
   active: boolean; leaf: boolean; label: string | null; tokens: number; text: string;
+  /** The anchor's name when `label` is an anchor label (`anchor:<name>`), else null. */
+  anchor: string | null;
   /** One past the last row of this row's subtree (rows i+1..end are its descendants). */
   end: number;
 }
@@ -63,6 +67,14 @@ pub(super) struct IngestReportDto<'a> {
 struct SkippedDto<'a> {
     line: usize,
     reason: &'a str,
+}
+
+/// A whole file's ingest report, with why the file is no pi session (`null` when it is one).
+#[derive(Serialize)]
+pub(super) struct FileReportDto<'a> {
+    #[serde(flatten)]
+    pub(super) report: IngestReportDto<'a>,
+    pub(super) problem: Option<String>,
 }
 
 impl<'a> From<&'a session::IngestReport> for IngestReportDto<'a> {
@@ -131,6 +143,8 @@ pub(super) struct TreeRowDto {
     active: bool,
     leaf: bool,
     label: Option<String>,
+    /// The anchor's name when `label` is an anchor label.
+    anchor: Option<String>,
     tokens: f64,
     text: String,
     end: u32,
@@ -149,6 +163,7 @@ impl TreeRowDto {
             children: r.children,
             active: r.active,
             leaf: r.leaf,
+            anchor: r.label.as_deref().and_then(crate::text::anchor_name).map(String::from),
             label: r.label,
             tokens: e.tokens(),
             text,

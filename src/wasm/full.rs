@@ -5,7 +5,7 @@ use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
 use super::to_js;
-use super::dto::{AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ListDto, StatsDto, TreeRowDto};
+use super::dto::{FileReportDto, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ListDto, StatsDto, TreeRowDto};
 use super::error::{invalid, js_error};
 use super::{leaf_of, nullable, report_js, SessionIndex};
 use crate::session;
@@ -28,9 +28,12 @@ impl SessionIndex {
 
     /// `loadFile` from the file's bytes (e.g. `readFileSync(path)` or a fetched `ArrayBuffer`): no string
     /// decoding and re-encoding on the way in. Invalid UTF-8 is replaced, as Node's `"utf8"` decoding does.
-    #[wasm_bindgen(js_name = loadFileBytes, unchecked_return_type = "IngestReport")]
+    /// The report also says whether the file is a pi session at all (`problem`, see `file::not_a_session`).
+    #[wasm_bindgen(js_name = loadFileBytes, unchecked_return_type = "FileReport")]
     pub fn load_file_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        report_js(&self.inner.load_file_bytes(bytes).map_err(js_error)?)
+        let report = self.inner.load_file_bytes(bytes).map_err(js_error)?;
+        let problem = crate::file::not_a_session(bytes, &self.inner, &report);
+        to_js(&FileReportDto { report: (&report).into(), problem })
     }
 
     /// Entry ids from the root to the leaf.

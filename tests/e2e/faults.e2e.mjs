@@ -139,7 +139,7 @@ function readOnly(env) {
 const packageCore = await import(pathToFileURL(join(PKG_DIR, "load-node.js")).href);
 function extensionExports() {
   const reg = globalThis[REGISTRY];
-  const live = reg?.liveCore && !reg.retiredCores.has(reg.liveCore) ? reg.liveCore : packageCore;
+  const live = reg?.liveCore && !reg.retiredCores.has(reg.liveCore.SessionIndex) ? reg.liveCore : packageCore;
   return live.initSync();
 }
 

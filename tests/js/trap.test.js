@@ -1,10 +1,13 @@
 // Trap recovery of the navigate_tree shim: when the wasm instance traps, the call answers with an error,
-// the instance is retired (its stack repaired, its indexes freed so no finalizer calls into it), a fresh
-// instance is made, the index is rebuilt from the host's entries, and the next call works.
+// the instance is retired (its indexes freed, so no finalizer calls into it), a fresh instance is made, the
+// index is rebuilt from the host's entries, and the next call works.
 //
-// Traps here are real where possible: moving wasm's stack pointer out of bounds from JS makes the very next
-// call into the instance trap (before a call, and to crash `rewindFinish` after the tree moved). Injected cores whose
-// methods throw `WebAssembly.RuntimeError` cover the restart limits. Run `npm run build` first.
+// Traps here are real where possible. The test-only way to provoke one uses wasm-bindgen's internals (the
+// product never does): moving wasm's shadow stack pointer out of bounds from JS makes the very next call
+// into the instance trap (before a call, and to crash `rewindFinish` after the tree moved). The test then
+// puts the pointer back itself, as a real trap (a panic: the core bounds every recursion) leaves it in
+// bounds. Injected cores whose methods throw `WebAssembly.RuntimeError` cover the restart limits. Run
+// `npm run build` first.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { register } from "node:module";
@@ -159,9 +162,16 @@ function assertPaired(sm) {
   }
 }
 
-/** Moves the live instance's shadow stack pointer out of bounds: its next call traps (a real trap). */
+/**
+ * Test only: moves the instance's shadow stack pointer out of bounds, so its next call traps (a real trap).
+ * Returns the repair, which puts the pointer back where it was.
+ */
 function breakStack(api) {
-  api.initSync().__wbindgen_add_to_stack_pointer(-(2 ** 30));
+  const exports = api.initSync(); // an initialised glue returns its instance's exports
+  const add = exports.__wbindgen_add_to_stack_pointer;
+  const resting = add(0);
+  add(-(2 ** 30));
+  return () => add(resting - add(0));
 }
 
 function deepArgument(depth) {
@@ -188,8 +198,9 @@ test("a real trap (the wasm stack pointer out of bounds): error for that call, n
   const restarts = stats().coreRestarts;
 
   const count = env.sm.entries.length;
-  breakStack(env.nav.core); // the call's first step into wasm traps
+  const repair = breakStack(env.nav.core); // the call's first step into wasm traps
   const r = await env.call("c2", { action: "list" });
+  repair();
   assert.equal(r.isError, true);
   assert.equal(r.result.isError, true);
   assert.match(r.text, /^navigate_tree failed: its WebAssembly core crashed on this call \(RuntimeError: [^)]+\)\. Nothing was written\./);
@@ -244,8 +255,9 @@ test("after a trap, indexes left in the broken instance are safe to garbage-coll
   // finalizer ends the Node process (pi with it) — unless the shim repaired the instance's stack.
   let orphans = Array.from({ length: 20 }, () => core.SessionIndex.plugin());
 
-  breakStack(a.nav.core);
+  const repair = breakStack(a.nav.core);
   const r = await a.call("a2", { action: "list" });
+  repair();
   assert.match(r.text, /core crashed on this call/);
   orphans = null;
   await collectGarbage();
@@ -278,7 +290,7 @@ test("session_shutdown frees the session's index", async () => {
 test("a real trap after the tree moved (stack pointer broken before rewindFinish): chain repaired, summary kept, clear error, next call works", async () => {
   // A core whose index breaks wasm's stack pointer right before rewindFinish: the call itself then traps.
   let breakNext = false;
-  const exports = core.initSync();
+  let repair = () => {};
   const breaking = {
     ...core,
     SessionIndex: {
@@ -288,7 +300,7 @@ test("a real trap after the tree moved (stack pointer broken before rewindFinish
           get(target, prop) {
             if (prop === "rewindFinish" && breakNext) {
               breakNext = false;
-              exports.__wbindgen_add_to_stack_pointer(-(2 ** 30));
+              repair = breakStack(core);
             }
             const v = Reflect.get(target, prop, target);
             return typeof v === "function" ? v.bind(target) : v;
@@ -304,6 +316,7 @@ test("a real trap after the tree moved (stack pointer broken before rewindFinish
   const abandoned = env.sm.getEntries().map((e) => e.id);
   breakNext = true;
   const r = await env.call("c9", { action: "rewind", labelStart: "start", labelEnd: "done", summaryFocus: FOCUS });
+  repair();
   assert.equal(r.isError, true);
   assert.match(r.text, /^The rewind's summary was written, but reading the new summary back failed: memory access out of bounds/);
   assert.equal(r.thrown.cause?.name, "RuntimeError");
