@@ -82,13 +82,13 @@ impl SessionIndex {
         self.feed(Source::Bytes(bytes))
     }
 
-    /// Feeds entries the host holds as objects (e.g. the new items of `sm.getEntries()`).
+    /// Feeds entries the host holds as objects (e.g. the new items of `sm.getEntries()`): one
+    /// `JSON.stringify` of the whole batch, one copy into wasm.
     #[wasm_bindgen(js_name = appendEntries, unchecked_return_type = "IngestReport")]
     pub fn append_entries(&mut self, #[wasm_bindgen(unchecked_param_type = "object[]")] entries: Array) -> Result<JsValue, JsValue> {
-        let texts = entries.iter().map(|e| {
-            JSON::stringify(&e).ok().and_then(|s| s.as_string()).ok_or_else(|| "entry cannot be serialised as JSON".to_string())
-        });
-        report_js(&self.inner.append_entry_texts(texts))
+        // `JSON.stringify` throws on what it cannot write (a cycle, a BigInt): then nothing is taken.
+        let text = JSON::stringify(&entries).map_err(|e| invalid(&String::from(js_sys::Error::from(e).message())))?;
+        report_js(&self.inner.append_entry_array(&String::from(text)))
     }
 
     /// Number of entries held (the header is not an entry).
