@@ -82,6 +82,10 @@ fn what_json_parse_refuses_stays_refused() {
     for bad in ["{", r#"{"a":01}"#, r#"{"a":"\x"}"#, "{\"a\":\"\u{1}\"}", r#"{"a":1,}"#, "{} x", r#"{"a":"\ud800"#] {
         assert!(matches!(read(bad, |_| ()), Err(ReadError::Malformed(_))), "{bad:?}");
     }
+    // A raw control character is refused in tool-call argument keys and values too.
+    for args in ["{\"a\u{1}\":1}", "{\"a\":\"\u{1f}\"}", "[\"\t\"]"] {
+        assert!(matches!(read(&assistant(args, ""), |_| ()), Err(ReadError::Malformed(_))), "{args:?}");
+    }
     assert_eq!(read("[1]", |_| ()), Err(ReadError::NotAnObject));
     assert_eq!(read(r#"["\ud800"]"#, |_| ()), Err(ReadError::NotAnObject));
 }

@@ -330,7 +330,9 @@ impl<'de> FromJs<'de> for Len {
         // Each key's `"key":value` length; a repeated key replaces its earlier value's length.
         let mut members: Vec<usize> = Vec::new();
         let mut seen: HashMap<JsStr<'de>, usize> = HashMap::new();
-        while let Some(Key(key)) = map.next_key()? {
+        // Keys as strings, which checks them as JSON.parse does (a key with an unpaired surrogate fails
+        // here and is read by the `Loose` pass; read as bytes, a raw control character would pass).
+        while let Some(key) = map.next_key::<JsStr<'de>>()? {
             let Len(value) = map.next_value()?;
             let member = key.quoted_len() + 1 + value;
             if let Some(&at) = seen.get(&key) {
