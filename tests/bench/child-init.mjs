@@ -1,13 +1,12 @@
 // Cold init in a fresh process (Node or Bun): time to import the package entry (read, compile and
 // instantiate the wasm, load the glue), then the first index calls. Prints {importMs, firstMs} as JSON.
 //
-//   node|bun tests/bench/child-init.mjs <pkg dir> [full|plugin]
-//   full: the package entry (index-node.js, the full wasm); plugin: load-plugin.js, the wasm the pi extension loads.
+//   node|bun tests/bench/child-init.mjs <pkg dir> [build]
+//   The package entry (index-node.js: the one wasm, which the pi extension loads too). `build` only labels the run.
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const plugin = process.argv[3] === "plugin";
-const url = pathToFileURL(join(process.argv[2], plugin ? "load-plugin.js" : "index-node.js")).href;
+const url = pathToFileURL(join(process.argv[2], "index-node.js")).href;
 const t0 = performance.now();
 const core = await import(url);
 const t1 = performance.now();

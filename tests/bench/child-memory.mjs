@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [pkg, file, mode] = process.argv.slice(2);
-// Plugin modes run on the plugin's own wasm (what pi loads); full modes on the full one (CLI, viewer).
+// Plugin modes use a facts-only index (what pi's extension keeps), full modes a full one (CLI `context`, viewer); one wasm.
 const plugin = mode.startsWith("plugin");
-const core = await import(pathToFileURL(join(pkg, plugin ? "load-plugin.js" : "index-node.js")).href);
+const core = await import(pathToFileURL(join(pkg, "index-node.js")).href);
 // initSync() on an initialized module returns the instance's exports, `memory` included.
-const { initSync } = await import(pathToFileURL(join(pkg, plugin ? "pi_tree_navigator_plugin.js" : "pi_tree_navigator.js")).href);
+const { initSync } = await import(pathToFileURL(join(pkg, "pi_tree_navigator.js")).href);
 const memory = initSync().memory;
 const bytes = readFileSync(file);
 const text = bytes.toString("utf8");

@@ -2,7 +2,6 @@
 // Profiles the core where a benchmark goal is missed (the "Findings" of docs/benchmarks.md).
 //
 //   node tests/bench/profile.mjs [size|list|ingest|text|objects|all] [--entries 10000] [--anchors 100] [--keep]
-//   node tests/bench/profile.mjs size --plugin      # the plugin's wasm (no `full` feature, opt-level "z")
 //
 // Builds a wasm with its function names kept (release profile, not stripped; wasm-bindgen; wasm-opt -Os -g)
 // from the working tree into a temp dir — src/ and pkg/ are not touched — then:
@@ -39,15 +38,13 @@ const run = (cmd, args, opts = {}) => {
 };
 
 // ---- a names-kept build ---------------------------------------------------------------------------------
-// --plugin: the module the pi extension loads (built as scripts/build.mjs builds it); size only, since the
-// CPU profiles drive the full API.
-const PLUGIN = argv.includes("--plugin");
-if (PLUGIN && what !== "size") throw new Error("--plugin goes with `size` only");
-const target = join(ptnCache(), PLUGIN ? "profile-target-plugin" : "profile-target");
-log(`cargo build (wasm32, release, names kept${PLUGIN ? ", plugin: no default features, opt-level z" : ""}) → ${target}`);
-run("cargo", ["build", "--release", "--lib", "--target", "wasm32-unknown-unknown", ...(PLUGIN ? ["--no-default-features"] : [])], {
+// One module since issue 12 (no plugin build): `--plugin` is gone.
+if (argv.includes("--plugin")) throw new Error("--plugin is gone: the package has one wasm module (issue 12)");
+const target = join(ptnCache(), "profile-target");
+log(`cargo build (wasm32, release, names kept) → ${target}`);
+run("cargo", ["build", "--release", "--lib", "--target", "wasm32-unknown-unknown"], {
   cwd: REPO,
-  env: { ...env, CARGO_TARGET_DIR: target, CARGO_PROFILE_RELEASE_STRIP: "false", ...(PLUGIN ? { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" } : {}) },
+  env: { ...env, CARGO_TARGET_DIR: target, CARGO_PROFILE_RELEASE_STRIP: "false" },
   stdio: ["ignore", "ignore", "pipe"],
 });
 const pkg = join(work, "pkg");
