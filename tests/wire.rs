@@ -89,3 +89,18 @@ fn what_json_parse_refuses_stays_refused() {
     assert_eq!(read("[1]", |_| ()), Err(ReadError::NotAnObject));
     assert_eq!(read(r#"["\ud800"]"#, |_| ()), Err(ReadError::NotAnObject));
 }
+
+#[test]
+fn whole_entries_for_views_are_read_up_to_their_own_depth() {
+    // The debug build's frames are several times the release module's: a large stack for this one.
+    std::thread::Builder::new().stack_size(256 << 20).spawn(views_up_to_their_depth).unwrap().join().unwrap();
+}
+
+fn views_up_to_their_depth() {
+    use pi_tree_navigator::session::wire::{parse_value, MAX_VALUE_NESTING};
+    let nested = |depth: usize| format!(r#"{{"a":"\ud800","b":{}{}}}"#, "[".repeat(depth - 1), "]".repeat(depth - 1));
+    let value = parse_value(&nested(MAX_VALUE_NESTING)).expect("read");
+    assert_eq!(value["a"], "\u{fffd}");
+    let err = parse_value(&nested(MAX_VALUE_NESTING + 1)).unwrap_err();
+    assert!(err.contains("levels deep"), "{err}");
+}

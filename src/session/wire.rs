@@ -35,6 +35,12 @@ use crate::js;
 /// read.
 pub const MAX_LINE_NESTING: usize = 2_500;
 
+/// Deepest nesting of a whole entry read by [`parse_value`] (viewer, CLI, search): a `serde_json::Value`
+/// is built, printed and dropped recursively, with larger frames than the reader's, which in V8's stack
+/// overflow somewhere past 2,000 levels. Deeper entries are an error there, never a trap (the index
+/// still takes them: [`MAX_LINE_NESTING`]).
+pub const MAX_VALUE_NESTING: usize = 1_800;
+
 /// A JSON string as JavaScript holds it: UTF-8, or WTF-8 when it has unpaired surrogates (which Rust
 /// strings cannot hold and `JSON.parse` keeps).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -635,8 +641,8 @@ pub fn parse_value(text: &str) -> Result<serde_json::Value, String> {
         return Ok(value);
     }
     match loose(text)? {
+        (_, depth) if depth > MAX_VALUE_NESTING => Err(format!("nested {depth} levels deep (more than {MAX_VALUE_NESTING} are not shown)")),
         (Some(tree), _) => Ok(tree.to_value()),
-        (None, depth) if depth > MAX_LINE_NESTING => Err(format!("nested {depth} levels deep")),
         (None, _) => serde_json::from_str(text).map_err(|e| e.to_string()),
     }
 }
