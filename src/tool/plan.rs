@@ -17,7 +17,7 @@ use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
 use super::facts::{ToolFacts, ModelFacts};
-use super::js_number;
+use super::number::js_number;
 use super::params::{name_problem, wrong_type, Action, Arguments, Params};
 use super::synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant};
 use super::texts::{self, RefusalCode};

@@ -16,7 +16,7 @@ use tsify_next::Tsify;
 use super::definition::TOOL_NAME;
 use super::facts::ModelFacts;
 use super::params::Arguments;
-use super::js_number;
+use super::number::js_number;
 use crate::js::utf16_len;
 
 /// Longest `summaryFocus` kept in the synthetic call's arguments (UTF-16 units). The summarizer always
