@@ -8,8 +8,10 @@
 
 #![deny(missing_docs)]
 
+pub mod config;
 pub mod error;
 pub mod file;
+pub mod guidance;
 pub mod js;
 pub mod session;
 pub mod text;

@@ -1,0 +1,413 @@
+//! What helps the model use `navigate_tree` well, and what keeps a rewind cheap: the texts it reads
+//! outside the tool's own replies (system-prompt guidance, tool guidelines, the context-pressure hint),
+//! and the decisions behind them as data — the pressure tracker, the automatic start anchor and the choice
+//! between a cache-preserving and a cold summary request. The shim performs; nothing here calls the host.
+
+use serde::{Deserialize, Serialize};
+use tsify_next::Tsify;
+
+use crate::session::Anchor;
+use crate::text::{format_pct1, format_window};
+
+/// The label name of the automatic start anchor (`anchor:start`).
+pub const START_ANCHOR: &str = "start";
+/// The `customType` of the pressure hint message.
+pub const PRESSURE_HINT_TYPE: &str = "tree-navigator-pressure";
+
+// ── Texts ────────────────────────────────────────────────────────────────────────────────────────────
+
+/// Appended to the system prompt while the tool is active. Every request pays for it, so it is one
+/// sentence: about 190 characters, ≈48 tokens by pi's chars/4 estimate (`guidance_tokens` in the tests).
+pub fn system_guidance() -> String {
+    "Context management: before bulky work (many files, long outputs) set a navigate_tree anchor; after each \
+     finished stage or dead end, list anchors and rewind to keep the context small."
+        .into()
+}
+
+/// The tool's `promptGuidelines` (pi lists them under the system prompt's guidelines).
+pub fn tool_guidelines() -> Vec<String> {
+    vec![
+        "navigate_tree: rewind to the oldest anchor whose later work is all finished; one rewind then frees the most context.".into(),
+        "navigate_tree: never rewind while a question to the user is unanswered; the reply must find the context it refers to.".into(),
+    ]
+}
+
+/// The message steered into the running loop when the context crosses the threshold (anchors exist).
+pub fn pressure_hint(tokens: f64, window: f64, anchors: &[Anchor]) -> String {
+    let names: Vec<String> = anchors.iter().map(|a| format!("'{}' ({})", a.name, format_pct1(a.tokens, window))).collect();
+    format!(
+        "[context {} of {}] The context is filling up; pi will soon compact it, which loses detail. Finish the \
+         step you are on, then call navigate_tree(action='rewind') to the oldest anchor whose work is done, with \
+         a summaryFocus that keeps what still matters. Anchors (oldest first): {}.",
+        format_pct1(tokens, window),
+        format_window(window),
+        names.join(", ")
+    )
+}
+
+/// The UI note when the context crossed the threshold but there is no anchor to rewind to (nothing is
+/// sent to the model then: it could not act on it).
+pub fn no_anchor_note(tokens: f64, window: f64) -> String {
+    format!(
+        "tree-navigator: context at {} of {} and no anchor to rewind to. Give the model one: in /tree, label an \
+         earlier entry `anchor:<name>`.",
+        format_pct1(tokens, window),
+        format_window(window)
+    )
+}
+
+/// Appended to a rewind's reply: without it models take the user messages still above the summary for
+/// open requests and redo them.
+pub fn post_rewind_note() -> String {
+    "The newest branch summary is the current state of the work. User messages above it were written before \
+     this rewind and are already handled there: do not act on them again."
+        .into()
+}
+
+/// The instruction appended to the replayed live prompt when a rewind's summary reuses the prompt cache.
+/// `first`: 1-based index (system message excluded) of the first message to summarize; `count`: the number
+/// of messages before this instruction; `focus`: the model's `summaryFocus`.
+pub fn cache_summary_instruction(first: usize, count: usize, focus: &str) -> String {
+    format!(
+        "Stop the task here: do not continue the work and do not call tools. Write a summary instead.\n\n\
+         Summarize messages {first} to {count} of this conversation (counting from 1, system prompt excluded); \
+         the messages before {first} are background only. This summary will replace those messages, so keep \
+         exact file paths, names, commands and error messages. Use these sections:\n\
+         ## Goal\n## Constraints & Preferences\n## Progress\n### Done\n### In Progress\n### Blocked\n\
+         ## Key Decisions\n## Next Steps\n\n\
+         Focus from the agent:\n{focus}"
+    )
+}
+
+// ── Pressure tracker ─────────────────────────────────────────────────────────────────────────────────
+
+/// `ctx.getContextUsage()` as the host reports it (any field may be missing).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Estimated context tokens (`null` right after a compaction).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub tokens: Option<f64>,
+    /// The model's context window.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub context_window: Option<f64>,
+    /// Percent of the window (`null` right after a compaction).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub percent: Option<f64>,
+}
+
+/// What to do after an observation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub enum PressureStep {
+    /// Nothing (below the threshold, already spent, hint off, or no usable reading).
+    Idle,
+    /// A fresh crossing: collect the anchors, send the hint (or the UI note), then [`PressureTracker::spend`].
+    Crossed,
+}
+
+/// Fires once per crossing of the threshold; an observation below it re-arms. A fresh tracker per session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PressureTracker {
+    armed: bool,
+}
+
+impl Default for PressureTracker {
+    fn default() -> Self {
+        PressureTracker { armed: true }
+    }
+}
+
+impl PressureTracker {
+    /// Whether the next crossing fires.
+    pub fn armed(&self) -> bool {
+        self.armed
+    }
+
+    /// One reading at `turn_end`. `percent`: the configured threshold (`None`: off); `reserve`: pi's
+    /// compaction reserve. A missing reading (no usage, `null` tokens or percent, no window) changes
+    /// nothing — pi reports that right after a compaction, and the crossing stays unspent.
+    pub fn observe(&mut self, usage: Option<&Usage>, percent: Option<u8>, reserve: f64) -> PressureStep {
+        let (Some(percent), Some(u)) = (percent, usage) else { return PressureStep::Idle };
+        let (Some(tokens), Some(window), Some(_)) = (u.tokens, u.context_window, u.percent) else { return PressureStep::Idle };
+        let Some(threshold) = crate::config::pressure_threshold(percent, window, reserve) else { return PressureStep::Idle };
+        if !tokens.is_finite() {
+            return PressureStep::Idle;
+        }
+        if tokens < threshold {
+            self.armed = true;
+            PressureStep::Idle
+        } else if self.armed {
+            PressureStep::Crossed
+        } else {
+            PressureStep::Idle
+        }
+    }
+
+    /// The hint (or note) was delivered: stay quiet until a reading below the threshold.
+    pub fn spend(&mut self) {
+        self.armed = false;
+    }
+}
+
+// ── Start anchor ─────────────────────────────────────────────────────────────────────────────────────
+
+/// What the shim knows at a `turn_end` or `agent_end`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct StartAnchorFacts {
+    /// Turns completed in this session so far (counting this one).
+    pub turns: u32,
+    /// Whether this is the end of a run (`agent_end`).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub run_ended: bool,
+    /// Whether the env kill switch is set.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub disabled_by_env: bool,
+}
+
+/// The start-anchor decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub enum StartAnchorStep {
+    /// Not yet.
+    Wait,
+    /// Label the current leaf `anchor:start` (then the session is done).
+    Write,
+    /// `anchor:start` already exists on the active branch: the session is done.
+    Exists,
+    /// Switched off (config or env): the session is done.
+    Off,
+}
+
+/// Decides the automatic start anchor. `turn`: the configured turn (`None`: off); `exists`: whether
+/// `anchor:start` is on the active branch (an existing one counts, whoever set it).
+pub fn start_anchor_step(facts: &StartAnchorFacts, turn: Option<u8>, exists: bool) -> StartAnchorStep {
+    let Some(turn) = turn else { return StartAnchorStep::Off };
+    if facts.disabled_by_env {
+        return StartAnchorStep::Off;
+    }
+    if exists {
+        return StartAnchorStep::Exists;
+    }
+    if facts.turns >= u32::from(turn) || (facts.run_ended && facts.turns > 0) {
+        StartAnchorStep::Write
+    } else {
+        StartAnchorStep::Wait
+    }
+}
+
+// ── Cache-preserving summary: mode ───────────────────────────────────────────────────────────────────
+
+/// Why a rewind's summary went out as the cold request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "kebab-case")]
+pub enum FallbackReason {
+    /// Turned off (config `cacheSummary: false` or the env kill switch).
+    Disabled,
+    /// The host's model registry has no `streamSimple`.
+    NoStream,
+    /// A collapsed entry is a compaction: part of the branch is not in the live prompt.
+    CrossesCompaction,
+    /// No request was captured for this session (the host has no `context_with_system` event, or no
+    /// request was sent yet).
+    NoCapture,
+    /// The capture was taken at another leaf than the in-flight assistant's parent.
+    StaleCapture,
+    /// The replay plus the instruction would not fit below the window's reserve.
+    Overflow,
+}
+
+/// What the shim knows when a rewind's summary is due.
+#[derive(Debug, Clone, PartialEq, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheFacts {
+    /// Config `cacheSummary`, and no env kill switch.
+    pub enabled: bool,
+    /// `ctx.modelRegistry.streamSimple` is a function.
+    pub has_stream: bool,
+    /// Entry `type`s of the collapsed entries.
+    pub collapsed_types: Vec<String>,
+    /// A capture exists for this session.
+    pub has_capture: bool,
+    /// The leaf id at capture time.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub capture_leaf: Option<String>,
+    /// The parent of the in-flight assistant message (the rewind's own call).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub call_parent: Option<String>,
+    /// Characters of the replayed messages (JSON) plus the instruction.
+    pub payload_chars: f64,
+    /// The model's context window (0: unknown).
+    pub context_window: f64,
+}
+
+/// The decision: replay the live prefix, or the cold request with a reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheMode {
+    /// `"live-prefix"` or `"fallback"`.
+    pub mode: &'static str,
+    /// Why the fallback (`None` for the live prefix).
+    pub reason: Option<FallbackReason>,
+}
+
+/// The room the summary reply needs below the window, as pi's own summarizer reserves.
+pub const SUMMARY_RESERVE_TOKENS: f64 = 16_384.0;
+
+/// Chooses the summary request. The checks run in this order, so the reason names the first obstacle.
+pub fn cache_mode(f: &CacheFacts) -> CacheMode {
+    let fallback = |r| CacheMode { mode: "fallback", reason: Some(r) };
+    if !f.enabled {
+        return fallback(FallbackReason::Disabled);
+    }
+    if !f.has_stream {
+        return fallback(FallbackReason::NoStream);
+    }
+    if f.collapsed_types.iter().any(|t| t == "compaction") {
+        return fallback(FallbackReason::CrossesCompaction);
+    }
+    if !f.has_capture {
+        return fallback(FallbackReason::NoCapture);
+    }
+    if f.capture_leaf.is_none() || f.capture_leaf != f.call_parent {
+        return fallback(FallbackReason::StaleCapture);
+    }
+    let tokens = (f.payload_chars / 4.0).ceil();
+    if f.context_window > 0.0 && tokens > f.context_window - SUMMARY_RESERVE_TOKENS {
+        return fallback(FallbackReason::Overflow);
+    }
+    CacheMode { mode: "live-prefix", reason: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(tokens: f64) -> Usage {
+        Usage { tokens: Some(tokens), context_window: Some(128_000.0), percent: Some(tokens / 1280.0) }
+    }
+
+    #[test]
+    fn guidance_is_short() {
+        // What every request pays: pi estimates chars/4.
+        let chars = system_guidance().chars().count() + tool_guidelines().iter().map(|g| g.chars().count()).sum::<usize>();
+        let tokens = chars.div_ceil(4);
+        assert!(system_guidance().chars().count() <= 200, "{}", system_guidance().chars().count());
+        assert!(tokens <= 110, "guidance costs {tokens} tokens");
+    }
+
+    #[test]
+    fn tracker_fires_once_per_crossing_and_rearms_below() {
+        let mut t = PressureTracker::default();
+        let r = crate::config::PI_RESERVE_TOKENS;
+        // (tokens, expected step, whether the shim spends)
+        let steps: &[(f64, PressureStep, bool)] = &[
+            (10_000.0, PressureStep::Idle, false),
+            (90_000.0, PressureStep::Crossed, true),
+            (95_000.0, PressureStep::Idle, false),
+            (20_000.0, PressureStep::Idle, false),
+            (89_600.0, PressureStep::Crossed, false), // not spent (e.g. reading the branch threw) …
+            (91_000.0, PressureStep::Crossed, true),  // … so it fires again next turn
+            (91_000.0, PressureStep::Idle, false),
+        ];
+        for (tokens, expected, spend) in steps {
+            assert_eq!(t.observe(Some(&usage(*tokens)), Some(70), r), *expected, "{tokens}");
+            if *spend {
+                t.spend();
+            }
+        }
+    }
+
+    #[test]
+    fn tracker_ignores_missing_readings() {
+        let r = crate::config::PI_RESERVE_TOKENS;
+        let mut t = PressureTracker::default();
+        t.spend();
+        let missing = [
+            None,
+            Some(Usage { tokens: None, context_window: Some(128_000.0), percent: None }),
+            Some(Usage { tokens: Some(1.0), context_window: Some(128_000.0), percent: None }),
+            Some(Usage { tokens: Some(1.0), context_window: Some(0.0), percent: Some(0.0) }),
+            Some(Usage { tokens: Some(1.0), context_window: None, percent: Some(0.0) }),
+        ];
+        for u in &missing {
+            assert_eq!(t.observe(u.as_ref(), Some(70), r), PressureStep::Idle);
+            assert!(!t.armed(), "{u:?} must not re-arm");
+        }
+        // Hint off: never fires.
+        let mut t = PressureTracker::default();
+        assert_eq!(t.observe(Some(&usage(120_000.0)), None, r), PressureStep::Idle);
+    }
+
+    #[test]
+    fn start_anchor_decisions() {
+        let f = |turns, run_ended, env| StartAnchorFacts { turns, run_ended, disabled_by_env: env };
+        let cases = [
+            (f(1, false, false), Some(2), false, StartAnchorStep::Wait),
+            (f(2, false, false), Some(2), false, StartAnchorStep::Write),
+            (f(3, false, false), Some(2), false, StartAnchorStep::Write),
+            (f(1, true, false), Some(2), false, StartAnchorStep::Write),
+            (f(0, true, false), Some(2), false, StartAnchorStep::Wait),
+            (f(2, false, false), Some(2), true, StartAnchorStep::Exists),
+            (f(2, false, false), None, false, StartAnchorStep::Off),
+            (f(2, false, true), Some(2), false, StartAnchorStep::Off),
+            (f(9, false, false), Some(10), false, StartAnchorStep::Wait),
+        ];
+        for (facts, turn, exists, expected) in cases {
+            assert_eq!(start_anchor_step(&facts, turn, exists), expected, "{facts:?} {turn:?} {exists}");
+        }
+    }
+
+    fn facts() -> CacheFacts {
+        CacheFacts {
+            enabled: true,
+            has_stream: true,
+            collapsed_types: vec!["message".into(), "label".into()],
+            has_capture: true,
+            capture_leaf: Some("a1".into()),
+            call_parent: Some("a1".into()),
+            payload_chars: 40_000.0,
+            context_window: 128_000.0,
+        }
+    }
+
+    #[test]
+    fn cache_mode_reasons() {
+        assert_eq!(cache_mode(&facts()), CacheMode { mode: "live-prefix", reason: None });
+        let cases: Vec<(CacheFacts, FallbackReason)> = vec![
+            (CacheFacts { enabled: false, ..facts() }, FallbackReason::Disabled),
+            (CacheFacts { has_stream: false, ..facts() }, FallbackReason::NoStream),
+            (CacheFacts { collapsed_types: vec!["message".into(), "compaction".into()], ..facts() }, FallbackReason::CrossesCompaction),
+            (CacheFacts { has_capture: false, ..facts() }, FallbackReason::NoCapture),
+            (CacheFacts { capture_leaf: Some("b2".into()), ..facts() }, FallbackReason::StaleCapture),
+            (CacheFacts { capture_leaf: None, ..facts() }, FallbackReason::StaleCapture),
+            (CacheFacts { payload_chars: 4.0 * (128_000.0 - 16_384.0) + 4.0, ..facts() }, FallbackReason::Overflow),
+        ];
+        for (f, reason) in cases {
+            assert_eq!(cache_mode(&f), CacheMode { mode: "fallback", reason: Some(reason) }, "{f:?}");
+        }
+        // Exactly at the limit still fits.
+        assert_eq!(cache_mode(&CacheFacts { payload_chars: 4.0 * (128_000.0 - 16_384.0), ..facts() }).mode, "live-prefix");
+        let json = serde_json::to_string(&FallbackReason::CrossesCompaction).unwrap();
+        assert_eq!(json, "\"crosses-compaction\"");
+    }
+
+    #[test]
+    fn texts_carry_their_facts() {
+        let a = [Anchor { name: "start".into(), slot: 0, tokens: 12_800.0, hint: None }];
+        let h = pressure_hint(96_000.0, 128_000.0, &a);
+        assert!(h.starts_with("[context 75.0% of 128k]"), "{h}");
+        assert!(h.contains("'start' (10.0%)"), "{h}");
+        assert!(no_anchor_note(96_000.0, 128_000.0).contains("anchor:<name>"));
+        let i = cache_summary_instruction(3, 9, "keep the parser plan");
+        assert!(i.contains("messages 3 to 9") && i.ends_with("keep the parser plan"), "{i}");
+    }
+}
