@@ -21,6 +21,7 @@ import { pathToFileURL } from "node:url";
 import * as wasmCore from "./load-node.js";
 import { createHost, hostGenerateBranchSummary, registry } from "./host.js";
 import { makeSummarizer } from "./summarize.js";
+import { installAgentFeatures } from "./agent.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
 export const MAX_CORE_RESTARTS = 5;
@@ -418,10 +419,13 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   }
 
   host.installHooks({ onShutdown: drop });
-  host.registerTool(current.api.toolDefinition(), execute);
+  const definition = current.api.toolDefinition();
+  host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines() }, execute);
+  const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, toolName: definition.name, pkg: hostOptions?.pkg });
   return {
     host,
     execute,
+    agent,
     /** The live wasm API object (tests: it changes after a restart). */
     get core() {
       return current?.api ?? null;

@@ -79,6 +79,31 @@ pub fn cache_summary_instruction(first: usize, count: usize, focus: &str) -> Str
     )
 }
 
+/// What the pressure crossing turns into.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum PressureMessage {
+    /// Send `text` to the model (steered into the running loop).
+    Hint {
+        /// The message.
+        text: String,
+    },
+    /// No anchor: show `text` to the user (UI only); nothing goes to the model.
+    Note {
+        /// The note.
+        text: String,
+    },
+}
+
+/// The hint when anchors exist, else the user note.
+pub fn pressure_message(tokens: f64, window: f64, anchors: &[Anchor]) -> PressureMessage {
+    if anchors.is_empty() {
+        PressureMessage::Note { text: no_anchor_note(tokens, window) }
+    } else {
+        PressureMessage::Hint { text: pressure_hint(tokens, window, anchors) }
+    }
+}
+
 // ── Pressure tracker ─────────────────────────────────────────────────────────────────────────────────
 
 /// `ctx.getContextUsage()` as the host reports it (any field may be missing).

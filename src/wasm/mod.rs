@@ -5,6 +5,7 @@ mod dto;
 mod error;
 pub mod full;
 pub mod tool;
+pub mod agent;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use serde::Serialize;

@@ -1,0 +1,177 @@
+// Helps the model use navigate_tree without the user: the system-prompt guidance, the context-pressure
+// hint and the automatic start anchor. Every decision and text comes from the core (src/guidance.rs,
+// src/config.rs); this file reads the host's state, performs the core's decisions, and never lets an error
+// reach pi's agent loop.
+import { loadConfig } from "./config.js";
+
+/** Env kill switches (any value but "", "0", "false"). */
+export const ENV_NO_START_ANCHOR = "PI_TREE_NAVIGATOR_NO_START_ANCHOR";
+export const ENV_NO_CACHE_SUMMARY = "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY";
+
+export function envFlag(name, env = process.env) {
+  const v = env[name];
+  return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
+}
+
+/**
+ * Installs the hooks. `core()` returns the live wasm API (null while the core is down); `withIndex(sm, fn)`
+ * runs `fn` on the session's synced index. Returns `{ stateOf(sm) }` (per-session state: config, tracker,
+ * turn count, whether the start anchor is done) for the tool and for tests.
+ */
+export function installAgentFeatures({ pi, core, withIndex, toolName, pkg, env = process.env }) {
+  /** SessionManager → per-session state. A subagent's session has its own (never switches off its parent's). */
+  const sessions = new WeakMap();
+
+  function fresh(ctx) {
+    const api = core();
+    let loaded = { config: { hintPercent: null, startAnchorTurn: null, cacheSummary: false }, warnings: [] };
+    try {
+      if (api) loaded = loadConfig(api, ctx, { pkg });
+    } catch (e) {
+      loaded.warnings = [`tree-navigator: config not loaded (${e instanceof Error ? e.message : String(e)}).`];
+    }
+    const state = {
+      config: loaded.config,
+      warnings: loaded.warnings,
+      tracker: api ? new api.PressureTracker() : null,
+      turns: 0,
+      runs: 0,
+      startDone: false,
+      hints: 0,
+      notes: 0,
+    };
+    for (const w of loaded.warnings) notify(ctx, w, "warning");
+    return state;
+  }
+
+  function stateOf(ctx) {
+    const sm = ctx?.sessionManager;
+    if (!sm) return null;
+    let state = sessions.get(sm);
+    if (!state) {
+      state = fresh(ctx);
+      sessions.set(sm, state);
+    }
+    return state;
+  }
+
+  function notify(ctx, text, level) {
+    try {
+      if (ctx?.hasUI) ctx.ui.notify(text, level);
+    } catch {
+      // A UI that cannot show a note is no reason to fail a turn.
+    }
+  }
+
+  function toolActive() {
+    try {
+      const active = pi.getActiveTools?.();
+      if (!Array.isArray(active)) return true; // this pi cannot say: the tool is registered, assume active
+      return active.some((t) => (typeof t === "string" ? t : t?.name) === toolName);
+    } catch {
+      return true;
+    }
+  }
+
+  /** Writes `label` on `entryId` (pi.setLabel, else the session manager). Returns whether it was written. */
+  function writeLabel(sm, entryId, label) {
+    try {
+      pi.setLabel(entryId, label);
+      return true;
+    } catch {
+      try {
+        sm.appendLabelChange(entryId, label);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+  }
+
+  function startAnchor(ctx, state, runEnded) {
+    if (state.startDone) return;
+    const sm = ctx.sessionManager;
+    try {
+      const facts = { turns: state.turns, runEnded, disabledByEnv: envFlag(ENV_NO_START_ANCHOR, env) };
+      const step = withIndex(sm, (index) => index.startAnchorStep(facts, state.config.startAnchorTurn ?? null));
+      if (step.step === "write") state.startDone = writeLabel(sm, step.entryId, step.label);
+      else if (step.step !== "wait") state.startDone = true;
+    } catch {
+      // Retried at the next turn: only a written (or existing) anchor marks the session done.
+    }
+  }
+
+  function pressure(ctx, state) {
+    if (!state.tracker) return;
+    let usage;
+    try {
+      usage = ctx.getContextUsage?.();
+    } catch {
+      return;
+    }
+    if (state.tracker.observe(usage ?? null, state.config.hintPercent ?? null) !== "crossed") return;
+    let message;
+    try {
+      message = withIndex(ctx.sessionManager, (index) => index.pressureMessage(usage.tokens, usage.contextWindow));
+    } catch {
+      return; // stays unspent: next turn tries again
+    }
+    if (message.kind === "note") {
+      notify(ctx, message.text, "info");
+      state.notes++;
+      state.tracker.spend();
+      return;
+    }
+    const customType = core().pressureHintType();
+    try {
+      // While the agent streams pi steers this into the running loop: the model reads it next request.
+      pi.sendMessage({ customType, content: message.text, display: true });
+    } catch {
+      try {
+        ctx.sessionManager.appendCustomMessageEntry(customType, message.text, true);
+      } catch {
+        notify(ctx, message.text, "warning");
+      }
+    }
+    state.hints++;
+    state.tracker.spend();
+  }
+
+  pi.on("session_start", (_event, ctx) => {
+    try {
+      if (ctx?.sessionManager) sessions.set(ctx.sessionManager, fresh(ctx));
+    } catch {}
+  });
+
+  pi.on("before_agent_start", (event, ctx) => {
+    try {
+      stateOf(ctx);
+      const api = core();
+      if (!api || !toolActive() || typeof event?.systemPrompt !== "string") return undefined;
+      return { systemPrompt: `${event.systemPrompt}\n\n${api.systemGuidance()}` };
+    } catch {
+      return undefined;
+    }
+  });
+
+  pi.on("turn_end", (_event, ctx) => {
+    try {
+      const state = stateOf(ctx);
+      if (!state || !core()) return;
+      state.turns++;
+      startAnchor(ctx, state, false);
+      pressure(ctx, state);
+    } catch {}
+  });
+
+  pi.on("agent_end", (_event, ctx) => {
+    try {
+      const state = stateOf(ctx);
+      if (!state || !core()) return;
+      state.runs++;
+      startAnchor(ctx, state, true);
+    } catch {}
+  });
+
+  return { stateOf: (sm) => sessions.get(sm) ?? null };
+}

@@ -1,0 +1,137 @@
+//! Binding for the guidance, pressure hint, start anchor, config and summary-cache decisions
+//! (`crate::config`, `crate::guidance`): convert, call the core, map errors. No decisions here.
+
+use wasm_bindgen::prelude::*;
+
+use super::error::{invalid, js_error};
+use super::{leaf_of, to_js, SessionIndex};
+use crate::config::{self, LayerInput};
+use crate::guidance::{self, CacheFacts, PressureStep, StartAnchorFacts, StartAnchorStep, Usage};
+use crate::text::ANCHOR_PREFIX;
+
+fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| invalid(&format!("{what}: {e}")))
+}
+
+/// Merges the two config layers: `{config, warnings}`.
+#[wasm_bindgen(js_name = loadConfig, unchecked_return_type = "LoadedConfig")]
+pub fn load_config(
+    #[wasm_bindgen(unchecked_param_type = "LayerInput")] global: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "LayerInput")] project: JsValue,
+) -> Result<JsValue, JsValue> {
+    let global: LayerInput = from_js(global, "global")?;
+    let project: LayerInput = from_js(project, "project")?;
+    to_js(&config::load(&global, &project))
+}
+
+/// The sentence appended to the system prompt while the tool is active.
+#[wasm_bindgen(js_name = systemGuidance)]
+pub fn system_guidance() -> String {
+    guidance::system_guidance()
+}
+
+/// The tool's `promptGuidelines`.
+#[wasm_bindgen(js_name = toolGuidelines, unchecked_return_type = "string[]")]
+pub fn tool_guidelines() -> Result<JsValue, JsValue> {
+    to_js(&guidance::tool_guidelines())
+}
+
+/// The `customType` of the pressure hint message.
+#[wasm_bindgen(js_name = pressureHintType)]
+pub fn pressure_hint_type() -> String {
+    guidance::PRESSURE_HINT_TYPE.into()
+}
+
+/// The summary request's mode: `{mode: "live-prefix"|"fallback", reason}`.
+#[wasm_bindgen(js_name = cacheMode, unchecked_return_type = "CacheMode")]
+pub fn cache_mode(#[wasm_bindgen(unchecked_param_type = "CacheFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
+    to_js(&guidance::cache_mode(&from_js::<CacheFacts>(facts, "facts")?))
+}
+
+/// The instruction appended to the replayed live prompt.
+#[wasm_bindgen(js_name = cacheSummaryInstruction)]
+pub fn cache_summary_instruction(first: u32, count: u32, focus: &str) -> String {
+    guidance::cache_summary_instruction(first as usize, count as usize, focus)
+}
+
+/// One context-pressure tracker (one per session).
+#[wasm_bindgen(js_name = PressureTracker)]
+#[derive(Debug, Default)]
+pub struct PressureTrackerJs {
+    inner: guidance::PressureTracker,
+}
+
+#[wasm_bindgen(js_class = PressureTracker)]
+impl PressureTrackerJs {
+    /// A fresh, armed tracker.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> PressureTrackerJs {
+        PressureTrackerJs::default()
+    }
+
+    /// One `ctx.getContextUsage()` reading (`null`/`undefined`: none) against the threshold `percent`
+    /// (`null`: the hint is off). Returns `"idle"` or `"crossed"`.
+    pub fn observe(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "ContextUsage | null | undefined")] usage: JsValue,
+        percent: Option<u8>,
+    ) -> Result<String, JsValue> {
+        let usage: Option<Usage> = if usage.is_null() || usage.is_undefined() { None } else { Some(from_js(usage, "usage")?) };
+        let step = self.inner.observe(usage.as_ref(), percent, config::PI_RESERVE_TOKENS);
+        Ok(match step {
+            PressureStep::Idle => "idle",
+            PressureStep::Crossed => "crossed",
+        }
+        .into())
+    }
+
+    /// The hint or note was delivered.
+    pub fn spend(&mut self) {
+        self.inner.spend();
+    }
+
+    /// Whether the next crossing fires.
+    #[wasm_bindgen(getter)]
+    pub fn armed(&self) -> bool {
+        self.inner.armed()
+    }
+}
+
+#[wasm_bindgen]
+impl SessionIndex {
+    /// What a fresh crossing turns into at the current leaf: `{kind: "hint", text}` (anchors exist) or
+    /// `{kind: "note", text}` (none: a UI note).
+    #[wasm_bindgen(js_name = pressureMessage, unchecked_return_type = "PressureMessage")]
+    pub fn pressure_message(&mut self, tokens: f64, context_window: f64) -> Result<JsValue, JsValue> {
+        let anchors = self.inner.anchors(leaf_of(None)).map_err(js_error)?;
+        to_js(&guidance::pressure_message(tokens, context_window, &anchors))
+    }
+
+    /// The start-anchor decision at the current leaf: `{step, entryId, label}` (`entryId`: the leaf, for
+    /// `"write"`).
+    #[wasm_bindgen(js_name = startAnchorStep, unchecked_return_type = "{ step: StartAnchorStep; entryId: string | null; label: string }")]
+    pub fn start_anchor_step(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "StartAnchorFacts")] facts: JsValue,
+        turn: Option<u8>,
+    ) -> Result<JsValue, JsValue> {
+        let facts: StartAnchorFacts = from_js(facts, "facts")?;
+        let label = format!("{ANCHOR_PREFIX}{}", guidance::START_ANCHOR);
+        let leaf = self.inner.leaf();
+        let exists = self.inner.find_label_on_path(&label, leaf).map_err(js_error)?.is_some();
+        let step = guidance::start_anchor_step(&facts, turn, exists);
+        let entry_id = match (step, leaf) {
+            (StartAnchorStep::Write, Some(slot)) => Some(self.inner.id_of(slot).to_string()),
+            _ => None,
+        };
+        let step = if step == StartAnchorStep::Write && entry_id.is_none() { StartAnchorStep::Wait } else { step };
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Out {
+            step: StartAnchorStep,
+            entry_id: Option<String>,
+            label: String,
+        }
+        to_js(&Out { step, entry_id, label })
+    }
+}

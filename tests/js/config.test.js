@@ -1,0 +1,82 @@
+// The shim's half of the config file: it finds and reads both layers (global = pi's agent dir, project =
+// <cwd>/.pi/, the latter only when pi trusts the project) and hands what it found to the core, which
+// parses and merges them (the rules themselves are table-tested in src/config.rs). Run `npm run build` first.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { register } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const FAKE_PI = `export function getAgentDir() { return process.env.PI_CODING_AGENT_DIR; }`;
+const FAKE_URL = `data:text/javascript,${encodeURIComponent(FAKE_PI)}`;
+register(
+  `data:text/javascript,${encodeURIComponent(`export async function resolve(s, c, next) {
+  if (s === "@earendil-works/pi-coding-agent") return { url: ${JSON.stringify(FAKE_URL)}, shortCircuit: true };
+  return next(s, c);
+}`)}`,
+);
+
+const pkgDir = process.env.PTN_PKG_DIR ?? fileURLToPath(new URL("../../pkg/", import.meta.url));
+const load = (name) => import(pathToFileURL(join(pkgDir, name)).href);
+const { loadConfig, readLayer } = await load("config.js");
+const core = await load("index-node.js");
+
+function dirs(global, project) {
+  const root = mkdtempSync(join(tmpdir(), "ptn-config-"));
+  const agentDir = join(root, "agent");
+  const cwd = join(root, "cwd");
+  mkdirSync(agentDir, { recursive: true });
+  mkdirSync(join(cwd, ".pi"), { recursive: true });
+  if (global !== undefined) writeFileSync(join(agentDir, "tree-navigator.json"), global);
+  if (project !== undefined) writeFileSync(join(cwd, ".pi", "tree-navigator.json"), project);
+  process.env.PI_CODING_AGENT_DIR = agentDir;
+  return { agentDir, cwd };
+}
+
+test("no files: defaults, no warnings", () => {
+  const { cwd } = dirs();
+  const r = loadConfig(core, { cwd });
+  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true });
+  assert.deepEqual(r.warnings, []);
+});
+
+test("both layers are read from pi's agent dir and <cwd>/.pi; the project wins per field", () => {
+  const { cwd } = dirs(JSON.stringify({ contextHint: 40, cacheSummary: false }), JSON.stringify({ contextHint: 60 }));
+  const r = loadConfig(core, { cwd });
+  assert.deepEqual(r.config, { hintPercent: 60, startAnchorTurn: 2, cacheSummary: false });
+});
+
+test("an untrusted project is neither read nor warned about", () => {
+  const { cwd } = dirs(JSON.stringify({ contextHint: 40 }), "{ broken");
+  const r = loadConfig(core, { cwd, isProjectTrusted: () => false });
+  assert.equal(r.config.hintPercent, 40);
+  assert.deepEqual(r.warnings, []);
+  const trusted = loadConfig(core, { cwd, isProjectTrusted: () => true });
+  assert.equal(trusted.warnings.length, 1);
+  assert.match(trusted.warnings[0], /project config .* is not valid JSON/);
+});
+
+test("an unreadable file is one warning with its path", { skip: process.getuid?.() === 0 ? "root reads every file" : false }, () => {
+  const { agentDir, cwd } = dirs("{}");
+  chmodSync(join(agentDir, "tree-navigator.json"), 0o000);
+  const r = loadConfig(core, { cwd });
+  assert.equal(r.warnings.length, 1);
+  assert.match(r.warnings[0], /cannot read the global config/);
+});
+
+test("readLayer: missing, a directory, text", () => {
+  const { agentDir } = dirs("{\"x\":1}");
+  assert.deepEqual(readLayer(join(agentDir, "nope.json")), { state: "missing" });
+  assert.deepEqual(readLayer(undefined), { state: "missing" });
+  assert.equal(readLayer(agentDir).state, "unreadable"); // EISDIR
+  assert.deepEqual(readLayer(join(agentDir, "tree-navigator.json")), { state: "text", path: join(agentDir, "tree-navigator.json"), text: "{\"x\":1}" });
+});
+
+test("bad values reach the user as warnings, the rest stays in force", () => {
+  const { cwd } = dirs(JSON.stringify({ contextHint: 500, startAnchorTurn: "soon", cacheSummary: "yes" }));
+  const r = loadConfig(core, { cwd });
+  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true });
+  assert.equal(r.warnings.length, 3, r.warnings.join("\n"));
+});
