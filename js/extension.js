@@ -22,6 +22,7 @@ import * as wasmCore from "./load-node.js";
 import { createHost, hostGenerateBranchSummary, registry } from "./host.js";
 import { makeSummarizer } from "./summarize.js";
 import { installAgentFeatures } from "./agent.js";
+import { cacheSummarizer, installCapture } from "./cache-summary.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
 export const MAX_CORE_RESTARTS = 5;
@@ -143,7 +144,14 @@ function liveCore(core) {
 export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate = freshCoreLoader(import.meta.url) }) {
   const host = createHost(pi, hostOptions);
   const reg = registry();
-  const summarize = makeSummarizer(opts?.summarize ?? hostGenerateBranchSummary(hostOptions?.pkg));
+  /** sessionId → the last request pi sent (see cache-summary.js). */
+  const captures = new Map();
+  const summarize = cacheSummarizer(makeSummarizer(opts?.summarize ?? hostGenerateBranchSummary(hostOptions?.pkg)), {
+    core: () => current?.api ?? null,
+    captures,
+    pi,
+    pkg: hostOptions?.pkg,
+  });
   /**
    * The live instance; replaced after a trap, `null` once restarts are exhausted. Every load of the
    * extension in a process shares one instance (pi imports the package natively, so the glue module is
@@ -322,6 +330,11 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
         signal,
         focus: plan.focus,
         streamFn: host.streamFunction(sm),
+        ctx,
+        plan,
+        callId: toolCallId,
+        config: agent.stateOf(sm)?.config,
+        agentMessages: reg.sessions.get(sm)?.agent?.state?.messages,
       });
     } catch (error) {
       return refuse(toolCallId, current.api.checkSummary({ error: String(messageOf(error)) }));
@@ -370,7 +383,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     }
     const stateRefreshed = host.afterRewind(sm);
     if (failure) throw new Error(salvage(step, messageOf(failure)), { cause: failure });
-    return toolResult(finish.text, { ...finish.details, stateRefreshed });
+    return toolResult(finish.text, { ...finish.details, stateRefreshed, summaryCache: outcome.summaryCache ?? null });
   }
 
   async function run(toolCallId, params, signal, ctx) {
@@ -421,6 +434,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   host.installHooks({ onShutdown: drop });
   const definition = current.api.toolDefinition();
   host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines() }, execute);
+  installCapture(pi, captures);
   const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, toolName: definition.name, pkg: hostOptions?.pkg });
   return {
     host,

@@ -230,8 +230,12 @@ export function createHost(pi, { pkg = piPackage } = {}) {
 
     /** The live agent's stream function, so providers registered only in the host's runtime work. */
     streamFunction(sm) {
-      const agent = reg.sessions.get(sm)?.agent;
-      return agent?.streamFunction ?? agent?.streamFn;
+      try {
+        const agent = reg.sessions.get(sm)?.agent;
+        return agent?.streamFunction ?? agent?.streamFn;
+      } catch {
+        return undefined; // a throwing getter: the summarizer's own default request instead of no rewind
+      }
     },
 
     /** Whether a rewind made now reaches the very next request of the running prompt(). */

@@ -246,6 +246,8 @@ pub enum FallbackReason {
     StaleCapture,
     /// The replay plus the instruction would not fit below the window's reserve.
     Overflow,
+    /// The live-prefix request was sent but failed (error, abort, empty reply); the cold request followed.
+    Failed,
 }
 
 /// What the shim knows when a rewind's summary is due.
@@ -272,6 +274,10 @@ pub struct CacheFacts {
     pub payload_chars: f64,
     /// The model's context window (0: unknown).
     pub context_window: f64,
+    /// The live-prefix request was tried and failed.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub stream_failed: bool,
 }
 
 /// The decision: replay the live prefix, or the cold request with a reason.
@@ -293,14 +299,14 @@ pub fn cache_mode(f: &CacheFacts) -> CacheMode {
     if !f.enabled {
         return fallback(FallbackReason::Disabled);
     }
+    if !f.has_capture {
+        return fallback(FallbackReason::NoCapture);
+    }
     if !f.has_stream {
         return fallback(FallbackReason::NoStream);
     }
     if f.collapsed_types.iter().any(|t| t == "compaction") {
         return fallback(FallbackReason::CrossesCompaction);
-    }
-    if !f.has_capture {
-        return fallback(FallbackReason::NoCapture);
     }
     if f.capture_leaf.is_none() || f.capture_leaf != f.call_parent {
         return fallback(FallbackReason::StaleCapture);
@@ -309,7 +315,43 @@ pub fn cache_mode(f: &CacheFacts) -> CacheMode {
     if f.context_window > 0.0 && tokens > f.context_window - SUMMARY_RESERVE_TOKENS {
         return fallback(FallbackReason::Overflow);
     }
+    if f.stream_failed {
+        return fallback(FallbackReason::Failed);
+    }
     CacheMode { mode: "live-prefix", reason: None }
+}
+
+/// The branch summary written from the model's reply to the cache-preserving request.
+pub fn cache_summary_text(reply: &str) -> String {
+    format!("Summary of the work this rewind collapsed:\n\n{}", reply.trim())
+}
+
+/// Headers for a summary request: the credentials' own (entries whose value is `null` dropped: pi ≥0.84
+/// uses `null` to mean "remove", and a provider must never receive it), plus, for opencode providers, the
+/// session headers they require — never overwriting a header the credentials already set.
+pub fn summary_headers(provider: &str, headers: &serde_json::Map<String, serde_json::Value>, session_id: &str) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for (k, v) in headers {
+        match v {
+            serde_json::Value::Null => {}
+            serde_json::Value::String(s) => {
+                out.insert(k.clone(), s.clone());
+            }
+            other => {
+                out.insert(k.clone(), other.to_string());
+            }
+        }
+    }
+    if provider == "opencode" || provider.starts_with("opencode-") {
+        let has = |out: &std::collections::BTreeMap<String, String>, name: &str| out.keys().any(|k| k.eq_ignore_ascii_case(name));
+        if !has(&out, "x-opencode-session") && !session_id.is_empty() && !headers.keys().any(|k| k.eq_ignore_ascii_case("x-opencode-session")) {
+            out.insert("x-opencode-session".into(), session_id.into());
+        }
+        if !has(&out, "x-opencode-client") && !headers.keys().any(|k| k.eq_ignore_ascii_case("x-opencode-client")) {
+            out.insert("x-opencode-client".into(), "pi".into());
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -401,6 +443,7 @@ mod tests {
             call_parent: Some("a1".into()),
             payload_chars: 40_000.0,
             context_window: 128_000.0,
+            stream_failed: false,
         }
     }
 
@@ -415,6 +458,9 @@ mod tests {
             (CacheFacts { capture_leaf: Some("b2".into()), ..facts() }, FallbackReason::StaleCapture),
             (CacheFacts { capture_leaf: None, ..facts() }, FallbackReason::StaleCapture),
             (CacheFacts { payload_chars: 4.0 * (128_000.0 - 16_384.0) + 4.0, ..facts() }, FallbackReason::Overflow),
+            (CacheFacts { stream_failed: true, ..facts() }, FallbackReason::Failed),
+            // The first obstacle is named: no capture before no stream.
+            (CacheFacts { has_capture: false, has_stream: false, ..facts() }, FallbackReason::NoCapture),
         ];
         for (f, reason) in cases {
             assert_eq!(cache_mode(&f), CacheMode { mode: "fallback", reason: Some(reason) }, "{f:?}");
@@ -423,6 +469,22 @@ mod tests {
         assert_eq!(cache_mode(&CacheFacts { payload_chars: 4.0 * (128_000.0 - 16_384.0), ..facts() }).mode, "live-prefix");
         let json = serde_json::to_string(&FallbackReason::CrossesCompaction).unwrap();
         assert_eq!(json, "\"crosses-compaction\"");
+    }
+
+    #[test]
+    fn headers_for_summaries() {
+        let map = |j: &str| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(j).unwrap();
+        let h = summary_headers("anthropic", &map(r#"{"a":"1","gone":null}"#), "s1");
+        assert_eq!(h.into_iter().collect::<Vec<_>>(), vec![("a".to_string(), "1".to_string())]);
+        let h = summary_headers("opencode", &map(r#"{"X-Opencode-Session":"auth-set"}"#), "s1");
+        assert_eq!(h.get("X-Opencode-Session").map(String::as_str), Some("auth-set"));
+        assert!(!h.contains_key("x-opencode-session"), "never overwrite what auth set");
+        assert_eq!(h.get("x-opencode-client").map(String::as_str), Some("pi"));
+        let h = summary_headers("opencode-go", &map("{}"), "s2");
+        assert_eq!(h.get("x-opencode-session").map(String::as_str), Some("s2"));
+        // A null from auth means "remove": not sent, and not replaced either.
+        let h = summary_headers("opencode", &map(r#"{"x-opencode-client":null}"#), "s3");
+        assert!(!h.contains_key("x-opencode-client"));
     }
 
     #[test]

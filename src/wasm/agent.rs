@@ -54,6 +54,25 @@ pub fn cache_summary_instruction(first: u32, count: u32, focus: &str) -> String 
     guidance::cache_summary_instruction(first as usize, count as usize, focus)
 }
 
+/// The branch summary written from the reply to the cache-preserving request.
+#[wasm_bindgen(js_name = cacheSummaryText)]
+pub fn cache_summary_text(reply: &str) -> String {
+    guidance::cache_summary_text(reply)
+}
+
+/// Headers for a summary request (`null` values dropped; opencode session headers added, never
+/// overwriting the credentials').
+#[wasm_bindgen(js_name = summaryHeaders, unchecked_return_type = "Record<string, string>")]
+pub fn summary_headers(
+    provider: &str,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, string | null> | null | undefined")] headers: JsValue,
+    session_id: &str,
+) -> Result<JsValue, JsValue> {
+    let headers: serde_json::Map<String, serde_json::Value> =
+        if headers.is_null() || headers.is_undefined() { serde_json::Map::new() } else { from_js(headers, "headers")? };
+    to_js(&guidance::summary_headers(provider, &headers, session_id))
+}
+
 /// One context-pressure tracker (one per session).
 #[wasm_bindgen(js_name = PressureTracker)]
 #[derive(Debug, Default)]

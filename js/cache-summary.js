@@ -1,0 +1,152 @@
+// Cache-preserving branch summaries. pi's own summarizer sends a cold, standalone request, so a rewind
+// bills every collapsed turn again. Here the exact request pi last sent for the session is captured
+// (`context_with_system`, pi ≥0.87) and, at a rewind, replayed unchanged through the host's model
+// registry with the live session id, plus one instruction message: the provider serves the prefix from its
+// prompt cache. The core decides whether that is possible (`cacheMode`, with a named fallback reason) and
+// writes every text; this file captures, measures and sends.
+import * as piPackage from "@earendil-works/pi-coding-agent";
+import { ENV_NO_CACHE_SUMMARY, envFlag } from "./agent.js";
+
+/** Captures kept (sessions), least recently used out. */
+export const MAX_CAPTURES = 16;
+
+/** Installs the observer. `captures`: Map sessionId → { messages, leafId }. Never changes the request. */
+export function installCapture(pi, captures) {
+  pi.on("context_with_system", (event, ctx) => {
+    try {
+      const sm = ctx?.sessionManager;
+      const id = sm?.getSessionId?.();
+      if (!id || !Array.isArray(event?.messages)) return undefined;
+      captures.delete(id);
+      captures.set(id, { messages: structuredClone(event.messages), leafId: sm.getLeafId() });
+      while (captures.size > MAX_CAPTURES) captures.delete(captures.keys().next().value);
+    } catch {
+      // Observe only: a failed capture means the next rewind takes the cold path ("no-capture").
+    }
+    return undefined;
+  });
+}
+
+/** The parent of the in-flight assistant message carrying `callId`: from the session, else the agent's messages. */
+function callParent(sm, callId, agentMessages) {
+  const has = (m) => m?.role === "assistant" && Array.isArray(m.content) && m.content.some((c) => c?.type === "toolCall" && c.id === callId);
+  try {
+    for (const e of sm.getBranch().slice().reverse()) if (e.type === "message" && has(e.message)) return e.parentId ?? null;
+  } catch {}
+  // Not persisted yet: the call's message is in the agent's state, and pi will append it at the leaf.
+  if (Array.isArray(agentMessages) && agentMessages.some(has)) return sm.getLeafId();
+  return null;
+}
+
+function safe(fn, fallback) {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Wraps the cold summarizer. The request gains `ctx`, `plan`, `callId`, `config` (the session's
+ * effective config) and `agentMessages`; the outcome gains `summaryCache`.
+ */
+export function cacheSummarizer(cold, { core, captures, pi, pkg = piPackage, env = process.env }) {
+  return async function summarize(request) {
+    const { ctx, plan, callId, auth, signal, focus, model } = request;
+    const api = core();
+    const sm = ctx.sessionManager;
+    const sessionId = safe(() => sm.getSessionId(), "") ?? "";
+    const headers = api.summaryHeaders(String(model?.provider ?? ""), auth?.headers ?? null, sessionId);
+    const authed = { ...auth, headers };
+    const capture = captures.get(sessionId);
+    const registry = safe(() => ctx.modelRegistry, undefined);
+    const stream = safe(() => registry?.streamSimple, undefined);
+
+    let replay = null;
+    let instruction = "";
+    let payloadChars = 0;
+    if (capture) {
+      try {
+        replay = await buildReplay(capture, ctx, plan, sm, pkg);
+        instruction = api.cacheSummaryInstruction(replay.first, replay.count, focus);
+        payloadChars = JSON.stringify(replay.messages).length + instruction.length;
+      } catch {
+        replay = null;
+      }
+    }
+    const facts = {
+      enabled: request.config?.cacheSummary !== false && !envFlag(ENV_NO_CACHE_SUMMARY, env),
+      hasStream: typeof stream === "function",
+      collapsedTypes: plan.summarizeIds.map((id) => safe(() => sm.getEntry(id)?.type, undefined) ?? "unknown"),
+      hasCapture: !!replay,
+      captureLeaf: capture?.leafId ?? null,
+      callParent: callParent(sm, callId, request.agentMessages),
+      payloadChars,
+      contextWindow: Number(model?.contextWindow) || 0,
+    };
+    let mode = api.cacheMode(facts);
+    if (mode.mode === "live-prefix") {
+      try {
+        const messages = [...replay.messages, { role: "user", content: [{ type: "text", text: instruction }], timestamp: Date.now() }];
+        const options = {
+          apiKey: authed.apiKey,
+          headers: authed.headers,
+          sessionId,
+          cacheRetention: env.PI_CACHE_RETENTION === "long" ? "long" : "short",
+          signal,
+        };
+        if (authed.env) options.env = authed.env;
+        const level = safe(() => pi.getThinkingLevel?.(), undefined);
+        if (level && level !== "off") options.reasoning = level;
+        const reply = await stream.call(registry, model, { messages }, options).result();
+        const text = (reply?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
+        const usable = reply && reply.stopReason !== "error" && reply.stopReason !== "aborted" && text.trim() !== ""
+          && !(reply.content ?? []).some((c) => c.type === "toolCall");
+        if (usable) {
+          return {
+            summary: api.cacheSummaryText(text),
+            readFiles: [],
+            modifiedFiles: [],
+            summaryCache: details(mode, reply.usage),
+          };
+        }
+        if (reply?.stopReason === "aborted" || signal?.aborted) return { aborted: true, summaryCache: details(mode, reply?.usage) };
+      } catch {
+        if (signal?.aborted) return { aborted: true, summaryCache: details(mode, undefined) };
+      }
+      mode = api.cacheMode({ ...facts, streamFailed: true });
+    }
+    const outcome = await cold({ ...request, auth: authed });
+    return { ...outcome, summaryCache: details(mode, outcome?.usage) };
+  };
+}
+
+/** `details.summaryCache`: the mode, the fallback reason, and the provider's token accounting when known. */
+function details(mode, usage) {
+  const n = (x) => (typeof x === "number" && Number.isFinite(x) ? x : null);
+  return { mode: mode.mode, reason: mode.reason ?? null, cacheRead: n(usage?.cacheRead), input: n(usage?.input), cacheWrite: n(usage?.cacheWrite) };
+}
+
+/**
+ * The captured request as the provider received it: pi applies a system prompt changed in
+ * `before_agent_start` after `context_with_system`, so the captured head still has the old sections; the
+ * head is rebuilt from `ctx.getSystemPrompt()`. `first`: 1-based position (system excluded) of the first
+ * collapsed message = the messages of the context at the rewind's target, plus one.
+ */
+async function buildReplay(capture, ctx, plan, sm, pkg) {
+  let messages = capture.messages;
+  if (messages[0]?.role === "system") {
+    const prompt = safe(() => ctx.getSystemPrompt?.(), undefined);
+    if (typeof prompt === "string") {
+      const { sections: _sections, ...head } = messages[0];
+      messages = [{ ...head, content: prompt }, ...messages.slice(1)];
+    }
+  }
+  const convert = pkg.convertToLlm;
+  const build = pkg.buildSessionContext;
+  if (typeof convert !== "function" || typeof build !== "function") throw new Error("host lacks convertToLlm/buildSessionContext");
+  const llm = await convert(messages);
+  const before = (await convert(build(sm.getEntries(), plan.targetId).messages)).filter((m) => m.role !== "system").length;
+  const count = llm.filter((m) => m.role !== "system").length;
+  return { messages: llm, first: before + 1, count };
+}
