@@ -7,6 +7,7 @@ import { loadConfig } from "./config.js";
 /** Env kill switches (any value but "", "0", "false"). */
 export const ENV_NO_START_ANCHOR = "PI_TREE_NAVIGATOR_NO_START_ANCHOR";
 export const ENV_NO_CACHE_SUMMARY = "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY";
+export const ENV_NO_HINT = "PI_TREE_NAVIGATOR_NO_HINT";
 
 export function envFlag(name, env = process.env) {
   const v = env[name];
@@ -109,7 +110,8 @@ export function installAgentFeatures({ pi, core, withIndex, toolName, pkg, env =
     } catch {
       return;
     }
-    if (state.tracker.observe(usage ?? null, state.config.hintPercent ?? null) !== "crossed") return;
+    const percent = envFlag(ENV_NO_HINT, env) ? null : (state.config.hintPercent ?? null);
+    if (state.tracker.observe(usage ?? null, percent) !== "crossed") return;
     let message;
     try {
       message = withIndex(ctx.sessionManager, (index) => index.pressureMessage(usage.tokens, usage.contextWindow));

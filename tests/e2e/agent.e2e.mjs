@@ -10,7 +10,7 @@ import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
 // The driver switches the start anchor off for the older scenarios; these tests are about it.
-delete process.env.PI_TREE_NAVIGATOR_NO_START_ANCHOR;
+for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY"]) delete process.env[k];
 const host = await loadHost();
 const EXTENSIONS = [PKG_DIR, join(FIXTURES, "bulk-ext/index.js")];
 const TOOLS = ["navigate_tree", "bulk_read"];

@@ -10,6 +10,8 @@ import { resultEntry, resultText } from "./lib/checks.mjs";
 import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
+// The driver switches these features off for the older scenarios; these tests are about them.
+for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY"]) delete process.env[k];
 const host = await loadHost();
 const CAPTURES = host.major > 0 || host.minor >= 87; // the host has context_with_system
 const EXTENSIONS = [PKG_DIR, join(FIXTURES, "bulk-ext/index.js")];
@@ -147,4 +149,13 @@ test("fallback: the live-prefix request fails → the cold request follows, reas
   const d = cacheDetails(sm, "r1");
   assert.deepEqual([d.mode, d.reason], ["fallback", "failed"]);
   assert.deepEqual(order.filter((o) => o.kind !== "main").map((o) => o.kind), ["live", "cold"]);
+});
+
+test("fallback: the env kill switch → reason disabled", async (t) => {
+  process.env.PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY = "1";
+  t.after(() => delete process.env.PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY);
+  const { sm, s } = await start(t, [anchor("a", "c1"), bulk(30_000, "b1"), rewind("r1"), "done"]);
+  await s.session.prompt("read");
+  const d = cacheDetails(sm, "r1");
+  assert.deepEqual([d.mode, d.reason], ["fallback", "disabled"]);
 });

@@ -21,10 +21,13 @@ for (const version of hosts) {
     const missing = missingPrerequisites();
     assert.deepEqual(missing, [], `missing: ${missing.join(", ")}`);
     const env = { ...process.env, PTN_HOST_VERSION: version };
-    // The tool scenarios pin exact labels, lists and entry counts, written before the automatic
-    // `anchor:start` existed: they run with it switched off (its env kill switch). agent.e2e.mjs clears
-    // the switch and tests the start anchor itself.
+    // The tool scenarios pin exact labels, entry counts and scripted summary requests, written before
+    // the automatic `anchor:start`, the pressure hint and the cache-preserving summary existed: they run
+    // with those switched off (their env kill switches). agent.e2e.mjs and cache-summary.e2e.mjs clear
+    // the switches and test the features themselves.
     env.PI_TREE_NAVIGATOR_NO_START_ANCHOR ??= "1";
+    env.PI_TREE_NAVIGATOR_NO_HINT ??= "1";
+    env.PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY ??= "1";
     // A child `node --test` inherits this and would report to us instead of printing; it runs standalone.
     delete env.NODE_TEST_CONTEXT;
     const node = nodeFor(version);
