@@ -26,7 +26,7 @@ use super::texts::{self, RefusalCode};
 pub const MIN_FOCUS_CHARS: usize = 20;
 /// Longest `summaryFocus` accepted, in UTF-16 units: the focus goes whole into the summary request, so a
 /// runaway one (a pasted file, a megabyte of text) would crowd out the very work it should summarize.
-pub const MAX_FOCUS_CHARS: usize = 16_000;
+pub const MAX_FOCUS_CHARS: usize = 100_000;
 /// A rewind must free at least this many estimated tokens; smaller ones cost a summary for nothing.
 pub const MIN_SAVED_TOKENS: f64 = 4000.0;
 /// Preview length in the anchor response.
@@ -39,6 +39,18 @@ pub struct Refusal {
     pub code: RefusalCode,
     /// What the model reads.
     pub text: String,
+    /// For `TooLittleSaved`: the estimated tokens the rewind would have freed (the tool result's details).
+    #[serde(rename = "savedTokens", skip_serializing_if = "Option::is_none", serialize_with = "opt_js_number")]
+    #[tsify(optional)]
+    pub saved_tokens: Option<f64>,
+}
+
+#[allow(clippy::ref_option, reason = "serde's serialize_with signature")]
+fn opt_js_number<S: serde::Serializer>(x: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(v) => js_number(v, serializer),
+        None => serializer.serialize_none(),
+    }
 }
 
 /// What a `navigate_tree` call does (see [`plan`]). Crosses as `{kind: "refuse" | "list" | "anchor" |
@@ -230,7 +242,7 @@ pub struct RewindDetails {
 
 /// The refuse plan. Takes the text by value: each refusal builds its own.
 fn refuse(code: RefusalCode, text: String) -> ToolPlan {
-    ToolPlan::Refuse(Refusal { code, text })
+    ToolPlan::Refuse(Refusal { code, text, saved_tokens: None })
 }
 
 /// The anchors on the active branch as refusals list them (see `texts::anchor_rows`).
@@ -310,12 +322,17 @@ fn warning(facts_reach: bool) -> Option<&'static str> {
     (!facts_reach).then_some(texts::REFRESH_MISSING)
 }
 
+/// `list`'s warning: no rewind happened, so it speaks of one made later.
+fn list_warning(facts_reach: bool) -> Option<&'static str> {
+    (!facts_reach).then_some(texts::REFRESH_MISSING_LIST)
+}
+
 fn list(index: &mut SessionIndex, facts: &ToolFacts) -> Result<ToolPlan, SessionError> {
     let (anchors, estimate) = index.anchors_and_estimate(Leaf::Current)?;
     let current = estimate.tokens;
     let rows: Vec<ListRow<'_>> =
         anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
-    let text = format_list(&rows, current, facts.context_window, warning(facts.refresh_reaches));
+    let text = format_list(&rows, current, facts.context_window, list_warning(facts.refresh_reaches));
     let anchors = anchors
         .iter()
         .map(|a| AnchorRow {
@@ -437,8 +454,12 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> R
     let target_at = path.iter().position(|&s| s == target).unwrap_or(0);
     let at_target = estimates.get(target_at).map_or(0.0, |e| e.tokens);
     if before - at_target < MIN_SAVED_TOKENS {
-        let rows = rows_here(index, facts.context_window)?;
-        return Ok(refuse(RefusalCode::TooLittleSaved, texts::too_little_saved(start, before - at_target, &rows)));
+        let anchors = index.anchors(Leaf::Current)?;
+        // Anchors are root → leaf: an earlier one sits before the target on the path.
+        let earlier = anchors.iter().any(|a| path.iter().position(|&s| s == a.slot).is_some_and(|at| at < target_at));
+        let rows = texts::anchor_rows(&anchors, facts.context_window);
+        let text = texts::too_little_saved(start, before - at_target, &rows, earlier);
+        return Ok(ToolPlan::Refuse(Refusal { code: RefusalCode::TooLittleSaved, text, saved_tokens: Some((before - at_target).max(0.0)) }));
     }
     let Some(model) = &facts.model else {
         return Ok(refuse(RefusalCode::NoModel, texts::no_model()));
@@ -505,7 +526,7 @@ pub fn check_auth(result: &AuthResult) -> Option<Refusal> {
         return None;
     }
     let error = result.error.as_deref().unwrap_or("unknown error");
-    Some(Refusal { code: RefusalCode::AuthFailed, text: texts::auth_failed(error) })
+    Some(Refusal { code: RefusalCode::AuthFailed, text: texts::auth_failed(error), saved_tokens: None })
 }
 
 /// A field of a host result read leniently: a value of another type reads as absent (the host's objects
@@ -556,13 +577,13 @@ pub struct SummaryResult {
 /// The refusal for a summarizer result that cannot be used (aborted, failed, empty), or `None`.
 pub fn check_summary(result: &SummaryResult) -> Option<Refusal> {
     if result.aborted == Some(true) {
-        return Some(Refusal { code: RefusalCode::SummaryAborted, text: texts::summary_aborted() });
+        return Some(Refusal { code: RefusalCode::SummaryAborted, text: texts::summary_aborted(), saved_tokens: None });
     }
     match (result.error.as_deref(), summary_is_empty(result.summary.as_deref().unwrap_or(""))) {
         (None, false) => None,
-        (Some(e), _) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(e) }),
+        (Some(e), _) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(e), saved_tokens: None }),
         (None, true) => {
-            Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed("the summary is empty") })
+            Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed("the summary is empty"), saved_tokens: None })
         }
     }
 }

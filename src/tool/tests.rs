@@ -215,9 +215,15 @@ fn unknown_anchor_lists_the_ones_there_are() {
 #[test]
 fn small_rewinds_are_refused_with_the_anchor_percentages() {
     let mut index = worked_session(4000).index();
-    let r = refusal(plan(&mut index, &rewind_args("start", "end"), &facts("c3")).unwrap());
+    let p = plan(&mut index, &rewind_args("start", "end"), &facts("c3")).unwrap();
+    // The apparent savings travel as data too (the tool result's details).
+    let saved = p["savedTokens"].as_f64().expect("savedTokens");
+    assert!(saved > 0.0 && saved < 4000.0, "{saved}");
+    let r = refusal(p);
     assert_eq!(r.code, RefusalCode::TooLittleSaved.as_str());
     assert!(r.text.contains("%  start"), "{}", r.text);
+    // 'start' is the oldest anchor: no "pick an earlier anchor" when there is none.
+    assert!(r.text.contains("no anchor is older") && !r.text.contains("earlier anchor"), "{}", r.text);
 }
 
 #[test]
@@ -534,7 +540,7 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
         ("bad end", json!({"action": "rewind", "labelStart": "start", "labelEnd": "E"}), f.clone()),
         ("short focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "short"}), f.clone()),
         ("focus type", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": {"a": 1}}), f.clone()),
-        ("long focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "x".repeat(16_001)}), f.clone()),
+        ("long focus", json!({"action": "rewind", "labelStart": "start", "labelEnd": "e", "summaryFocus": "x".repeat(super::MAX_FOCUS_CHARS + 1)}), f.clone()),
     ];
     for (what, args, facts) in &calls {
         let p = typed(&mut index, args, facts).unwrap();

@@ -104,10 +104,10 @@ pub(crate) fn focus_too_short(problem: Option<&str>) -> String {
     }
 }
 
-/// `units`: the focus length in UTF-16 units. The 16000 is `MAX_FOCUS_CHARS` (a test checks it).
+/// `units`: the focus length in UTF-16 units. The 100000 is `MAX_FOCUS_CHARS` (a test checks it).
 pub(crate) fn focus_too_long(units: usize) -> String {
     format!(
-        "`summaryFocus` is {units} characters; keep it under 16000. It is an instruction to the summarizer, not \
+        "`summaryFocus` is {units} characters; keep it under 100000. It is an instruction to the summarizer, not \
          the work itself:\n{FOCUS_CONTENTS}\nIf the user's instruction is very long, quote the part that still matters."
     )
 }
@@ -163,12 +163,20 @@ pub(crate) fn batched_rewind(others: &str) -> String {
 
 /// `freed`: the estimated tokens the rewind would free (rounded here). The 4000 is `MIN_SAVED_TOKENS` (a
 /// test checks it).
-pub(crate) fn too_little_saved(name: &str, freed: f64, rows: &str) -> String {
+/// `earlier`: whether an anchor older than `name` exists on the active branch.
+pub(crate) fn too_little_saved(name: &str, freed: f64, rows: &str, earlier: bool) -> String {
     let freed = freed.max(0.0).round() as u64;
-    format!(
-        "Rewinding to '{name}' would free only about {freed} tokens (minimum 4000). Keep working, or pick an \
-         earlier anchor:\n{rows}"
-    )
+    if earlier {
+        format!(
+            "Rewinding to '{name}' would free only about {freed} tokens (minimum 4000). Keep working, or pick an \
+             earlier anchor:\n{rows}"
+        )
+    } else {
+        format!(
+            "Rewinding to '{name}' would free only about {freed} tokens (minimum 4000), and no anchor is older. Keep \
+             working and rewind once more work has piled up after it. Anchors:\n{rows}"
+        )
+    }
 }
 
 pub(crate) fn no_model() -> String {
@@ -187,6 +195,11 @@ pub(crate) fn summary_failed(error: &str) -> String {
     format!("Summarization failed: {error}. The session was not changed.")
 }
 
+/// `list`'s warning on such a host: no rewind happened yet.
+pub(crate) const REFRESH_MISSING_LIST: &str = "⚠ this pi did not give the extension a way to refresh the running \
+     request's context: a rewind made now would be saved, but the model might see the old context until the next \
+     user prompt. Run /reload or restart pi.";
+
 /// Warning when the host would not show the rewound context before the next user prompt.
 pub(crate) const REFRESH_MISSING: &str = "⚠ this pi did not give the extension a way to refresh the running \
      request's context: the rewind is saved, but the model may see the old context until the next user \
@@ -197,19 +210,21 @@ pub(crate) fn anchor_set(name: &str, tokens: f64, window: f64, hint: Option<&str
     let hint = hint.map_or_else(String::new, |h| format!(" (after: “{h}”)"));
     let moved = if moved { " · moved from its earlier position" } else { "" };
     format!(
-        "[anchor '{name}'] set at {at}{hint}{moved}\n\nWhen this stage is done: navigate_tree(action='rewind', \
-         labelStart='{name}', labelEnd='<new-name>', summaryFocus='<latest user instruction; done; left>')."
+        "[anchor '{name}'] set at {at}{hint}{moved}\n\nWhen this stage is done and real work has piled up after \
+         it: navigate_tree(action='rewind', labelStart='{name}', labelEnd='<new-name>', summaryFocus='<latest user \
+         instruction; done; left>'). summaryFocus needs at least 20 characters."
     )
 }
 
 pub(crate) fn rewound(start: &str, end: &str, before: f64, after: f64, window: f64, warning: Option<&str>) -> String {
     let delta = format_context_delta(before, after, window);
     let warning = warning.map_or_else(String::new, |w| format!("\n\n{w}"));
+    let note = crate::guidance::post_rewind_note();
     format!(
         "[rewind '{start}' → '{end}'] · {delta}\n\nThe work after '{start}' is now the branch summary above. \
          Items under '### Done' are finished; '### In Progress', '### Blocked' and '## Next Steps' are still to \
          do: continue with them without asking the user again. Earlier branch summaries, if any, cover earlier \
-         collapsed stages.{warning}"
+         collapsed stages. {note}{warning}"
     )
 }
 
@@ -263,6 +278,8 @@ mod tests {
         assert!(invalid_name("name", "anchor", None).contains(&format!(" 1–{MAX_NAME_LENGTH} chars")));
         assert!(focus_too_short(None).contains(&format!(" at least {MIN_FOCUS_CHARS} characters")));
         assert!(focus_too_long(1).contains(&format!(" keep it under {MAX_FOCUS_CHARS}.")));
-        assert!(too_little_saved("a", 1.0, "").contains(&format!(" (minimum {MIN_SAVED_TOKENS})")));
+        assert!(too_little_saved("a", 1.0, "", true).contains(&format!(" (minimum {MIN_SAVED_TOKENS})")));
+        assert!(too_little_saved("a", 1.0, "", false).contains(&format!(" (minimum {MIN_SAVED_TOKENS})")));
+        assert!(anchor_set("a", 1.0, 100.0, None, false).contains(&format!("at least {MIN_FOCUS_CHARS} characters")));
     }
 }
