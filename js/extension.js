@@ -273,7 +273,9 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   }
 
   function refuse(toolCallId, refusal) {
-    return failed(toolCallId, refusal.text, { refused: refusal.code });
+    const details = { refused: refusal.code };
+    if (refusal.savedTokens !== undefined) details.savedTokens = refusal.savedTokens;
+    return failed(toolCallId, refusal.text, details);
   }
 
   /** Moves the leaf back to `id` if a failed write left it elsewhere (on an entry that may not be on disk). */
@@ -295,10 +297,23 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     return `navigate_tree: ${step} failed: ${error}. The conversation was kept valid; check the anchors with action='list'.`;
   }
 
+  /**
+   * A label write, retried once (a transient failure — a busy disk, a racing writer — should not cost the
+   * anchor). Before the retry the leaf goes back to `durable`, off an entry the failed write may have left.
+   */
+  function writeLabelRetrying(sm, entryId, label, durable) {
+    try {
+      host.setLabel(entryId, label);
+    } catch {
+      restoreLeaf(sm, durable);
+      host.setLabel(entryId, label);
+    }
+  }
+
   async function anchor(toolCallId, plan, sm) {
     const leafBefore = host.leafId(sm);
     try {
-      host.setLabel(plan.entryId, plan.label);
+      writeLabelRetrying(sm, plan.entryId, plan.label, leafBefore);
     } catch (error) {
       restoreLeaf(sm, leafBefore);
       throw new Error(salvage("anchor", messageOf(error)), { cause: error });
@@ -306,7 +321,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     if (plan.moveFrom) {
       const written = host.leafId(sm);
       try {
-        host.setLabel(plan.moveFrom, null);
+        writeLabelRetrying(sm, plan.moveFrom, null, written);
       } catch (error) {
         restoreLeaf(sm, written);
         throw new Error(salvage("anchor-move", messageOf(error)), { cause: error });
@@ -356,8 +371,9 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
       step = "index";
       finish = withIndex(sm, (index) => index.rewindFinish(summaryId, Date.now())); // the plan stays in the index
       step = "labels";
+      // labelEnd comes first: the anchor the model will name next exists before anything else can fail.
       for (const write of finish.labels) {
-        host.setLabel(write.entryId, write.label);
+        writeLabelRetrying(sm, write.entryId, write.label, durable);
         durable = host.leafId(sm);
       }
     } catch (error) {
