@@ -14,6 +14,12 @@ import { join, relative } from "node:path";
 import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
 import { FIXTURES, hostAvailable, nodeFor, PKG_DIR, REPO } from "./lib/hosts.mjs";
 
+// `--long`: the scripted ≥30-turn run of tests/e2e/demo-long.mjs.
+if (process.argv.includes("--long")) {
+  await import("./demo-long.mjs");
+  process.exit(process.exitCode ?? 0);
+}
+
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : fallback;
