@@ -34,7 +34,7 @@ const CASES = [
   [{ action: "rewind", labelStart: "gone", labelEnd: "b", summaryFocus: FOCUS }, /^Anchor 'gone' is not on the active branch: it sits on a branch an earlier rewind left behind/],
   // Megabyte strings last: every later request carries them.
   [{ action: "anchor", name: MB }, /it is 1048576 characters long/],
-  [{ action: "rewind", labelStart: "a", labelEnd: "b", summaryFocus: MB }, /`summaryFocus` is 1048576 characters; keep it under 16000/],
+  [{ action: "rewind", labelStart: "a", labelEnd: "b", summaryFocus: MB }, /`summaryFocus` is 1048576 characters; keep it under 100000/],
   [{ action: "rewind", labelStart: MB, labelEnd: "b", summaryFocus: FOCUS }, /`labelStart` sent: it is 1048576 characters long/],
 ];
 
