@@ -114,22 +114,20 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
     let mut warnings = Vec::new();
     let g = read_layer(Layer::Global, global, &mut warnings);
     let p = read_layer(Layer::Project, project, &mut warnings);
-    let mut config = Config::default();
-
-    config.hint_percent = match (&p.hint, &g.hint) {
-        (Field::Set(v), _) => *v,
+    let hint_percent = match (&p.hint, &g.hint) {
+        (Field::Set(v), _) | (Field::Absent, Field::Set(v)) => *v,
         (Field::Invalid(_), _) => None,
-        (Field::Absent, Field::Set(v)) => *v,
         (Field::Absent, Field::Invalid(_) | Field::Absent) => Some(DEFAULT_HINT_PERCENT),
     };
-    config.start_anchor_turn = match (&p.start, &g.start) {
+    let start_anchor_turn = match (&p.start, &g.start) {
         (Field::Set(v), _) | (_, Field::Set(v)) => *v,
         _ => Some(DEFAULT_START_ANCHOR_TURN),
     };
-    config.cache_summary = match (&p.cache, &g.cache) {
+    let cache_summary = match (&p.cache, &g.cache) {
         (Field::Set(v), _) | (_, Field::Set(v)) => *v,
         _ => true,
     };
+    let config = Config { hint_percent, start_anchor_turn, cache_summary };
     for (layer, fields) in [(Layer::Global, &g), (Layer::Project, &p)] {
         for (key, reason) in fields.invalid() {
             let effect = match (key, layer) {

@@ -251,6 +251,7 @@ pub enum FallbackReason {
 }
 
 /// What the shim knows when a rewind's summary is due.
+#[allow(clippy::struct_excessive_bools, reason = "independent facts the shim observes, read from one object")]
 #[derive(Debug, Clone, PartialEq, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct CacheFacts {
