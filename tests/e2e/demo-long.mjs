@@ -20,7 +20,13 @@ const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : fallback;
 };
-const version = arg("--host", process.env.PTN_HOST_VERSION ?? "0.87.1");
+// pi 0.87.1 has the capture event the cache-preserving summary needs; `npm run demo` installs only 0.75.5,
+// so without 0.87.1 the run uses 0.75.5 (cold summaries, reason no-capture) and says how to get 0.87.1.
+const preferred = arg("--host", process.env.PTN_HOST_VERSION ?? "0.87.1");
+const version = hostAvailable(preferred) || process.argv.includes("--host") ? preferred : "0.75.5";
+if (version !== preferred) {
+  console.log(`pi ${preferred} is not installed (PI_VERSIONS=${preferred} bash scripts/setup-hosts.sh); using pi ${version}: cold summaries only.`);
+}
 if (!hostAvailable(version)) {
   console.error(`pi ${version} is not installed: run bash scripts/setup-hosts.sh`);
   process.exit(1);
@@ -146,10 +152,11 @@ for (let i = 0; i < n; i++) {
   const l = live.summaries[i];
   const d = l?.details;
   coldSum += c?.details?.input ?? c?.tokens ?? 0;
-  liveSum += d?.input ?? 0;
+  // A fallback is a cold request: count what the faux provider billed for it.
+  liveSum += d?.mode === "live-prefix" ? (d.input ?? 0) : (l?.tokens ?? 0);
   console.log(`  ${String(i + 1).padStart(6)} | ${String(c?.tokens ?? "-").padStart(25)} | ${d?.input ?? "-"} + ${d?.cacheRead ?? "-"} cached (${d?.mode ?? "-"}${d?.reason ? `: ${d.reason}` : ""})`);
 }
-console.log(`  total fresh input: cold ${coldSum} vs cache-preserving ${liveSum}`);
+console.log(`  total fresh input: switch off ${coldSum} vs default ${liveSum}`);
 console.log("  note: pi's cold summarizer drops tool results from what it sends (pi-host.md §2.4), so with this");
 console.log("  tool-output-heavy work its request is small — and its summary never sees those outputs. The");
 console.log("  cache-preserving request sends the whole live prompt, served from the provider's cache: cheap per");
