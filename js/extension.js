@@ -190,11 +190,8 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
       indexes.set(sm, state);
     }
     const fresh = host.entriesSince(sm, state.fed);
-    if (fresh.length > 0) {
-      state.index.appendEntries(fresh);
-      state.fed += fresh.length;
-    }
-    state.index.setLeaf(host.leafId(sm));
+    state.index.sync(fresh, host.leafId(sm)); // appendEntries + setLeaf in one crossing
+    state.fed += fresh.length;
     return state.index;
   }
 

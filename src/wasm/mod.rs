@@ -119,6 +119,19 @@ impl SessionIndex {
         self.inner.set_leaf(id.map(|id| id.as_string().unwrap_or_default()).as_deref()).map_err(js_error)
     }
 
+    /// `appendEntries(entries)` (when there are any), then `setLeaf(leafId)`, in one call: what the shim
+    /// does before every tool call, so keeping the index in step with the host is one crossing.
+    #[wasm_bindgen(unchecked_return_type = "IngestReport")]
+    pub fn sync(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "object[]")] entries: Array,
+        leaf_id: Option<JsString>,
+    ) -> Result<JsValue, JsValue> {
+        let report = if entries.length() > 0 { self.append_entries(entries)? } else { report_js(&IngestReport::default())? };
+        self.set_leaf(leaf_id)?;
+        Ok(report)
+    }
+
 }
 
 /// The input of a JSONL export.

@@ -464,6 +464,10 @@ test("the index is fed only new entries, and rebuilt once if the wasm index fail
             return real.appendEntries(entries);
           },
           setLeaf: (id) => real.setLeaf(id),
+          sync(entries, leaf) {
+            if (entries.length > 0) this.appendEntries(entries);
+            this.setLeaf(leaf);
+          },
           toolPlan: (params, facts) => {
             if (trapNext) {
               trapNext = false;

@@ -347,6 +347,10 @@ test("an injected trap: restarts are capped, the tool keeps answering, and pi is
           get entryCount() { return real.entryCount; },
           toolPlan: () => { throw new WebAssembly.RuntimeError(`unreachable (${label})`); },
           free: () => real.free(),
+          sync(entries, leaf) {
+            if (entries.length > 0) this.appendEntries(entries);
+            this.setLeaf(leaf);
+          },
         };
       },
     },
@@ -388,6 +392,10 @@ test("a restart whose rebuild traps too says so, and the next call tries again",
           setLeaf: (id) => real.setLeaf(id),
           toolPlan: (p, f) => real.toolPlan(p, f),
           free: () => real.free(),
+          sync(entries, leaf) {
+            if (entries.length > 0) this.appendEntries(entries);
+            this.setLeaf(leaf);
+          },
         };
       },
     },
@@ -432,6 +440,10 @@ test("non-trap index errors are still rebuilt once and retried (not a restart)",
           },
           toolPlan: (p, f) => real.toolPlan(p, f),
           free: () => real.free(),
+          sync(entries, leaf) {
+            if (entries.length > 0) this.appendEntries(entries);
+            this.setLeaf(leaf);
+          },
         };
       },
     },

@@ -28,6 +28,8 @@ for (const w of concrete(rep.warnings)) {
 }
 const rep2 = concrete(plugin.appendEntries([{ type: "message", id: "a", parentId: null }]));
 const appended2: number = rep2.appended;
+const rep3 = concrete(plugin.sync([{ type: "message", id: "b", parentId: "a" }], "b"));
+const appended3: number = concrete(rep3.appended);
 const count: number = concrete(idx.entryCount);
 
 // Leaf and path
@@ -113,4 +115,4 @@ plugin.free();
 
 export const used = [appended, appended2, count, leaf, p2, p3, first, label, found, found2, found3, ca, betweenIds,
   betweenCa, between2, ctx, ctx2, ctx3, json, tokens, usageTokens, trailingTokens, lastUsageIndex, est2, est3,
-  anchors2, row, tree, stats, toolName, mode, authText, summaryCode];
+  anchors2, row, tree, stats, toolName, mode, authText, summaryCode, appended3];
