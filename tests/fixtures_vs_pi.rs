@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use pi_tree_navigator::session::wire::parse_value;
-use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
+use pi_tree_navigator::session::{Leaf, Mode, Profile, SessionIndex};
 use serde_json::Value;
 
 /// Numbers compare by value (`-0`, `1.0` and `1e21` in a file are spelled differently from pi's output).
@@ -35,6 +35,7 @@ fn every_fixture_matches_pi() {
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
         for mode in [Mode::Full, Mode::Plugin] {
             let mut idx = SessionIndex::new(mode);
+            idx.set_profile(Profile::Pi074); // the recording is pi 0.75.5's
             idx.load_file(&text).unwrap();
             assert_eq!(idx.len() as u64, rec["entryCount"].as_u64().unwrap(), "{file}: entry count");
             for result in rec["results"].as_array().unwrap() {

@@ -238,6 +238,9 @@ pub struct SessionIndex {
     position_scratch: Scratch,
     /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
     duplicate_ids: bool,
+    /// The host generation's estimation rules (see [`super::profile`]).
+    pub(super) profile: super::Profile,
+    pub(super) profile_source: super::ProfileSource,
 }
 
 impl SessionIndex {
@@ -258,6 +261,8 @@ impl SessionIndex {
             lines_seen: 0,
             duplicate_ids: false,
             position_scratch: Scratch::default(),
+            profile: super::Profile::default(),
+            profile_source: super::ProfileSource::default(),
         }
     }
 
@@ -435,7 +440,7 @@ impl SessionIndex {
         let slot = self.records.len() as Slot;
         let mut record = Record::blank();
         record.kind = facts.kind;
-        record.tokens = facts.tokens;
+        record.tokens = self.profile_for(facts).tokens(facts);
         record.sort_ts = facts.timestamp_ms.unwrap_or(f64::INFINITY);
         if let Some(usage) = facts.usage {
             record.usage = usage;

@@ -8,6 +8,7 @@ pub mod entry;
 mod entry_ref;
 mod index;
 mod llm_view;
+mod profile;
 mod read;
 mod record;
 mod store;
@@ -24,6 +25,7 @@ pub use llm_view::{
     source_slot, AssistantMeta, ContextPage, Part, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
     COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
 };
+pub use profile::{Profile, ProfileSource};
 pub use record::Slot;
 pub use tokens::{cumulative, Estimate};
 pub use view::{Anchor, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};

@@ -145,7 +145,7 @@ fn read_message<'a>(msg: &'a Message<'a>, legacy_v2: bool, facts: &mut Facts<'a>
         RoleKind::BranchSummary | RoleKind::CompactionSummary => msg.summary.units(),
         RoleKind::System => {
             // pi 0.75 estimates a system message as 0; pi ≥1.x counts these (see `Facts::system_chars`).
-            facts.system_chars = content_chars(&msg.content).0 + content_chars(&msg.sections).0 + msg.tools_added.0.unwrap_or(0);
+            facts.system_chars = content_chars(&msg.content).0 + msg.sections.0 + msg.tools_added.0.unwrap_or(0);
             0
         }
         RoleKind::Other => 0,
@@ -209,14 +209,17 @@ fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
 
 /// The usage pi's `estimateContextTokens` would anchor on: an assistant with a truthy `usage` that did
 /// not stop with `aborted` or `error`; `calculateContextTokens`: `totalTokens || input + output +
-/// cacheRead + cacheWrite`. `counts` are `[totalTokens, input, output, cacheRead, cacheWrite]`, missing
+/// cacheRead + cacheWrite`, which must be > 0 (pi ≥0.87; every profile). `counts` are `[totalTokens, input, output, cacheRead, cacheWrite]`, missing
 /// ones as 0 (pi would produce NaN).
 pub(super) fn anchor_usage(stop_reason: Option<&str>, usage_truthy: bool, counts: [f64; 5]) -> Option<f64> {
     if matches!(stop_reason, Some("aborted" | "error")) || !usage_truthy {
         return None;
     }
     let [total, input, output, cache_read, cache_write] = counts;
-    Some(if total != 0.0 && !total.is_nan() { total } else { input + output + cache_read + cache_write })
+    let tokens = if total != 0.0 && !total.is_nan() { total } else { input + output + cache_read + cache_write };
+    // pi ≥0.87 skips a usage whose `calculateContextTokens` is not > 0; the tool does so on every host
+    // (`super::profile`: a zero baseline would make any session estimate as ~0).
+    (tokens > 0.0).then_some(tokens)
 }
 
 /// The preview of a content: the string, or its `text` blocks joined by spaces.
@@ -315,9 +318,9 @@ mod tests {
     #[test]
     fn system_messages_keep_what_newer_pi_counts() {
         let e = entry(
-            r#"{"type":"message","id":"s","parentId":null,"timestamp":"x","message":{"role":"system","content":"abc","sections":[{"type":"text","text":"de"}],"toolsAdded":[{"name":"t"}]}}"#,
+            r#"{"type":"message","id":"s","parentId":null,"timestamp":"x","message":{"role":"system","content":"abc","sections":{"preamble":"de","cwd":"","x":"zz","x":"f"},"toolsAdded":[{"name":"t"}]}}"#,
         );
-        assert_eq!((e.tokens, e.system_chars), (0.0, 3 + 2 + r#"[{"name":"t"}]"#.len()));
+        assert_eq!((e.tokens, e.system_chars), (0.0, 3 + 2 + 1 + r#"[{"name":"t"}]"#.len()));
     }
 
     #[test]

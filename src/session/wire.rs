@@ -312,6 +312,61 @@ impl<'de> Deserialize<'de> for StringifyLen {
     }
 }
 
+/// What a system message's `sections` add to pi's `estimateTokens`: `section.length` of each truthy value
+/// of the object (`Object.values`; a repeated key counts once, with its last value). A string counts its
+/// UTF-16 length, an array its element count; other values (pi: `undefined` length, a NaN estimate) and a
+/// `sections` that is not an object count 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SectionsLen(pub usize);
+
+impl<'de> Deserialize<'de> for SectionsLen {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any(d)
+    }
+}
+
+impl<'de> FromJs<'de> for SectionsLen {
+    fn from_js<E: de::Error>(_: Js<'de>) -> Result<Self, E> {
+        Ok(SectionsLen(0))
+    }
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut values: Vec<usize> = Vec::new();
+        let mut seen: HashMap<JsStr<'de>, usize> = HashMap::new();
+        while let Some(Key(key)) = map.next_key()? {
+            let SectionLen(len) = map.next_value()?;
+            if let Some(&at) = seen.get(&key) {
+                values[at] = len;
+            } else {
+                seen.insert(key, values.len());
+                values.push(len);
+            }
+        }
+        Ok(SectionsLen(values.iter().sum()))
+    }
+}
+
+/// `.length` of one section value (see [`SectionsLen`]).
+struct SectionLen(usize);
+
+impl<'de> Deserialize<'de> for SectionLen {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any(d)
+    }
+}
+
+impl<'de> FromJs<'de> for SectionLen {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Ok(SectionLen(js.units()))
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        let mut items = 0;
+        while seq.next_element::<IgnoredAny>()?.is_some() {
+            items += 1;
+        }
+        Ok(SectionLen(items))
+    }
+}
+
 /// What one JSON value adds to `JSON.stringify`'s output.
 struct Len(usize);
 
@@ -410,8 +465,8 @@ pub struct Message<'a> {
     #[serde(borrow)] pub output: Js<'a>,
     /// `summary` (branchSummary, compactionSummary).
     #[serde(borrow)] pub summary: Js<'a>,
-    /// `sections` (system, pi ≥1.x): their text, like `content`.
-    #[serde(borrow)] pub sections: Content<'a>,
+    /// `sections` (system, pi ≥0.87): what `estimateTokens` adds for them.
+    pub sections: SectionsLen,
     /// `JSON.stringify(toolsAdded).length` (system, pi ≥1.x).
     pub tools_added: StringifyLen,
 }

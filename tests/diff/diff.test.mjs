@@ -141,6 +141,10 @@ function wasmSession(api, session) {
   const text = readFileSync(session.file, "utf8");
   const full = api.SessionIndex.full();
   const plugin = api.SessionIndex.plugin();
+  // Both pi legs (0.75.5, 0.74.2) are the pi-0.74 profile; without this a session holding a system message
+  // would be read with the rules of pi ≥0.87 (src/session/profile.rs).
+  full.setHostVersion("0.75.5");
+  plugin.setHostVersion("0.75.5");
   try {
     const report = attempt(() => full.appendJsonl(text));
     const viaEntries = session.index % 2 === 1;

@@ -61,6 +61,13 @@ export async function loadPi(hostDir) {
     estimateFrom = "@earendil-works/pi-coding-agent/dist/core/compaction/compaction.js";
   }
   if (typeof estimateContextTokens !== "function") throw new Error(`no estimateContextTokens in ${hostDir}`);
+  // The zero-usage rule of pi ≥0.87 (a usage whose calculateContextTokens is not > 0 is no anchor) is the
+  // tool's rule on every host (src/session/profile.rs). Older hosts anchor on it; for them pi's own function
+  // is given the messages with such a usage taken off, which is exactly what the newer hosts' check does.
+  const piEstimate = estimateContextTokens;
+  const calc = coding.calculateContextTokens;
+  estimateContextTokens = (messages) =>
+    piEstimate(messages.map((m) => (m?.role === "assistant" && m.usage && !(calc(m.usage) > 0) ? { ...m, usage: undefined } : m)));
   const version = (d) => (d ? JSON.parse(readFileSync(join(d, "package.json"), "utf8")).version : null);
   return {
     buildSessionContext,

@@ -1,0 +1,146 @@
+//! Host profiles: the rules of token estimation that differ between pi generations, chosen once per
+//! session. Each difference is one named rule here, never a version test scattered through the core
+//! (docs/hosts.md lists each rule, the pi version that introduced it and the test that proves it).
+//!
+//! In pi the shim sets the profile from the running host's version before the first entry is fed
+//! ([`SessionIndex::set_profile`]). The CLI and the viewer infer it from the session itself: a
+//! `role:"system"` message entry (written by pi ≥0.87 as the first message of every session) switches an
+//! index that was not given a profile to [`Profile::Pi087`]; `--host <version>` overrides.
+//!
+//! Rules shared by every profile (not differences): the usage an estimate anchors on must have
+//! `calculateContextTokens(usage) > 0` — pi ≥0.87's rule. pi 0.74–0.86 anchors on a zero usage too, which
+//! makes a session from a provider that reports zero usage estimate as ~0 tokens and refuses every rewind;
+//! that is a bug of those hosts the tool does not copy (README, "Hosts").
+
+use super::entry::{Facts, Kind, RoleKind};
+use super::index::SessionIndex;
+use super::read::ceil_quarter;
+
+/// Tokens an image block adds where a profile counts it (`ESTIMATED_IMAGE_CHARS` 4800 / 4).
+const IMAGE_TOKENS: f64 = 1200.0;
+
+/// One pi generation's estimation rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// pi 0.74–0.86: `role:"system"` message entries count 0 and images in user messages count 0.
+    #[default]
+    Pi074,
+    /// pi ≥0.87 (0.87.1, 0.99.1, 1.0.3, 1.3.0, 1.5.2: the same `estimateTokens`): rules
+    /// [`Profile::counts_system_messages`] and [`Profile::counts_user_images`].
+    Pi087,
+}
+
+/// How the index came by its profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProfileSource {
+    /// Nothing said otherwise yet (the session has shown no sign of a newer pi).
+    #[default]
+    Default,
+    /// Inferred from the session's contents (a `role:"system"` message entry).
+    Inferred,
+    /// Set by the caller (the running host's version, or `--host`).
+    Set,
+}
+
+impl Profile {
+    /// The profile of a pi version (`"1.5.2"`, `"0.87.1"`, a leading `v` allowed); `None` when the
+    /// text is not a version.
+    pub fn for_version(version: &str) -> Option<Profile> {
+        let v = version.trim().trim_start_matches('v');
+        let mut parts = v.split('.').map(|p| p.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("").parse::<u64>());
+        let major = parts.next()?.ok()?;
+        let minor = parts.next().unwrap_or(Ok(0)).ok()?;
+        Some(if (major, minor) >= (0, 87) { Profile::Pi087 } else { Profile::Pi074 })
+    }
+
+    /// The name `stats`, the viewer and `doctor` show.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Pi074 => "pi-0.74",
+            Profile::Pi087 => "pi-0.87",
+        }
+    }
+
+    /// Rule (pi ≥0.87): a `role:"system"` message (system prompt and tool declarations) counts its content,
+    /// its `sections` and `JSON.stringify(toolsAdded)`.
+    pub fn counts_system_messages(self) -> bool {
+        self == Profile::Pi087
+    }
+
+    /// Rule (pi ≥0.87): an image block in a user message counts 4800 characters, as everywhere else.
+    pub fn counts_user_images(self) -> bool {
+        self == Profile::Pi087
+    }
+
+    /// `estimateTokens` of the message an entry contributes, under this profile.
+    pub fn tokens(self, facts: &Facts<'_>) -> f64 {
+        match facts.kind {
+            Kind::Message(RoleKind::System) if self.counts_system_messages() => ceil_quarter(facts.system_chars),
+            Kind::Message(RoleKind::User) if self.counts_user_images() => facts.tokens + IMAGE_TOKENS * facts.images as f64,
+            _ => facts.tokens,
+        }
+    }
+}
+
+impl SessionIndex {
+    /// Uses `profile` for the entries fed from now on (call it before feeding: entries already held keep
+    /// their estimates), and stops inferring one from the contents.
+    pub fn set_profile(&mut self, profile: Profile) {
+        self.profile = profile;
+        self.profile_source = ProfileSource::Set;
+    }
+
+    /// The profile estimates use, and how it was chosen.
+    pub fn profile(&self) -> (Profile, ProfileSource) {
+        (self.profile, self.profile_source)
+    }
+
+    /// The profile for an entry about to be recorded: a `role:"system"` message in an index that was given
+    /// none marks a pi ≥0.87 session.
+    pub(super) fn profile_for(&mut self, facts: &Facts<'_>) -> Profile {
+        if self.profile_source == ProfileSource::Default && facts.kind == Kind::Message(RoleKind::System) {
+            self.profile = Profile::Pi087;
+            self.profile_source = ProfileSource::Inferred;
+        }
+        self.profile
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Mode;
+
+    #[test]
+    fn versions_map_to_generations() {
+        for (v, p) in [("0.74.2", Profile::Pi074), ("0.75.5", Profile::Pi074), ("0.86.9", Profile::Pi074), ("0.87.1", Profile::Pi087), ("0.99.1", Profile::Pi087), ("1.0.3", Profile::Pi087), ("v1.5.2", Profile::Pi087), ("2.0.0-beta.1", Profile::Pi087)] {
+            assert_eq!(Profile::for_version(v), Some(p), "{v}");
+        }
+        assert_eq!(Profile::for_version("latest"), None);
+    }
+
+    const SYSTEM: &str = r#"{"type":"message","id":"s1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"system","content":"abcd","sections":{"a":"1234"},"toolsAdded":[{"name":"t"}]}}"#;
+    const USER_IMAGE: &str = r#"{"type":"message","id":"u1","parentId":"s1","timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","data":"x","mimeType":"image/png"}]}}"#;
+
+    fn estimate(index: &mut SessionIndex) -> f64 {
+        index.estimate(crate::session::Leaf::Current).unwrap().tokens
+    }
+
+    #[test]
+    fn a_system_message_makes_the_profile_pi087() {
+        let mut index = SessionIndex::new(Mode::Plugin);
+        index.append_jsonl(&format!("{SYSTEM}\n{USER_IMAGE}\n"));
+        assert_eq!(index.profile(), (Profile::Pi087, ProfileSource::Inferred));
+        // system: ceil((4 + 4 + 14) / 4) = 6; user: ceil(2/4) + 1200.
+        assert_eq!(estimate(&mut index), 6.0 + 1.0 + 1200.0);
+    }
+
+    #[test]
+    fn a_set_profile_is_kept() {
+        let mut index = SessionIndex::new(Mode::Plugin);
+        index.set_profile(Profile::Pi074);
+        index.append_jsonl(&format!("{SYSTEM}\n{USER_IMAGE}\n"));
+        assert_eq!(index.profile(), (Profile::Pi074, ProfileSource::Set));
+        assert_eq!(estimate(&mut index), 1.0);
+    }
+}
