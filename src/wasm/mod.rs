@@ -92,6 +92,32 @@ impl SessionIndex {
         report_js(&self.inner.append_entry_array(&String::from(text)))
     }
 
+    /// Uses the estimation rules of this pi version for the entries fed from now on (call it before
+    /// feeding) and stops inferring them from the session. Returns the profile's name; an unreadable
+    /// version changes nothing and returns `undefined`.
+    #[wasm_bindgen(js_name = setHostVersion)]
+    pub fn set_host_version(&mut self, version: &str) -> Option<String> {
+        let profile = session::Profile::for_version(version)?;
+        self.inner.set_profile(profile);
+        Some(profile.name().into())
+    }
+
+    /// The profile estimates use: `{name, source}`, source `"default"`, `"inferred"` (from the session's
+    /// contents) or `"set"` (`setHostVersion`).
+    #[wasm_bindgen(unchecked_return_type = "{ name: string; source: \"default\" | \"inferred\" | \"set\" }")]
+    pub fn profile(&self) -> JsValue {
+        let (profile, source) = self.inner.profile();
+        let source = match source {
+            session::ProfileSource::Default => "default",
+            session::ProfileSource::Inferred => "inferred",
+            session::ProfileSource::Set => "set",
+        };
+        let out = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&out, &"name".into(), &profile.name().into());
+        let _ = js_sys::Reflect::set(&out, &"source".into(), &source.into());
+        out.into()
+    }
+
     /// Number of entries held (the header is not an entry).
     #[wasm_bindgen(getter, js_name = entryCount)]
     pub fn entry_count(&self) -> u32 {
