@@ -183,6 +183,8 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     }
     if (!state) {
       const index = current.api.SessionIndex.plugin();
+      // The estimation rules of the running pi (src/session/profile.rs), fixed before the first entry.
+      if (host.version) index.setHostVersion(host.version);
       reg.stats.indexesCreated++;
       current.indexes.add(new WeakRef(index));
       if (current.indexes.size > 64) for (const r of current.indexes) if (!r.deref()) current.indexes.delete(r);
@@ -341,7 +343,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
         auth,
         signal,
         focus: plan.focus,
-        streamFn: host.streamFunction(sm),
+        streamFn: host.streamFunction(sm, ctx),
         ctx,
         plan,
         callId: toolCallId,

@@ -142,6 +142,8 @@ export function createHost(pi, { pkg = piPackage } = {}) {
 
   return {
     patched,
+    /** The running pi's version (`VERSION` of its package; every host of the matrix exports it), or null. */
+    version: typeof pkg?.VERSION === "string" ? pkg.VERSION : null,
 
     registerTool(definition, execute) {
       pi.registerTool({ ...definition, execute });
@@ -228,13 +230,24 @@ export function createHost(pi, { pkg = piPackage } = {}) {
       }
     },
 
-    /** The live agent's stream function, so providers registered only in the host's runtime work. */
-    streamFunction(sm) {
+    /**
+     * The live agent's stream function, so providers registered only in the host's runtime work. A run started
+     * without prompt() (pi.sendMessage(…, {triggerTurn: true}), an extension command) leaves the session
+     * uncaptured: then pi's own ctx.modelRegistry.streamSimple (pi ≥0.87), which reaches the same providers.
+     */
+    streamFunction(sm, ctx) {
       try {
         const agent = reg.sessions.get(sm)?.agent;
-        return agent?.streamFunction ?? agent?.streamFn;
+        const own = agent?.streamFunction ?? agent?.streamFn;
+        if (typeof own === "function") return own;
       } catch {
-        return undefined; // a throwing getter: the summarizer's own default request instead of no rewind
+        // a throwing getter: fall through to the registry's
+      }
+      try {
+        const registry = ctx?.modelRegistry;
+        return typeof registry?.streamSimple === "function" ? registry.streamSimple.bind(registry) : undefined;
+      } catch {
+        return undefined; // a stale context throws on access: the summarizer's own default request
       }
     },
 

@@ -10,12 +10,14 @@ export function makeSummarizer(generate) {
     if (typeof generate !== "function") throw new Error("this pi does not export generateBranchSummary");
     const options = {
       model,
-      apiKey: auth.apiKey ?? "",
       headers: auth.headers,
       signal: signal ?? new AbortController().signal,
       // The whole focus, never the capped copy the synthetic message keeps.
       customInstructions: focus,
     };
+    // Only a key the host resolved: pi 1.5.x takes any explicit apiKey, even "", over the stored OAuth login,
+    // and resolves that login itself when none is given (older hosts read "" and no key alike).
+    if (typeof auth.apiKey === "string" && auth.apiKey !== "") options.apiKey = auth.apiKey;
     if (auth.env) options.env = auth.env;
     // Hosts that take it (pi ≥0.80) route the request through the live agent, so providers registered
     // only in the session's model runtime work; older hosts ignore the option.
