@@ -26,6 +26,8 @@ Options:
                          "null" = before the first entry)
   --context-window <n>   model context window in tokens, for percentages in list (default: unknown)
   --port <n>             port for view (default: any free port)
+  --host <version>       estimate with the rules of this pi version (default: inferred from the session:
+                         a system message entry means pi >= 0.87; docs/hosts.md)
   --json                 machine-readable output (context always prints JSON; --json makes it one line)
   -h, --help             this help
   --version              package version
@@ -37,14 +39,14 @@ class UsageError extends Error {}
 class InputError extends Error {}
 
 const COMMANDS = {
-  context: ["--leaf", "--json"],
-  tokens: ["--leaf", "--json"],
-  list: ["--leaf", "--context-window", "--json"],
-  tree: ["--json"],
-  stats: ["--json"],
+  context: ["--leaf", "--host", "--json"],
+  tokens: ["--leaf", "--host", "--json"],
+  list: ["--leaf", "--context-window", "--host", "--json"],
+  tree: ["--host", "--json"],
+  stats: ["--host", "--json"],
   view: ["--port"],
 };
-const TAKES_VALUE = new Set(["--leaf", "--context-window", "--port"]);
+const TAKES_VALUE = new Set(["--leaf", "--context-window", "--port", "--host"]);
 
 function parseArgs(argv) {
   if (argv.length === 0) throw new UsageError("missing command");
@@ -68,7 +70,10 @@ function parseArgs(argv) {
           if (i + 1 >= rest.length) throw new UsageError(`${command}: ${arg} needs a value`);
           value = rest[++i];
         }
-        if (arg === "--leaf") {
+        if (arg === "--host") {
+          if (!/^v?\d+\.\d+(\.\d+)?([-+].*)?$/.test(value.trim())) throw new UsageError(`${command}: --host must be a pi version like 1.5.2, got "${value}"`);
+          opts.host = value.trim();
+        } else if (arg === "--leaf") {
           if (value === "") throw new UsageError(`${command}: --leaf needs an entry id`);
           opts.leaf = value === "null" ? null : value;
         } else if (arg === "--port") {
@@ -96,10 +101,10 @@ function parseArgs(argv) {
 
 /**
  * Loads the file's bytes (no decoding in JS) into an index: a full one (entries kept whole) only for
- * `context`, facts only for the rest. Reports skipped lines on stderr; throws InputError when the core
- * says the file is no pi session.
+ * `context`, facts only for the rest. `host` (a pi version, `--host`) fixes the estimate profile first.
+ * Reports skipped lines on stderr; throws InputError when the core says the file is no pi session.
  */
-function load(api, file, full) {
+function load(api, file, full, host) {
   let bytes;
   try {
     bytes = readFileSync(file);
@@ -107,6 +112,7 @@ function load(api, file, full) {
     throw new InputError(`${file}: cannot read: ${err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "is a directory" : err.message}`);
   }
   const index = full ? api.SessionIndex.full() : api.SessionIndex.plugin();
+  if (host) index.setHostVersion(host);
   const report = index.loadFileBytes(bytes);
   if (report.problem !== null) throw new InputError(`${file}:${report.problem}`);
   const skipped = report.skipped;
@@ -128,7 +134,7 @@ function checkLeaf(index, file, leaf) {
 const out = (s) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
 
 function run(api, opts) {
-  const { index, bytes } = load(api, opts.file, opts.command === "context");
+  const { index, bytes } = load(api, opts.file, opts.command === "context", opts.host);
   const leaf = checkLeaf(index, opts.file, opts.leaf);
   // The index's current leaf is the file's last entry; `--leaf null` moves it before the first entry.
   if (leaf === null) index.setLeaf(null);
@@ -161,7 +167,8 @@ function run(api, opts) {
       out(opts.json ? JSON.stringify(index.treeRows()) : index.renderTree());
       return;
     case "stats": {
-      const s = index.stats(bytes);
+      const p = index.profile();
+      const s = { ...index.stats(bytes), profile: `${p.name} (${p.source === "set" ? "--host" : p.source})` };
       if (opts.json) out(JSON.stringify(s));
       else out(formatStats(opts.file, s));
       return;
