@@ -7,19 +7,42 @@ import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { packageDir } from "./hosts.mjs";
+import { hostEntryPath, isBundleHost, packageDir, FIXTURES } from "./hosts.mjs";
 
 const SUMMARIZER_MARK = "context summarization assistant";
 
-/** Load one pi host (version = PTN_HOST_VERSION) once per process. */
+/**
+ * Load one pi host (version = PTN_HOST_VERSION) once per process. npm hosts: the packages' dist/index.js
+ * (recipe A); bundle hosts (pi >= 0.99): the tarball's dist/bundle/index.js, and pi-ai as extensions see it,
+ * fetched through pi's own loader by the faux-bridge fixture (recipe B).
+ */
 export async function loadHost(version = process.env.PTN_HOST_VERSION) {
-  if (!version) throw new Error("PTN_HOST_VERSION is not set (run tests/e2e/run.mjs)");
-  const entry = (name) => pathToFileURL(join(packageDir(version, name), "dist/index.js")).href;
-  const pca = await import(entry("pi-coding-agent"));
-  const ai = await import(entry("pi-ai"));
+  if (!version) throw new Error("PTN_HOST_VERSION is not set (run tests/e2e/e2e.test.mjs)");
   const [major, minor] = version.split(".").map(Number);
+  const bundle = isBundleHost(version);
+  let pca, ai;
+  if (bundle) {
+    pca = await import(pathToFileURL(hostEntryPath(version)).href);
+    const root = mkdtempSync(join(tmpdir(), `ptn-e2e-bridge-`));
+    try {
+      const loader = new pca.DefaultResourceLoader({
+        cwd: root, agentDir: root, settingsManager: pca.SettingsManager.inMemory({}),
+        additionalExtensionPaths: [join(FIXTURES, "faux-bridge/index.js")],
+        noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true,
+      });
+      await loader.reload();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+    ai = globalThis[Symbol.for("ptn.e2e.pi-ai")];
+    if (!ai?.fauxProvider) throw new Error(`pi ${version}: the bundle's pi-ai has no fauxProvider`);
+  } else {
+    const entry = (name) => pathToFileURL(join(packageDir(version, name), "dist/index.js")).href;
+    pca = await import(entry("pi-coding-agent"));
+    ai = await import(entry("pi-ai"));
+  }
   const runtimeHost = typeof pca.ModelRuntime === "function"; // ≥0.80: ModelRuntime replaces AuthStorage
-  return { version, pca, ai, major, minor, runtimeHost };
+  return { version, pca, ai, major, minor, runtimeHost, bundle };
 }
 
 /**
@@ -51,8 +74,15 @@ function splitSystem(context) {
  * `(request, host) => AssistantMessage` evaluated when the request arrives.
  */
 export class ScriptedModel {
-  constructor(host) {
+  /**
+   * `provider`: how the faux model reaches the host. "native" (default on hosts with a model runtime, pi ≥0.80):
+   * registered only in the session's ModelRuntime (`registerNativeProvider`), the path of providers that exist
+   * nowhere else. "registered": pi-ai's compat API registry (`registerFauxProvider`) plus a provider config with
+   * an API key — the only path on pi <0.80 (AuthStorage/ModelRegistry), `ModelRuntime.registerProvider` on newer hosts.
+   */
+  constructor(host, { provider } = {}) {
     this.host = host;
+    this.provider = provider ?? (host.runtimeHost ? "native" : "registered");
     this.agent = [];
     this.summary = [];
     this.requests = [];
@@ -70,12 +100,15 @@ export class ScriptedModel {
    */
   register() {
     const ai = this.host.ai;
-    const dispatch = async (context) => this.#answer(context);
+    const dispatch = async (context, options) => this.#answer(context, options);
     const options = { provider: "faux", api: "faux", models: [{ id: "faux-1", contextWindow: 128000, maxTokens: 16384 }] };
-    if (this.host.runtimeHost) {
+    if (this.provider === "native") {
       this.faux ??= ai.fauxProvider(options);
-    } else {
+    } else if (typeof ai.registerFauxProvider === "function") {
       this.faux = ai.registerFauxProvider(options);
+    } else {
+      // pi 0.87.1's pi-ai has no compat registration: the provider config then carries the stream function.
+      this.faux ??= ai.createFauxCore(options);
     }
     this.faux.setResponses(Array.from({ length: 500 }, () => dispatch));
   }
@@ -84,10 +117,11 @@ export class ScriptedModel {
     return this.faux.getModel();
   }
 
-  #answer(context) {
+  #answer(context, options) {
     const { system, messages, tools } = splitSystem(context);
     const request = { system, messages: structuredClone(messages), tools };
     request.rawMessages = structuredClone(context.messages ?? []);
+    request.options = { apiKey: options?.apiKey };
     const isSummary = system.includes(SUMMARIZER_MARK);
     (isSummary ? this.summaryRequests : this.requests).push(request);
     this.onRequest?.(request, isSummary);
@@ -162,7 +196,12 @@ export async function createSession(host, model, { extensions = [], tools, sessi
   let created;
   if (host.runtimeHost) {
     const modelRuntime = await pca.ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
-    modelRuntime.registerNativeProvider(model.faux.provider);
+    if (model.provider === "native") modelRuntime.registerNativeProvider(model.faux.provider);
+    else {
+      const m = model.model;
+      const streamSimple = typeof model.faux.streamSimple === "function" ? model.faux.streamSimple : undefined;
+      modelRuntime.registerProvider("faux", { baseUrl: "http://localhost:0", apiKey: "offline", api: model.faux.api, streamSimple, models: [{ id: m.id, name: m.name ?? m.id, reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: m.contextWindow, maxTokens: m.maxTokens }] });
+    }
     created = await pca.createAgentSession({ ...common, modelRuntime });
   } else {
     const authStorage = pca.AuthStorage.inMemory();

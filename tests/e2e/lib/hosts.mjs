@@ -2,9 +2,9 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { HOST_VERSIONS, hostAvailable, hostPackageDir, node22Path, nodeFor, piCliPath, ptnCache } from "../../../scripts/hosts.mjs";
+import { HOST_VERSIONS, hostAvailable, hostEntryPath, hostPackageDir, isBundleHost, node22Path, nodeFor, piCliPath, ptnCache } from "../../../scripts/hosts.mjs";
 
-export { HOST_VERSIONS, hostAvailable, nodeFor, piCliPath, ptnCache };
+export { HOST_VERSIONS, hostAvailable, hostEntryPath, isBundleHost, nodeFor, piCliPath, ptnCache };
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
