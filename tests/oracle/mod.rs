@@ -100,7 +100,16 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
                 RoleKind::BranchSummary | RoleKind::CompactionSummary => f.tokens = quarter(units(msg.get("summary"))),
                 RoleKind::System => {
                     let tools = msg.get("toolsAdded").map_or(0, |t| stringify_len(t, masked));
-                    f.system_chars = text + content_chars(msg.get("sections")).0 + tools;
+                    // pi: `for (const section of Object.values(sections)) if (section) chars += section.length`
+                    // (strings: their length; arrays: element count; anything else: counted 0 here).
+                    let sections = msg.get("sections").and_then(Value::as_object).map_or(0, |o| {
+                        o.values().map(|v| match v {
+                            Value::String(_) => units(Some(v)),
+                            Value::Array(a) => a.len(),
+                            _ => 0,
+                        }).sum()
+                    });
+                    f.system_chars = text + sections + tools;
                 }
                 RoleKind::Other => f.name = role.into(),
             }
@@ -148,7 +157,8 @@ fn assistant(f: &mut Facts<'static>, msg: &Map<String, Value>, masked: Option<ch
     f.zero_io = counts[1] == 0.0 && counts[2] == 0.0;
     let usable = truthy(usage) && !matches!(f.stop_reason.as_deref(), Some("aborted" | "error"));
     f.usage_counts = truthy(usage).then_some(counts);
-    f.usage = usable.then(|| if counts[0] == 0.0 { counts[1] + counts[2] + counts[3] + counts[4] } else { counts[0] });
+    // calculateContextTokens must be > 0 (pi ≥0.87's rule, the tool's on every host: src/session/profile.rs).
+    f.usage = usable.then(|| if counts[0] == 0.0 { counts[1] + counts[2] + counts[3] + counts[4] } else { counts[0] }).filter(|&u| u > 0.0);
     let mut chars = 0;
     for block in msg.get("content").and_then(Value::as_array).into_iter().flatten() {
         let field = |k: &str| block.get(k).and_then(Value::as_str);
