@@ -18,6 +18,8 @@ Commands:
                                           anchors (labels "anchor:<name>") on the path, root → leaf
   tree    <file> [--json]                 the whole session tree
   stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf
+  doctor  [--pi <dir>]                    check the pi you run (global npm root, or --pi: its package dir,
+                                          an npm install or an unpacked tarball) for what the plugin needs
   view    <file> [--port <n>]             open the session in the browser viewer: serves it on 127.0.0.1
                                           and prints the URL (Ctrl-C stops)
 
@@ -190,6 +192,7 @@ function formatStats(file, s) {
 }
 
 async function main(argv) {
+  if (argv[0] === "doctor") return doctor(argv.slice(1));
   let opts;
   try {
     opts = parseArgs(argv);
@@ -224,6 +227,39 @@ async function main(argv) {
     else process.stderr.write(`${NAME}: ${opts.file}: ${err.code ? `[${err.code}] ` : ""}${err.message}\n`);
     return 1;
   }
+}
+
+/** `doctor [--pi <dir>]` (js/doctor.js): 0 when everything the plugin needs is there, 1 otherwise, 2 on bad usage. */
+async function doctor(args) {
+  let piDir;
+  for (let i = 0; i < args.length; i++) {
+    const [arg, inline] = args[i].startsWith("--pi=") ? ["--pi", args[i].slice(5)] : [args[i], undefined];
+    if (arg === "--pi" && (inline ?? args[i + 1]) !== undefined && (inline ?? args[i + 1]) !== "") {
+      piDir = inline ?? args[++i];
+    } else {
+      process.stderr.write(`${NAME}: doctor: ${arg === "--pi" ? "--pi needs a directory" : `unexpected argument "${arg}"`}\nRun "${NAME} --help" for usage.\n`);
+      return 2;
+    }
+  }
+  let profileOf;
+  try {
+    const api = await import("./index-node.js");
+    await api.ready;
+    profileOf = (version) => {
+      const index = api.SessionIndex.plugin();
+      try {
+        return index.setHostVersion(version) ?? null;
+      } finally {
+        index.free();
+      }
+    };
+  } catch {
+    profileOf = undefined; // run from js/ without a build: no profile line
+  }
+  const { diagnose, formatReport } = await import("./doctor.js");
+  const report = await diagnose({ piDir, profileOf });
+  out(formatReport(report));
+  return report.problems.length ? 1 : 0;
 }
 
 /** `view`: serves the browser viewer and the file on 127.0.0.1 until interrupted. Prints the URL on stdout. */

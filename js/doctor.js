@@ -1,0 +1,147 @@
+// `pi-tree-navigator doctor [--pi <dir>]`: is the pi the user runs a host this plugin works in?
+// Finds pi (the global npm root, or --pi: a pi-coding-agent package directory, a directory with it in
+// node_modules, or an unpacked tarball), prints its version, Node's, the estimate profile that applies and each
+// host surface the plugin relies on, and whether pi's settings list this package. Exit 1 with one sentence per
+// missing piece. Only looks: nothing is installed, written or run in pi.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const PI_PKG = "@earendil-works/pi-coding-agent";
+const OUR_NAME = "pi-tree-navigator";
+
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** The pi-coding-agent package directory for `dir` (the package itself, an npm install, an unpacked tarball). */
+export function findPiPackage(dir) {
+  const candidates = [dir, join(dir, "package"), join(dir, "node_modules", ...PI_PKG.split("/")), join(dir, ...PI_PKG.split("/"))];
+  return candidates.find((d) => readJson(join(d, "package.json"))?.name === PI_PKG) ?? null;
+}
+
+/** The global npm root's pi, or null. */
+function globalPi() {
+  try {
+    const root = execFileSync("npm", ["root", "-g"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 20_000 }).trim();
+    return root ? findPiPackage(root) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The module to import the SDK from: the bundle when the tarball has one (pi ≥0.99), else the package's main. */
+function sdkEntry(pkgDir, pkg) {
+  const bundle = join(pkgDir, "dist", "bundle", "index.js");
+  if (existsSync(bundle)) return bundle;
+  let main = pkg.exports?.["."];
+  if (main && typeof main === "object") main = main.import ?? main.default;
+  return join(pkgDir, main ?? pkg.main ?? "dist/index.js");
+}
+
+/** `settings.json` files pi reads packages from: the agent dir's, and the project's `.pi/`. */
+function settingsFiles(cwd) {
+  const agentDir = process.env.PI_CODING_AGENT_DIR || join(homedir(), ".pi", "agent");
+  return [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")];
+}
+
+/** Whether a `packages` entry is this package (npm spec, or a path whose package.json names it). */
+function isOurs(entry, base) {
+  const source = typeof entry === "string" ? entry : entry?.source;
+  if (typeof source !== "string") return false;
+  if (/^npm:/.test(source)) return source.slice(4).replace(/@[^@/]*$/, "") === OUR_NAME || source.slice(4) === OUR_NAME;
+  if (/^(git:|https?:|ssh:)/.test(source)) return source.includes(OUR_NAME);
+  const dir = isAbsolute(source) ? source : resolve(base, source);
+  return readJson(join(dir, "package.json"))?.name === OUR_NAME;
+}
+
+/**
+ * Everything doctor reports, as data: `{pi: {dir, version}|null, node, profile, surfaces: [{name, ok, detail}],
+ * settings: {listed, files}, problems: string[]}`.
+ */
+export async function diagnose({ piDir, cwd = process.cwd(), profileOf } = {}) {
+  const problems = [];
+  const report = { pi: null, node: process.version, profile: null, surfaces: [], settings: { listed: false, files: [] }, problems };
+  const pkgDir = piDir ? findPiPackage(resolve(piDir)) : globalPi();
+  if (!pkgDir) {
+    problems.push(
+      piDir
+        ? `${resolve(piDir)} is not a pi installation: no ${PI_PKG} package there (give the package directory, an npm install or an unpacked tarball).`
+        : `No pi found in the global npm root: install it (npm install -g ${PI_PKG}) or point doctor at it with --pi <dir>.`,
+    );
+    return report;
+  }
+  const pkg = readJson(join(pkgDir, "package.json"));
+  report.pi = { dir: pkgDir, version: pkg.version };
+  report.profile = profileOf?.(pkg.version) ?? null;
+
+  let sdk = null;
+  try {
+    sdk = await import(pathToFileURL(sdkEntry(pkgDir, pkg)).href);
+  } catch (err) {
+    const engines = pkg.engines?.node ? ` (it needs Node ${pkg.engines.node}; this is ${process.version})` : "";
+    problems.push(`pi ${pkg.version} cannot be loaded by this Node${engines}: ${String(err?.message ?? err).split("\n")[0]}`);
+  }
+  const sm = sdk?.SessionManager?.prototype ?? {};
+  const session = sdk?.AgentSession?.prototype ?? {};
+  const registry = sdk?.ModelRegistry?.prototype ?? {};
+  const fn = (x) => typeof x === "function";
+  const rebuilds = fn(sm.buildSessionProjection);
+  const surface = (name, ok, detail, missing) => {
+    // Without a loaded SDK nothing can be looked at: "unknown", and the load failure is the one problem.
+    report.surfaces.push({ name, ok: sdk ? ok : null, detail });
+    if (!ok && sdk) problems.push(missing);
+  };
+  surface("context event", fn(sdk?.ExtensionRunner?.prototype?.emitContext), "pi.on(\"context\") before every request",
+    `pi ${pkg.version} has no context event, so a rewind cannot reach the requests of a running prompt.`);
+  surface("branchWithSummary", fn(sm.branchWithSummary), "SessionManager.branchWithSummary",
+    `pi ${pkg.version}'s SessionManager has no branchWithSummary, so the tree cannot move.`);
+  surface("appendMessage", fn(sm.appendMessage), "SessionManager.appendMessage",
+    `pi ${pkg.version}'s SessionManager has no appendMessage, so the rewind call cannot be paired with its result.`);
+  surface("generateBranchSummary", fn(sdk?.generateBranchSummary), "exported by the package",
+    `pi ${pkg.version} does not export generateBranchSummary, so rewinds cannot be summarized.`);
+  const streamFn = String(sdk?.generateBranchSummary ?? "").includes("streamFn");
+  surface("summarizer stream function", fn(sdk?.generateBranchSummary) && (!streamFn || fn(registry.streamSimple)),
+    streamFn ? "streamFn option; the live agent's, or ctx.modelRegistry.streamSimple" : "pi-ai's global provider registry",
+    `pi ${pkg.version}'s summarizer takes a stream function but ctx.modelRegistry has no streamSimple to give it.`);
+  surface("refresh path", rebuilds || (fn(sdk?.ExtensionRunner?.prototype?.emitContext) && fn(session.prompt)),
+    rebuilds ? "the host rebuilds every request from the session" : "the context event + AgentSession.prompt capture",
+    `pi ${pkg.version} offers no way for a rewind to reach the next request.`);
+  surface("getContextUsage", fn(session.getContextUsage), "ctx.getContextUsage() (the footer the numbers match)",
+    `pi ${pkg.version} has no getContextUsage, so its footer cannot be compared with the tool's numbers.`);
+
+  for (const file of settingsFiles(cwd)) {
+    const settings = readJson(file);
+    if (!settings) continue;
+    report.settings.files.push(file);
+    if ((settings.packages ?? []).some((p) => isOurs(p, dirname(file))) || (settings.extensions ?? []).some((p) => isOurs(p, dirname(file)))) {
+      report.settings.listed = true;
+    }
+  }
+  if (!report.settings.listed) {
+    problems.push(`pi's settings do not list ${OUR_NAME}: run \`pi install npm:${OUR_NAME}\` (or \`pi install <path to the package>\`).`);
+  }
+  return report;
+}
+
+/** The report as text. */
+export function formatReport(r) {
+  const lines = [];
+  lines.push(r.pi ? `pi ${r.pi.version} (${r.pi.dir})` : "pi: not found");
+  lines.push(`Node ${r.node}`);
+  if (r.profile) lines.push(`estimate profile: ${r.profile}`);
+  for (const s of r.surfaces) lines.push(`  ${s.ok === null ? "unknown" : s.ok ? "present" : "MISSING"}  ${s.name}: ${s.detail}`);
+  if (r.pi) lines.push(`settings: ${r.settings.listed ? `lists ${OUR_NAME}` : `${OUR_NAME} not listed`}${r.settings.files.length ? ` (${r.settings.files.map((f) => basename(dirname(f)) + "/" + basename(f)).join(", ")})` : " (no settings file)"}`);
+  if (r.problems.length) {
+    lines.push("", ...r.problems);
+  } else {
+    lines.push("", "Everything the plugin needs is there.");
+  }
+  return lines.join("\n");
+}
