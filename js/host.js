@@ -239,7 +239,7 @@ export function createHost(pi, { pkg = piPackage } = {}) {
       try {
         const agent = reg.sessions.get(sm)?.agent;
         const own = agent?.streamFunction ?? agent?.streamFn;
-        if (typeof own === "function") return own;
+        if (own != null) return own;
       } catch {
         // a throwing getter: fall through to the registry's
       }
