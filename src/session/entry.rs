@@ -201,7 +201,31 @@ pub struct Facts<'a> {
     pub system_chars: usize,
 }
 
-impl Facts<'_> {
+impl<'a> Facts<'a> {
+    /// The facts of an entry known only by its id, parent and timestamp: an unknown type with nothing
+    /// counted yet (what a line's reader starts from before it reads the type's own fields).
+    pub fn new(id: Cow<'a, str>, parent_id: Option<Cow<'a, str>>, timestamp_ms: Option<f64>) -> Self {
+        Facts {
+            id,
+            parent_id,
+            timestamp_ms,
+            kind: Kind::Unknown,
+            name: Cow::Borrowed(""),
+            tokens: 0.0,
+            usage: None,
+            hint: None,
+            emits: false,
+            first_kept: None,
+            label: None,
+            stop_reason: None,
+            zero_io: false,
+            tool_calls: Vec::new(),
+            images: 0,
+            usage_counts: None,
+            system_chars: 0,
+        }
+    }
+
     /// The same facts owning their strings.
     pub fn into_owned(self) -> Facts<'static> {
         let own = |s: Cow<'_, str>| Cow::Owned(s.into_owned());

@@ -64,25 +64,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, legacy_v2: bool) -> Result<Line<'a>, Line
         }));
     }
     let id = e.id.text().ok_or(LineProblem::NoId)?;
-    let mut facts = Facts {
-        id,
-        parent_id: e.parent_id.text(),
-        timestamp_ms: date_ms(&e.timestamp),
-        kind: Kind::Unknown,
-        name: Cow::Borrowed(""),
-        tokens: 0.0,
-        usage: None,
-        hint: None,
-        emits: false,
-        first_kept: None,
-        label: None,
-        stop_reason: None,
-        zero_io: false,
-        tool_calls: Vec::new(),
-        images: 0,
-        usage_counts: None,
-        system_chars: 0,
-    };
+    let mut facts = Facts::new(id, e.parent_id.text(), date_ms(&e.timestamp));
     if ty == "message" {
         read_message(&e.message.value, legacy_v2, &mut facts);
         return Ok(Line::Entry(facts));

@@ -44,25 +44,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
         }));
     }
     let id = s(&obj, "id").ok_or(LineProblem::NoId)?;
-    let mut f = Facts {
-        id: id.into(),
-        parent_id: s(&obj, "parentId").map(Cow::Owned),
-        timestamp_ms: date_ms(obj.get("timestamp")),
-        kind: Kind::Unknown,
-        name: Cow::Borrowed(""),
-        tokens: 0.0,
-        usage: None,
-        hint: None,
-        emits: false,
-        first_kept: None,
-        label: None,
-        stop_reason: None,
-        zero_io: false,
-        tool_calls: Vec::new(),
-        images: 0,
-        usage_counts: None,
-        system_chars: 0,
-    };
+    let mut f = Facts::new(id.into(), s(&obj, "parentId").map(Cow::Owned), date_ms(obj.get("timestamp")));
     let quarter = |chars: usize| (chars as f64 / 4.0).ceil();
     let units = |v: Option<&Value>| v.and_then(Value::as_str).map_or(0, utf16_len);
     match ty.as_str() {
