@@ -22,6 +22,9 @@ const TS_INGEST: &str = r#"
 export interface IngestReport { appended: number; skipped: { line: number; reason: string }[]; warnings: string[] }
 "#;
 
+/// How many entries `appendEntries` stringifies and copies into wasm at a time (see there).
+const ENTRIES_PER_SLICE: u32 = 64;
+
 /// The one serializer every result crosses with: `null` for `None`, plain objects for maps and structs,
 /// numbers as JavaScript numbers.
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
@@ -87,9 +90,26 @@ impl SessionIndex {
     /// `JSON.stringify` of the whole batch, one copy into wasm.
     #[wasm_bindgen(js_name = appendEntries, unchecked_return_type = "IngestReport")]
     pub fn append_entries(&mut self, #[wasm_bindgen(unchecked_param_type = "object[]")] entries: Array) -> Result<JsValue, JsValue> {
-        // `JSON.stringify` throws on what it cannot write (a cycle, a BigInt): then nothing is taken.
-        let text = JSON::stringify(&entries).map_err(|e| invalid(&String::from(js_sys::Error::from(e).message())))?;
-        report_js(&self.inner.append_entry_array(&String::from(text)))
+        // A tool call's few new entries cross as one JSON text. The first sync of a resumed session hands
+        // over every entry: that goes in slices, because linear memory never shrinks and one text of the
+        // whole session (plus its UTF-8 copy) would stay in the plugin's high-water mark for good.
+        let mut report = IngestReport::default();
+        let len = entries.length();
+        let mut start = 0;
+        while start < len {
+            let end = len.min(start + ENTRIES_PER_SLICE);
+            // `JSON.stringify` throws on what it cannot write (a cycle, a BigInt): then that slice and the
+            // rest are not taken.
+            let text = JSON::stringify(&entries.slice(start, end))
+                .map_err(|e| invalid(&String::from(js_sys::Error::from(e).message())))?;
+            let mut part = self.inner.append_entry_array(&String::from(text));
+            for skip in &mut part.skipped {
+                skip.line += start as usize; // positions count across the whole batch
+            }
+            report.merge(part);
+            start = end;
+        }
+        report_js(&report)
     }
 
     /// Uses the estimation rules of this pi version for the entries fed from now on (call it before

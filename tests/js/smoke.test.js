@@ -72,6 +72,29 @@ test("plugin index agrees on estimates; appendEntries takes host objects", () =>
   }
 });
 
+test("appendEntries of a whole session (the first sync) goes in slices: all taken, skips at their batch position, the same index as JSONL", () => {
+  // 200 entries crosses several of the binding's slices; entry 130 (1-based) is no entry object.
+  const many = [];
+  for (let i = 1; i <= 200; i++) {
+    const id = `e${String(i).padStart(7, "0")}`;
+    const parentId = i === 1 ? null : `e${String(i - 1).padStart(7, "0")}`;
+    many.push({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "x".repeat(i) } });
+  }
+  const batch = many.map((e, i) => (i === 129 ? 42 : e));
+  const sliced = SessionIndex.plugin(), whole = SessionIndex.plugin();
+  try {
+    const rep = sliced.appendEntries(batch);
+    assert.equal(rep.appended, 199);
+    assert.deepEqual(rep.skipped.map((s) => s.line), [130]);
+    whole.appendJsonl(batch.filter((e) => typeof e === "object").map((e) => JSON.stringify(e)).join("\n"));
+    assert.equal(sliced.entryCount, whole.entryCount);
+    assert.deepEqual(pickEstimate(sliced.estimate()), pickEstimate(whole.estimate()));
+  } finally {
+    sliced.free();
+    whole.free();
+  }
+});
+
 test("bad calls throw an Error with a code", () => {
   const idx = SessionIndex.full();
   try {
