@@ -109,7 +109,7 @@ pub fn pressure_message(tokens: f64, window: f64, anchors: &[Anchor]) -> Pressur
 /// `ctx.getContextUsage()` as the host reports it (any field may be missing).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
-pub struct Usage {
+pub struct ContextUsage {
     /// Estimated context tokens (`null` right after a compaction).
     #[serde(default)]
     #[tsify(optional)]
@@ -155,7 +155,7 @@ impl PressureTracker {
     /// One reading at `turn_end`. `percent`: the configured threshold (`None`: off); `reserve`: pi's
     /// compaction reserve. A missing reading (no usage, `null` tokens or percent, no window) changes
     /// nothing — pi reports that right after a compaction, and the crossing stays unspent.
-    pub fn observe(&mut self, usage: Option<&Usage>, percent: Option<u8>, reserve: f64) -> PressureStep {
+    pub fn observe(&mut self, usage: Option<&ContextUsage>, percent: Option<u8>, reserve: f64) -> PressureStep {
         let (Some(percent), Some(u)) = (percent, usage) else { return PressureStep::Idle };
         let (Some(tokens), Some(window), Some(_)) = (u.tokens, u.context_window, u.percent) else { return PressureStep::Idle };
         let Some(threshold) = crate::config::pressure_threshold(percent, window, reserve) else { return PressureStep::Idle };
@@ -359,8 +359,8 @@ pub fn summary_headers(provider: &str, headers: &serde_json::Map<String, serde_j
 mod tests {
     use super::*;
 
-    fn usage(tokens: f64) -> Usage {
-        Usage { tokens: Some(tokens), context_window: Some(128_000.0), percent: Some(tokens / 1280.0) }
+    fn usage(tokens: f64) -> ContextUsage {
+        ContextUsage { tokens: Some(tokens), context_window: Some(128_000.0), percent: Some(tokens / 1280.0) }
     }
 
     #[test]
@@ -401,10 +401,10 @@ mod tests {
         t.spend();
         let missing = [
             None,
-            Some(Usage { tokens: None, context_window: Some(128_000.0), percent: None }),
-            Some(Usage { tokens: Some(1.0), context_window: Some(128_000.0), percent: None }),
-            Some(Usage { tokens: Some(1.0), context_window: Some(0.0), percent: Some(0.0) }),
-            Some(Usage { tokens: Some(1.0), context_window: None, percent: Some(0.0) }),
+            Some(ContextUsage { tokens: None, context_window: Some(128_000.0), percent: None }),
+            Some(ContextUsage { tokens: Some(1.0), context_window: Some(128_000.0), percent: None }),
+            Some(ContextUsage { tokens: Some(1.0), context_window: Some(0.0), percent: Some(0.0) }),
+            Some(ContextUsage { tokens: Some(1.0), context_window: None, percent: Some(0.0) }),
         ];
         for u in &missing {
             assert_eq!(t.observe(u.as_ref(), Some(70), r), PressureStep::Idle);

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{invalid, js_error};
 use super::{leaf_of, to_js, SessionIndex};
 use crate::config::{self, LayerInput};
-use crate::guidance::{self, CacheFacts, PressureStep, StartAnchorFacts, StartAnchorStep, Usage};
+use crate::guidance::{self, CacheFacts, ContextUsage, PressureStep, StartAnchorFacts, StartAnchorStep};
 use crate::text::ANCHOR_PREFIX;
 
 fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
@@ -95,7 +95,7 @@ impl PressureTrackerJs {
         #[wasm_bindgen(unchecked_param_type = "ContextUsage | null | undefined")] usage: JsValue,
         percent: Option<u8>,
     ) -> Result<String, JsValue> {
-        let usage: Option<Usage> = if usage.is_null() || usage.is_undefined() { None } else { Some(from_js(usage, "usage")?) };
+        let usage: Option<ContextUsage> = if usage.is_null() || usage.is_undefined() { None } else { Some(from_js(usage, "usage")?) };
         let step = self.inner.observe(usage.as_ref(), percent, config::PI_RESERVE_TOKENS);
         Ok(match step {
             PressureStep::Idle => "idle",
