@@ -10,11 +10,9 @@
 // cache-preserving summaries and once with them switched off (cold requests).
 //
 //   node tests/e2e/demo-long.mjs [--host 0.87.1]
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
-import { FIXTURES, hostAvailable, nodeFor, PKG_DIR } from "./lib/hosts.mjs";
+import { FIXTURES, hostAvailable, PKG_DIR, runDemoUnderHostNode } from "./lib/hosts.mjs";
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -27,19 +25,7 @@ const version = hostAvailable(preferred) || process.argv.includes("--host") ? pr
 if (version !== preferred) {
   console.log(`pi ${preferred} is not installed (PI_VERSIONS=${preferred} bash scripts/setup-hosts.sh); using pi ${version}: cold summaries only.`);
 }
-if (!hostAvailable(version)) {
-  console.error(`pi ${version} is not installed: run bash scripts/setup-hosts.sh`);
-  process.exit(1);
-}
-if (!existsSync(join(PKG_DIR, "extension.js"))) {
-  console.error(`${PKG_DIR}/extension.js missing: run npm run build`);
-  process.exit(1);
-}
-const node = nodeFor(version);
-if (process.env.PTN_DEMO_CHILD !== "1" && node !== process.execPath) {
-  const r = spawnSync(node, [process.argv[1], "--long", "--host", version], { stdio: "inherit", env: { ...process.env, PTN_DEMO_CHILD: "1" } });
-  process.exit(r.status ?? 1);
-}
+runDemoUnderHostNode(version, ["--long", "--host", version]);
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY"]) delete process.env[k];
 
 const TURNS = 36;

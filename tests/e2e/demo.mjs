@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
-import { FIXTURES, hostAvailable, nodeFor, PKG_DIR, REPO } from "./lib/hosts.mjs";
+import { FIXTURES, PKG_DIR, REPO, runDemoUnderHostNode } from "./lib/hosts.mjs";
 
 // `--long`: the scripted ≥30-turn run of tests/e2e/demo-long.mjs.
 if (process.argv.includes("--long")) {
@@ -27,22 +27,7 @@ const arg = (name, fallback) => {
 const version = arg("--host", process.env.PTN_HOST_VERSION ?? "0.75.5");
 const out = arg("--out", join(tmpdir(), "pi-tree-navigator-demo"));
 
-if (!hostAvailable(version)) {
-  console.error(`pi ${version} is not installed: run bash scripts/setup-hosts.sh`);
-  process.exit(1);
-}
-if (!existsSync(join(PKG_DIR, "extension.js"))) {
-  console.error(`${PKG_DIR}/extension.js missing: run npm run build`);
-  process.exit(1);
-}
-const node = nodeFor(version);
-if (process.env.PTN_DEMO_CHILD !== "1" && node !== process.execPath) {
-  const r = spawnSync(node, [process.argv[1], "--host", version, "--out", out], {
-    stdio: "inherit",
-    env: { ...process.env, PTN_DEMO_CHILD: "1" },
-  });
-  process.exit(r.status ?? 1);
-}
+runDemoUnderHostNode(version, ["--host", version, "--out", out]);
 
 const dim = (s) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);

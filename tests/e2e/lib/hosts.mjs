@@ -1,4 +1,5 @@
 // Host paths for the e2e suite: the setup scripts' helpers (scripts/hosts.mjs) plus the built package.
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,4 +25,24 @@ export function missingPrerequisites() {
   if (!existsSync(node22Path())) missing.push("Node 22 (run scripts/setup-hosts.sh)");
   if (!existsSync(join(PKG_DIR, "extension.js"))) missing.push(`${PKG_DIR}/extension.js (run npm run build)`);
   return missing;
+}
+
+/**
+ * For the demos: exits with a clear message when pi `version` or the built package is missing, and re-runs
+ * the calling script (with `args`) under the Node that pi needs; returns only when already running under it.
+ */
+export function runDemoUnderHostNode(version, args) {
+  if (!hostAvailable(version)) {
+    console.error(`pi ${version} is not installed: run bash scripts/setup-hosts.sh`);
+    process.exit(1);
+  }
+  if (!existsSync(join(PKG_DIR, "extension.js"))) {
+    console.error(`${PKG_DIR}/extension.js missing: run npm run build`);
+    process.exit(1);
+  }
+  const node = nodeFor(version);
+  if (process.env.PTN_DEMO_CHILD !== "1" && node !== process.execPath) {
+    const r = spawnSync(node, [process.argv[1], ...args], { stdio: "inherit", env: { ...process.env, PTN_DEMO_CHILD: "1" } });
+    process.exit(r.status ?? 1);
+  }
 }
