@@ -2,26 +2,14 @@
 // what reaches the cold summarizer (headers, reason) when the live prefix cannot be used, and that a
 // throwing `streamFunction` getter means "no stream function", not a failed rewind. Run `npm run build` first.
 import { test } from "node:test";
+import { fakePi, loadPkg } from "./fake-pi.js";
 import assert from "node:assert/strict";
-import { register } from "node:module";
-import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 
-const FAKE_PI = `export class AgentSession { async prompt() {} }
-export function getAgentDir() { return undefined; }`;
-const FAKE_URL = `data:text/javascript,${encodeURIComponent(FAKE_PI)}`;
-register(
-  `data:text/javascript,${encodeURIComponent(`export async function resolve(s, c, next) {
-  if (s === "@earendil-works/pi-coding-agent") return { url: ${JSON.stringify(FAKE_URL)}, shortCircuit: true };
-  return next(s, c);
-}`)}`,
-);
-
-const pkgDir = process.env.PTN_PKG_DIR ?? fileURLToPath(new URL("../../pkg/", import.meta.url));
-const load = (name) => import(pathToFileURL(join(pkgDir, name)).href);
-const core = await load("index-node.js");
-const { cacheSummarizer } = await load("cache-summary.js");
-const { createHost, registry } = await load("host.js");
+fakePi(`export class AgentSession { async prompt() {} }
+export function getAgentDir() { return undefined; }`);
+const core = await loadPkg("index-node.js");
+const { cacheSummarizer } = await loadPkg("cache-summary.js");
+const { createHost, registry } = await loadPkg("host.js");
 
 function fakeSm() {
   return {

@@ -2,26 +2,15 @@
 // <cwd>/.pi/, the latter only when pi trusts the project) and hands what it found to the core, which
 // parses and merges them (the rules themselves are table-tested in src/config.rs). Run `npm run build` first.
 import { test } from "node:test";
+import { fakePi, loadPkg } from "./fake-pi.js";
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { register } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 
-const FAKE_PI = `export function getAgentDir() { return process.env.PI_CODING_AGENT_DIR; }`;
-const FAKE_URL = `data:text/javascript,${encodeURIComponent(FAKE_PI)}`;
-register(
-  `data:text/javascript,${encodeURIComponent(`export async function resolve(s, c, next) {
-  if (s === "@earendil-works/pi-coding-agent") return { url: ${JSON.stringify(FAKE_URL)}, shortCircuit: true };
-  return next(s, c);
-}`)}`,
-);
-
-const pkgDir = process.env.PTN_PKG_DIR ?? fileURLToPath(new URL("../../pkg/", import.meta.url));
-const load = (name) => import(pathToFileURL(join(pkgDir, name)).href);
-const { loadConfig, readLayer } = await load("config.js");
-const core = await load("index-node.js");
+fakePi(`export function getAgentDir() { return process.env.PI_CODING_AGENT_DIR; }`);
+const { loadConfig, readLayer } = await loadPkg("config.js");
+const core = await loadPkg("index-node.js");
 
 function dirs(global, project) {
   const root = mkdtempSync(join(tmpdir(), "ptn-config-"));

@@ -1,0 +1,21 @@
+// For shim tests that run without a real host: make `@earendil-works/pi-coding-agent` resolve to a small
+// module of the test's own (node:module's resolve hook), and load files of the built package.
+import { register } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/** From now on, imports of pi's package in this process get a module with the source `source`. */
+export function fakePi(source) {
+  const url = `data:text/javascript,${encodeURIComponent(source)}`;
+  register(
+    `data:text/javascript,${encodeURIComponent(`export async function resolve(s, c, next) {
+  if (s === "@earendil-works/pi-coding-agent") return { url: ${JSON.stringify(url)}, shortCircuit: true };
+  return next(s, c);
+}`)}`,
+  );
+}
+
+const pkgDir = process.env.PTN_PKG_DIR ?? fileURLToPath(new URL("../../pkg/", import.meta.url));
+
+/** Imports `name` from the built package (`npm run build` first). */
+export const loadPkg = (name) => import(pathToFileURL(join(pkgDir, name)).href);
