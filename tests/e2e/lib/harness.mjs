@@ -160,16 +160,18 @@ export class ScriptedModel {
 
 /**
  * Create a real AgentSession with the given extension paths loaded through pi's own resource loader.
+ * `compaction`: compaction settings for `session.compact()` (automatic compaction stays off).
  * Returns `{ session, sm, loader, dispose }`.
  */
-export async function createSession(host, model, { extensions = [], tools, sessionManager, cwd } = {}) {
+export async function createSession(host, model, { extensions = [], tools, sessionManager, cwd, compaction } = {}) {
   const { pca } = host;
   const root = mkdtempSync(join(tmpdir(), `ptn-e2e-${host.version}-`));
   const workDir = cwd ?? join(root, "cwd");
   const agentDir = join(root, "agent");
   mkdirSync(workDir, { recursive: true });
   mkdirSync(agentDir, { recursive: true });
-  const settingsManager = pca.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+  // Automatic compaction off; `compaction` adds settings for manual ones (e.g. keepRecentTokens).
+  const settingsManager = pca.SettingsManager.inMemory({ compaction: { enabled: false, ...compaction }, retry: { enabled: false } });
   const loader = new pca.DefaultResourceLoader({
     cwd: workDir,
     agentDir,
