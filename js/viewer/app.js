@@ -19,7 +19,7 @@ export function startViewer(doc, api) {
   const $ = (id) => doc.getElementById(id);
   const root = doc.documentElement;
   const el = {
-    fileName: $("file-name"), fileInput: $("file-input"), search: $("search"), hits: $("hits"),
+    fileName: $("file-name"), profile: $("profile"), fileInput: $("file-input"), search: $("search"), hits: $("hits"),
     hitPrev: $("hit-prev"), hitNext: $("hit-next"), filter: $("filter"), window: $("window"),
     stats: $("stats"), errors: $("errors"), tree: $("tree"), treeInfo: $("tree-info"), unfold: $("unfold-all"),
     fold: $("fold-abandoned"), timeline: $("timeline"), context: $("context"), contextHead: $("context-head"),
@@ -30,6 +30,8 @@ export function startViewer(doc, api) {
   for (const w of WINDOWS) el.window.append(h("option", { value: w }, w ? `% of ${api.formatWindow(w)}` : "tokens"));
   const params = new URLSearchParams(location.search);
   if (params.has("window") && WINDOWS.includes(Number(params.get("window")))) el.window.value = String(Number(params.get("window")));
+  // `?host=<pi version>` (the CLI's `view --host`): estimate with that pi's rules instead of inferring them.
+  const hostVersion = params.get("host");
 
   let model = null;
   let filter = "default";
@@ -65,6 +67,7 @@ export function startViewer(doc, api) {
     await nextFrame();
     performance.mark("ptn:parse-start");
     const index = api.SessionIndex.full();
+    const hostSet = hostVersion ? index.setHostVersion(hostVersion) : undefined;
     let report;
     try {
       report = index.loadFileBytes(data);
@@ -79,6 +82,7 @@ export function startViewer(doc, api) {
     model = new SessionModel(index, size);
     performance.mark("ptn:parsed");
     el.fileName.textContent = name;
+    showProfile(index.profile());
     doc.title = `${name} · pi session viewer`;
     folds = model.defaultFolds();
     hits = { rows: [], set: new Set(), query: "" };
@@ -88,6 +92,7 @@ export function startViewer(doc, api) {
     for (const s of report.skipped.slice(0, MAX_SHOWN_ERRORS)) problems.push(`line ${s.line}: ${s.reason}`);
     if (report.skipped.length > MAX_SHOWN_ERRORS) problems.push(`… ${int(report.skipped.length - MAX_SHOWN_ERRORS)} more malformed lines`);
     for (const w of report.warnings) problems.push(`warning: ${w}`);
+    if (hostVersion && hostSet === undefined) problems.push(`warning: ?host=${hostVersion} is no pi version; the estimate profile was chosen without it`);
     showErrors(problems, report.skipped.length ? `${int(report.skipped.length)} malformed line${report.skipped.length === 1 ? "" : "s"} skipped (as pi skips them); the rest loaded.` : null);
     refreshTree();
     const leafRow = model.leafId === null ? -1 : model.rowOf.get(model.leafId) ?? -1;
@@ -140,6 +145,13 @@ export function startViewer(doc, api) {
     const data = new Uint8Array(await file.arrayBuffer());
     performance.mark("ptn:fetched");
     await loadData(data, file.name, file.size);
+  }
+
+  /** Which estimate profile the core used: its name and how it was chosen (the core's words). */
+  function showProfile(p) {
+    el.profile.textContent = `profile ${p.name} (${p.source === "set" ? `--host ${hostVersion}` : p.source})`;
+    el.profile.dataset.profile = p.name;
+    el.profile.dataset.source = p.source;
   }
 
   function showErrors(lines, headline) {

@@ -42,9 +42,11 @@ const NOT_SERVED = new Set(["server.js"]);
 
 /**
  * Starts the server. Resolves to `{ server, url }` once listening; `url` opens the viewer on the file.
- * @param {{pkgDir: string, file: string, port?: number, host?: string}} options
+ * `hostVersion` (a pi version, the CLI's `--host`) goes into the page's URL: the viewer then estimates with that
+ * pi's rules instead of inferring them from the session.
+ * @param {{pkgDir: string, file: string, port?: number, host?: string, hostVersion?: string}} options
  */
-export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1" }) {
+export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVersion }) {
   const routes = new Map();
   const viewerDir = join(pkgDir, "viewer");
   for (const name of readdirSync(viewerDir)) {
@@ -53,6 +55,7 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1" }) {
   routes.set("/viewer/", join(viewerDir, "index.html"));
   for (const name of PACKAGE_FILES) routes.set(`/${name}`, join(pkgDir, name));
   const sessionPath = `/session/${encodeURIComponent(basename(file))}`;
+  const page = `/viewer/?file=${encodeURIComponent(sessionPath)}${hostVersion ? `&host=${encodeURIComponent(hostVersion)}` : ""}`;
 
   const server = createServer((req, res) => {
     const send = (status, body, headers = {}) => {
@@ -69,7 +72,7 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1" }) {
     } catch {
       return send(400, "bad request\n");
     }
-    if (path === "/" || path === "/viewer") return send(302, "", { Location: `/viewer/?file=${encodeURIComponent(sessionPath)}` });
+    if (path === "/" || path === "/viewer") return send(302, "", { Location: page });
     const target = path === sessionPath ? file : routes.get(path);
     if (!target) return send(404, "not found\n");
     let st;
@@ -93,7 +96,7 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1" }) {
     server.listen(port, host, () => {
       server.off("error", reject);
       const { port: actual } = server.address();
-      resolve({ server, url: `http://${host}:${actual}/viewer/?file=${encodeURIComponent(sessionPath)}` });
+      resolve({ server, url: `http://${host}:${actual}${page}` });
     });
   });
 }

@@ -142,6 +142,43 @@ test("view: usage and input errors", () => {
   assert.equal(cli("view", work).code, 1);
 });
 
+test("header: the estimate profile the core used (default, inferred from the session, view --host)", async () => {
+  const cases = [
+    // [fixture, view/stats options, profile, source, the header's text]
+    ["images.jsonl", [], "pi-0.74", "default", "profile pi-0.74 (default)"],
+    ["newer-types.jsonl", [], "pi-0.87", "inferred", "profile pi-0.87 (inferred)"],
+    ["images.jsonl", ["--host", "1.5.2"], "pi-0.87", "set", "profile pi-0.87 (--host 1.5.2)"],
+  ];
+  const estimates = [];
+  for (const [name, extra, profile, source, label] of cases) {
+    const file = fx(name);
+    const stats = cliJson("stats", file, ...extra, "--json");
+    assert.equal(stats.profile.split(" ")[0], profile, `${name} ${extra.join(" ")}: the CLI's stats name the same profile`);
+    const s = await serve(file, ...extra);
+    servers.push(s);
+    if (extra.length) assert.equal(new URL(s.url).searchParams.get("host"), "1.5.2", "view --host passes the version to the page");
+    const { page, seen } = await openViewer(browser.context, s.url);
+    const el = page.locator("#profile");
+    assert.equal(await el.getAttribute("data-profile"), profile, `${name}: profile`);
+    assert.equal(await el.getAttribute("data-source"), source, `${name}: source`);
+    assert.equal(await el.textContent(), label);
+    // The profile is applied, not only named: the estimate at the leaf is the CLI's with the same options.
+    const shown = await page.locator('[data-stat="estimate"] b').textContent();
+    assert.equal(shown, stats.estimate.tokens.toLocaleString("en-US"), `${name} ${extra.join(" ")}: estimate`);
+    estimates.push(shown);
+    assert.deepEqual(seen.errors, []);
+    await page.close();
+  }
+  // images.jsonl: user images count 0 for pi 0.74 and 4800 chars for pi >= 0.87, so --host changes the number.
+  assert.notEqual(estimates[0], estimates[2], "images.jsonl estimates differ between pi-0.74 and --host 1.5.2");
+});
+
+test("view --host: a version that is no pi version is a usage error", () => {
+  const r = cli("view", fx("example.jsonl"), "--host", "latest");
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--host must be a pi version/);
+});
+
 // ---- the tree ----------------------------------------------------------------------------------------
 
 for (const name of ["example.jsonl", "branches.jsonl", "labels.jsonl", "compaction.jsonl", "rewind-chain.jsonl", "unicode.jsonl"]) {
