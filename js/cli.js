@@ -20,7 +20,8 @@ Commands:
   stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf
   doctor  [--pi <dir>]                    check the pi you run (global npm root, or --pi: its package dir,
                                           an npm install or an unpacked tarball) for what the plugin needs
-  view    <file> [--port <n>]             open the session in the browser viewer: serves it on 127.0.0.1
+  view    <file> [--port <n>] [--host <version>]
+                                          open the session in the browser viewer: serves it on 127.0.0.1
                                           and prints the URL (Ctrl-C stops)
 
 Options:
@@ -46,7 +47,7 @@ const COMMANDS = {
   list: ["--leaf", "--context-window", "--host", "--json"],
   tree: ["--host", "--json"],
   stats: ["--host", "--json"],
-  view: ["--port"],
+  view: ["--port", "--host"],
 };
 const TAKES_VALUE = new Set(["--leaf", "--context-window", "--port", "--host"]);
 
@@ -278,7 +279,7 @@ async function view(opts) {
   try {
     const { serveViewer, hasViewer } = await import("./viewer/server.js");
     if (!hasViewer(pkgDir)) throw new Error("viewer/ missing from the package");
-    ({ server, url } = await serveViewer({ pkgDir, file, port: opts.port ?? 0 }));
+    ({ server, url } = await serveViewer({ pkgDir, file, port: opts.port ?? 0, hostVersion: opts.host }));
   } catch (err) {
     const why = err.code === "EADDRINUSE" ? `port ${opts.port} is in use` : err.code === "ERR_MODULE_NOT_FOUND" ? "viewer/ missing from the package (run the CLI from the built package, pkg/cli.js)" : err.message;
     process.stderr.write(`${NAME}: view: cannot serve: ${why}\n`);
