@@ -6,8 +6,9 @@
 // 0.74/0.75 estimateContextTokens on the compacted messages). Wherever pi has a number the tool's equals it
 // (footer parity, as in hosts.e2e.mjs).
 //
-// The run, per host (compaction through the SDK, `session.compact()`, summary written by the faux model):
-//   prompt 1: bulk_read 40k chars → "read";  prompt 2 (a long user text): "ok"  → session.compact()
+// The run, per host and per trigger (the SDK's `session.compact()`; an extension command's `ctx.compact()`), the
+// compaction summary written by the faux model:
+//   prompt 1: bulk_read 40k chars → "read";  prompt 2 (a long user text): "ok"  → compaction
 //   (keepRecentTokens 500: prompt 2 and its reply are kept, prompt 1's turn is summarized)
 //   prompt 3: anchor "post" (pi: null) → bulk_read → list → rewind to "post" → "done"
 import assert from "node:assert/strict";
@@ -29,11 +30,22 @@ const LONG_PROMPT = `phase two: ${"keep this request in the kept range. ".repeat
 
 const PROJECTED_TODO = projectedTodo(host);
 
-let run; // one session for the file's tests (they look at the same run from two sides)
-after(() => run?.then((r) => r.s.dispose()));
+// One session per trigger for the file's tests (they look at the same run from two sides). The compaction is
+// started through the SDK (`session.compact()`) or by an extension command (`ctx.compact()`, fixture probe-ext).
+const TRIGGERS = {
+  sdk: (s) => s.session.compact(),
+  command: async (s, probe) => {
+    await s.session.prompt("/ptn-compact");
+    return probe.compaction;
+  },
+};
+const runs = {};
+after(async () => {
+  for (const r of Object.values(runs)) (await r.catch(() => null))?.s.dispose();
+});
 
-function compactedRun() {
-  run ??= (async () => {
+function compactedRun(trigger) {
+  return (runs[trigger] ??= (async () => {
     const m = new ScriptedModel(host);
     m.agent.push(m.calls([["bulk_read", { chars: 40000, tag: "old" }, "c1"]]), m.text("read"), m.text("ok"));
     m.summary.push(m.text(COMPACT_SUMMARY));
@@ -41,7 +53,7 @@ function compactedRun() {
     const { sm } = s;
     await s.session.prompt("phase one");
     await s.session.prompt(LONG_PROMPT);
-    const compacted = await s.session.compact();
+    const compacted = await TRIGGERS[trigger](s, globalThis[PROBE]);
     const compaction = sm.getLeafEntry();
     const compactionSummaries = m.summaryRequests.length;
     const firstAfter = m.requests.length;
@@ -56,35 +68,36 @@ function compactedRun() {
     await s.session.prompt("phase three");
     const checked = withReference(footerPairs(globalThis[PROBE]), { sm, estimate, where: `pi ${host.version}` });
     return { m, s, sm, compacted, compaction, compactionSummaries, firstAfter, checked };
-  })();
-  return run;
+  })());
 }
 
-test(`pi ${host.version}: right after a compaction pi reports null; navigate_tree reports a number`, async () => {
-  const { m, sm, compacted, compaction, compactionSummaries, firstAfter, checked } = await compactedRun();
-  assert.equal(compactionSummaries, 1, "one compaction summary request");
-  assert.equal(compaction?.type, "compaction", "session.compact() appended a compaction entry");
-  assert.equal(entriesOfType(sm, "compaction").length, 1);
-  assert.ok(compacted?.firstKeptEntryId, "the compaction keeps a range");
-  // The model saw the compacted context: the summary, the kept request, not the old bulk.
-  const first = text(m.requests[firstAfter]);
-  assert.ok(first.includes("COMPACT-SUMMARY") && first.includes("phase two:"), "the first request after the compaction holds the summary and the kept range");
-  assert.ok(!first.includes("old: lorem ipsum"), "the old bulk is compacted away");
-  // pi's number at that request (the anchor's point): null. The tool's: a number.
-  const anchor = checked.find((p) => p.action === "anchor");
-  assert.ok(anchor, "the anchor call was compared");
-  assert.equal(anchor.pi, null, "pi's getContextUsage() at the first request after the compaction: tokens null");
-  assert.equal(typeof anchor.ours, "number", "the tool reports a number");
-  assert.ok(anchor.ours > 0 && anchor.ref > 0, `the compacted context is not empty (tool ${anchor.ours}, pi's estimator ${anchor.ref})`);
-  // The reference the null moment is compared with is pi's own estimator: it gives pi's number wherever pi has one.
-  assertReferenceIsPi(checked, `pi ${host.version}`);
-  assertAllPaired(m);
-});
+for (const trigger of Object.keys(TRIGGERS)) {
+  test(`pi ${host.version} [${trigger}]: right after a compaction pi reports null; navigate_tree reports a number`, async () => {
+    const { m, sm, compacted, compaction, compactionSummaries, firstAfter, checked } = await compactedRun(trigger);
+    assert.equal(compactionSummaries, 1, "one compaction summary request");
+    assert.equal(compaction?.type, "compaction", "the compaction entry is the leaf");
+    assert.equal(entriesOfType(sm, "compaction").length, 1);
+    assert.ok(compacted?.firstKeptEntryId, "the compaction keeps a range");
+    // The model saw the compacted context: the summary, the kept request, not the old bulk.
+    const first = text(m.requests[firstAfter]);
+    assert.ok(first.includes("COMPACT-SUMMARY") && first.includes("phase two:"), "the first request after the compaction holds the summary and the kept range");
+    assert.ok(!first.includes("old: lorem ipsum"), "the old bulk is compacted away");
+    // pi's number at that request (the anchor's point): null. The tool's: a number.
+    const anchor = checked.find((p) => p.action === "anchor");
+    assert.ok(anchor, "the anchor call was compared");
+    assert.equal(anchor.pi, null, "pi's getContextUsage() at the first request after the compaction: tokens null");
+    assert.equal(typeof anchor.ours, "number", "the tool reports a number");
+    assert.ok(anchor.ours > 0 && anchor.ref > 0, `the compacted context is not empty (tool ${anchor.ours}, pi's estimator ${anchor.ref})`);
+    // The reference the null moment is compared with is pi's own estimator: it gives pi's number wherever pi has one.
+    assertReferenceIsPi(checked, `pi ${host.version}`);
+    assertAllPaired(m);
+  });
 
-test(`pi ${host.version}: after a compaction navigate_tree's numbers are pi's (its estimator where pi says null)`, { todo: PROJECTED_TODO }, async () => {
-  const { m, sm, checked } = await compactedRun();
-  assertFooterParity(checked, `pi ${host.version}`);
-  assert.equal(m.summaryRequests.length, 2, "the rewind's summary request followed the compaction's");
-  assert.deepEqual(checked.map((p) => p.action).sort(), ["anchor", "list", "rewind-after", "rewind-before"], "every call compared (the rewind was not refused)");
-  assert.match(resultText(sm, "c5"), /^\[rewind 'post' → 'end'\]/);
-});
+  test(`pi ${host.version} [${trigger}]: after a compaction navigate_tree's numbers are pi's (its estimator where pi says null)`, { todo: PROJECTED_TODO }, async () => {
+    const { m, sm, checked } = await compactedRun(trigger);
+    assertFooterParity(checked, `pi ${host.version}`);
+    assert.equal(m.summaryRequests.length, 2, "the rewind's summary request followed the compaction's");
+    assert.deepEqual(checked.map((p) => p.action).sort(), ["anchor", "list", "rewind-after", "rewind-before"], "every call compared (the rewind was not refused)");
+    assert.match(resultText(sm, "c5"), /^\[rewind 'post' → 'end'\]/);
+  });
+}
