@@ -171,6 +171,12 @@ test("header: the estimate profile the core used (default, inferred from the ses
   }
   // images.jsonl: user images count 0 for pi 0.74 and 4800 chars for pi >= 0.87, so --host changes the number.
   assert.notEqual(estimates[0], estimates[2], "images.jsonl estimates differ between pi-0.74 and --host 1.5.2");
+  // A ?host= that is no pi version: said so, and the profile is chosen without it.
+  const { page, seen } = await open(fx("images.jsonl"), { query: "&host=latest" });
+  assert.equal(await page.locator("#profile").getAttribute("data-source"), "default");
+  assert.match(await page.locator("#errors").textContent(), /\?host=latest is no pi version/);
+  assert.deepEqual(seen.errors, []);
+  await page.close();
 });
 
 test("view --host: a version that is no pi version is a usage error", () => {
