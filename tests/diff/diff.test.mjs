@@ -1,27 +1,37 @@
-// Differential test: the wasm core (through the BUILT package in pkg/) against real pi.
+// Differential test: the wasm core (through the BUILT package in pkg/) against real pi, on every host of the matrix.
 //
 //   node --test tests/diff/diff.test.mjs
-// env: DIFF_SEED (default: fresh, printed), DIFF_COUNT (default 600), DIFF_KEEP=1 (keep the temp dir),
-//      DIFF_LONE_SURROGATES=0 (generate no lone \udXXX escapes; same sessions otherwise), PTN_PKG=<built pkg dir>
+// env: DIFF_SEED (default: fresh, printed), DIFF_COUNT (default 600, per host generation), DIFF_KEEP=1 (keep the
+//      temp dir), DIFF_LONE_SURROGATES=0 (generate no lone \udXXX escapes; same sessions otherwise),
+//      DIFF_HOSTS="0.75.5 1.5.2" (the hosts to run, "all" = the seven; default DEFAULT_HOSTS below), PTN_PKG=<built pkg dir>
 //
-// 1. tests/diff/generate.mjs writes DIFF_COUNT (default 600) random sessions for a seed (printed) to a temp dir;
-// 2. tests/diff/reference.mjs runs them through pi 0.75.5 on Node 22 and pi 0.74.2 on Node 20 (one process each);
+// 1. tests/diff/generate.mjs writes DIFF_COUNT random sessions per host generation for a seed (printed) to a temp
+//    dir: generation "0.74" for pi 0.74.2/0.75.5 (the original stream), "0.87" for pi ≥0.87 (also system messages
+//    with sections and tool declarations, context_edit entries, usage entries, compactions carrying a systemMessage,
+//    zero usage, null content, user images);
+// 2. tests/diff/reference.mjs runs them through each pi (one process per host, at most one at a time beside this
+//    one): pi 0.75.5 on Node 22 and 0.74.2 on Node 20 (buildSessionContext, estimateContextTokens); pi 0.87.1 (npm)
+//    and the 0.99.1, 1.0.3, 1.3.0, 1.5.2 bundles on Node 22 through their own SessionManager: the context the host
+//    sends the model, estimateProjectedContextTokens (what getContextUsage() uses; cross-checked against pi's own
+//    getContextUsage wherever that gives a number) and the per-anchor estimates;
 // 3. the same files go through SessionIndex.full().appendJsonl(text) and, per leaf ("$default" = no argument,
 //    pi's null = setLeaf(null) then no argument, entry ids, unknown ids), contextJson/buildContext, estimate and
-//    anchors are compared deep-equal with pi's buildSessionContext, estimateContextTokens and the per-anchor
-//    estimate. A plugin-mode index fed in pieces (appendJsonl chunks or appendEntries) must give the same
-//    estimates and anchors. Also checked: entryCount, appended, skipped line numbers, leafId() after loading.
+//    anchors are compared deep-equal with pi's. The index is told the host's version (setHostVersion) first; the
+//    wasm side runs once per (generation, profile). A plugin-mode index fed in pieces (appendJsonl chunks or
+//    appendEntries) must give the same estimates and anchors. Also checked: entryCount, appended, skipped line
+//    numbers, leafId() after loading, tree moves (collectEntriesForBranchSummary), and on pi ≥0.87 whether the file
+//    is a session at all (pi refuses to open it ⇔ loadFileBytes reports a problem).
 // Any mismatch fails the test; the seed, session index, leaf and first differing JSON path are printed and the
 // session file plus expected/actual land in tests/diff/.out/. Missing pi hosts or an unbuilt pkg/ FAIL (no skip).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { generateBatch, resolveCount, resolveSeed } from "./generate.mjs";
-import { hostAvailable, hostDir, nodeFor } from "../../scripts/hosts.mjs";
+import { ALL_HOST_VERSIONS, hostAvailable, hostDir, nodeFor } from "../../scripts/hosts.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
@@ -31,21 +41,44 @@ const seed = resolveSeed();
 const count = resolveCount();
 const MAX_REPORTED = 12;
 
-rmSync(outDir, { recursive: true, force: true }); // only this run's failures end up there
-console.log(`[diff] seed ${seed} count ${count}  (replay: DIFF_SEED=${seed} DIFF_COUNT=${count} node --test tests/diff/diff.test.mjs)`);
+/**
+ * Hosts run by default. A host is listed here once the core matches it with 0 mismatches; DIFF_HOSTS=all runs
+ * the seven (docs/hosts.md, "Differential tests").
+ */
+const DEFAULT_HOSTS = ["0.75.5", "0.74.2"];
+const hosts = (() => {
+  const raw = (process.env.DIFF_HOSTS ?? "").trim();
+  if (!raw) return DEFAULT_HOSTS;
+  if (raw === "all") return [...ALL_HOST_VERSIONS].reverse();
+  const list = raw.split(/[\s,]+/).filter(Boolean);
+  for (const v of list) if (!ALL_HOST_VERSIONS.includes(v)) throw new Error(`DIFF_HOSTS: unknown host ${v} (known: ${ALL_HOST_VERSIONS.join(", ")})`);
+  return list;
+})();
+/** The generation of sessions a host is tested on: what that pi writes. */
+const generationOf = (version) => {
+  const [maj, min] = version.split(".").map(Number);
+  return maj > 0 || min >= 87 ? "0.87" : "0.74";
+};
 
-// ---- shared setup: generate once, run the wasm side once ----------------------------------------------------
+rmSync(outDir, { recursive: true, force: true }); // only this run's failures end up there
+console.log(`[diff] seed ${seed} count ${count} hosts ${hosts.join(" ")}  (replay: DIFF_SEED=${seed} DIFF_COUNT=${count} DIFF_HOSTS="${hosts.join(" ")}" node --test tests/diff/diff.test.mjs)`);
+
+// ---- shared setup: generate once per generation, run the wasm side once per (generation, profile) -------------
 const work = mkdtempSync(join(tmpdir(), "ptn-diff-"));
-const tGen = performance.now();
-const manifest = generateBatch({ seed, count, dir: join(work, "sessions") });
-console.log(`[diff] generated ${count} sessions in ${Math.round(performance.now() - tGen)} ms -> ${work}`);
-const coverage = { types: {}, features: {} };
-for (const s of manifest.sessions) {
-  for (const [k, v] of Object.entries(s.types)) coverage.types[k] = (coverage.types[k] ?? 0) + v;
-  for (const f of s.features) coverage.features[f] = (coverage.features[f] ?? 0) + 1;
+const generations = {};
+for (const g of [...new Set(hosts.map(generationOf))]) {
+  const tGen = performance.now();
+  const manifest = generateBatch({ seed, count, dir: join(work, `sessions-${g}`), generation: g });
+  const coverage = { types: {}, features: {} };
+  for (const s of manifest.sessions) {
+    for (const [k, v] of Object.entries(s.types)) coverage.types[k] = (coverage.types[k] ?? 0) + v;
+    for (const f of s.features) coverage.features[f] = (coverage.features[f] ?? 0) + 1;
+  }
+  console.log(`[diff] generation ${g}: ${count} sessions in ${Math.round(performance.now() - tGen)} ms -> ${join(work, `sessions-${g}`)}`);
+  console.log(`[diff]   entries by type: ${JSON.stringify(coverage.types)}`);
+  console.log(`[diff]   sessions with: ${JSON.stringify(coverage.features)}`);
+  generations[g] = { manifest, coverage, manifestPath: join(work, `sessions-${g}`, "manifest.json") };
 }
-console.log(`[diff] entries by type: ${JSON.stringify(coverage.types)}`);
-console.log(`[diff] sessions with: ${JSON.stringify(coverage.features)}`);
 let failedAny = false;
 test.after(() => {
   if (process.env.DIFF_KEEP || failedAny) console.log(`[diff] kept ${work}`);
@@ -137,14 +170,13 @@ function parsedEntries(text) {
 }
 
 /** Everything the wasm core says about one session, per leaf (computed once, compared against every pi leg). */
-function wasmSession(api, session) {
+function wasmSession(api, session, hostVersion, generation) {
   const text = readFileSync(session.file, "utf8");
   const full = api.SessionIndex.full();
   const plugin = api.SessionIndex.plugin();
-  // Both pi legs (0.75.5, 0.74.2) are the pi-0.74 profile; without this a session holding a system message
-  // would be read with the rules of pi ≥0.87 (src/session/profile.rs).
-  full.setHostVersion("0.75.5");
-  plugin.setHostVersion("0.75.5");
+  // The host's rules (src/session/profile.rs), as the shim sets them from the running pi's version.
+  full.setHostVersion(hostVersion);
+  plugin.setHostVersion(hostVersion);
   try {
     const report = attempt(() => full.appendJsonl(text));
     const viaEntries = session.index % 2 === 1;
@@ -185,6 +217,16 @@ function wasmSession(api, session) {
     }
     // An explicit null argument means the current leaf, same as no argument.
     res.nullArg = attempt(() => JSON.stringify([full.contextJson(null) === full.contextJson(), roundTrip(full.estimate(null)), roundTrip(full.estimate())]));
+    if (generation === "0.87") {
+      // Is the file a pi session at all (the CLI's and the viewer's question)? pi ≥0.87 refuses to open some.
+      const fresh = api.SessionIndex.full();
+      try {
+        fresh.setHostVersion(hostVersion);
+        res.fileProblem = attempt(() => fresh.loadFileBytes(readFileSync(session.file)).problem);
+      } finally {
+        fresh.free?.();
+      }
+    }
     return res;
   } finally {
     full.free?.();
@@ -192,46 +234,59 @@ function wasmSession(api, session) {
   }
 }
 
-let wasmResults; // index -> wasmSession(...)
-let wasmError;
-let wasmMs = 0;
-async function wasmAll() {
-  if (wasmResults || wasmError) {
-    if (wasmError) throw wasmError;
-    return wasmResults;
-  }
-  try {
-    const api = await loadPackage();
-    const t0 = performance.now();
-    wasmResults = new Map();
-    for (const s of manifest.sessions) wasmResults.set(s.index, wasmSession(api, s));
-    wasmMs = performance.now() - t0;
-    console.log(`[diff] wasm core: ${count} sessions in ${Math.round(wasmMs)} ms`);
-    return wasmResults;
-  } catch (err) {
-    wasmError = err;
-    throw err;
-  }
+const wasmResults = new Map(); // `${generation}|${profile}` -> Map(index -> wasmSession(...))
+let api;
+async function wasmAll(version) {
+  api ??= await loadPackage();
+  const generation = generationOf(version);
+  const probe = api.SessionIndex.plugin();
+  const profile = probe.setHostVersion(version);
+  probe.free?.();
+  const key = `${generation}|${profile}`;
+  if (wasmResults.has(key)) return wasmResults.get(key);
+  const t0 = performance.now();
+  const results = new Map();
+  for (const s of generations[generation].manifest.sessions) results.set(s.index, wasmSession(api, s, version, generation));
+  console.log(`[diff] wasm core, generation ${generation}, profile ${profile}: ${count} sessions in ${Math.round(performance.now() - t0)} ms`);
+  wasmResults.set(key, results);
+  return results;
 }
 
+/** Runs tests/diff/reference.mjs for one host in a child process (its own Node); resolves to its results. */
 function runReference(version) {
   if (!hostAvailable(version)) {
-    throw new Error(`pi ${version} is not installed at ${hostDir(version)}: run \`bash scripts/setup-hosts.sh\` (npm run setup).`);
+    return Promise.reject(new Error(`pi ${version} is not installed at ${hostDir(version)}: run \`bash scripts/setup-hosts.sh\` (npm run setup).`));
   }
   const node = nodeFor(version);
-  if (!existsSync(node) && node.includes("/")) throw new Error(`node for pi ${version} not found at ${node}: run \`bash scripts/setup-hosts.sh\`.`);
+  if (!existsSync(node) && node.includes("/")) return Promise.reject(new Error(`node for pi ${version} not found at ${node}: run \`bash scripts/setup-hosts.sh\`.`));
   const out = join(work, `ref-${version}.jsonl`);
   const t0 = performance.now();
-  const r = spawnSync(node, [join(here, "reference.mjs"), "--pi", hostDir(version), "--manifest", join(work, "sessions", "manifest.json"), "--out", out], {
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(node, [join(here, "reference.mjs"), "--pi", hostDir(version), "--manifest", generations[generationOf(version)].manifestPath, "--out", out], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", (err) => reject(new Error(`reference for pi ${version} failed to start (${node}): ${err.message}`)));
+    child.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`reference for pi ${version} exited ${code}:\n${stderr}`));
+      const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const meta = lines.shift().meta;
+      console.log(`[diff] pi ${meta.piVersion} (${meta.estimateFrom}) on node ${meta.node}: ${Math.round(performance.now() - t0)} ms`);
+      resolvePromise({ meta, sessions: new Map(lines.map((l) => [l.index, l])) });
+    });
   });
-  if (r.error) throw new Error(`reference for pi ${version} failed to start (${node}): ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`reference for pi ${version} exited ${r.status}:\n${r.stderr}`);
-  const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  const meta = lines.shift().meta;
-  console.log(`[diff] pi ${meta.piVersion} (${meta.estimateFrom}) on node ${meta.node}: ${Math.round(performance.now() - t0)} ms`);
-  return { meta, sessions: new Map(lines.map((l) => [l.index, l])) };
+}
+
+// The references run one at a time in the background, in test order, while this process computes the wasm side
+// (2 processes busy at most). Each leg awaits its own host's promise.
+const references = new Map();
+{
+  let chain = Promise.resolve();
+  for (const v of hosts) {
+    const p = chain.then(() => runReference(v));
+    p.catch(() => {}); // reported by the host's own test
+    references.set(v, p);
+    chain = p.catch(() => {});
+  }
 }
 
 // ---- comparison ----------------------------------------------------------------------------------------------
@@ -265,6 +320,7 @@ const short = (v) => {
 };
 
 function compareLeg(version, ref, wasm) {
+  const { manifest } = generations[generationOf(version)];
   const mismatches = [];
   const add = (index, leaf, what, expected, actual) => {
     const d = firstDiff(expected, actual);
@@ -281,6 +337,11 @@ function compareLeg(version, ref, wasm) {
       add(s.index, null, "appendJsonl", "no throw", w.report.error);
       continue;
     }
+    if (w.fileProblem) {
+      const problem = w.fileProblem.ok ? w.fileProblem.value : `<threw ${w.fileProblem.error}>`;
+      add(s.index, null, "file is a session (pi opens it ⇔ loadFileBytes problem null)", r.invalid ? "not a session" : "a session", problem === null ? "a session" : "not a session");
+    }
+    if (r.invalid) continue; // pi cannot open it: nothing more to compare
     // ingest facts: every entry pi holds is held, malformed lines are reported by their 1-based line number
     add(s.index, null, "entryCount", r.entryCount, w.entryCount.ok ? w.entryCount.value : w.entryCount.error);
     add(s.index, null, "appended", r.entryCount, w.report.appended);
@@ -302,6 +363,7 @@ function compareLeg(version, ref, wasm) {
       const anchorsOf = (list) => (Array.isArray(list) ? list.map(({ name, entryId, tokens }) => ({ name, entryId, tokens })) : list);
       // Strings leave the core well-formed: an unpaired surrogate in a label reads as U+FFFD (counts stay exact).
       const piAnchors = rr.anchors.map((a) => ({ ...a, name: a.name.toWellFormed() }));
+      if (rr.usageCheck) add(s.index, rr.leaf, "pi: getContextUsage() = estimateProjectedContextTokens", rr.usageCheck.getContextUsage, rr.usageCheck.estimate);
       add(s.index, rr.leaf, "contextJson", rr.context, val(wl.contextJson));
       if (wl.buildContext) add(s.index, rr.leaf, "buildContext", rr.context, val(wl.buildContext));
       add(s.index, rr.leaf, "estimate", rr.estimate, val(wl.estimate));
@@ -320,6 +382,7 @@ function compareLeg(version, ref, wasm) {
 
 function report(version, mismatches) {
   if (!mismatches.length) return;
+  const { manifest } = generations[generationOf(version)];
   failedAny = true;
   mkdirSync(outDir, { recursive: true });
   const bySession = new Map();
@@ -340,7 +403,7 @@ function report(version, mismatches) {
       lines.push(
         `  session ${index} leaf ${JSON.stringify(m.leaf)} ${m.what} at ${m.diff.path}\n` +
           `      pi:   ${short(m.diff.expected)}\n      wasm: ${short(m.diff.actual)}\n` +
-          `      file: ${dest}  (regenerate: node tests/diff/generate.mjs --seed ${seed} --only ${index} --out DIR)`,
+          `      file: ${dest}  (regenerate: node tests/diff/generate.mjs --seed ${seed} --generation ${generationOf(version)} --only ${index} --out DIR)`,
       );
     }
   }
@@ -349,28 +412,45 @@ function report(version, mismatches) {
 }
 
 async function leg(version) {
-  const wasm = await wasmAll();
-  const ref = runReference(version);
+  const wasm = await wasmAll(version);
+  const ref = await references.get(version);
+  const { manifest } = generations[generationOf(version)];
   const mismatches = compareLeg(version, ref, wasm);
   const leaves = manifest.sessions.reduce((a, s) => a + s.leaves.length, 0);
   const anchors = [...ref.sessions.values()].reduce((a, s) => a + (s.results ?? []).reduce((b, r) => b + r.anchors.length, 0), 0);
   const moves = [...ref.sessions.values()].reduce((a, s) => a + (s.between ?? []).length, 0);
-  console.log(`[diff] pi ${version}: ${count} sessions, ${leaves} leaves, ${anchors} anchors, ${moves} tree moves (entriesBetween) compared, ${mismatches.length} mismatches`);
+  const checked = [...ref.sessions.values()].reduce((a, s) => a + (s.results ?? []).filter((r) => r.usageTokens !== null && r.usageTokens !== undefined).length, 0);
+  const invalid = [...ref.sessions.values()].filter((s) => s.invalid).length;
+  console.log(
+    `[diff] pi ${version}: ${count} sessions (generation ${generationOf(version)}), ${leaves} leaves, ${anchors} anchors, ${moves} tree moves (entriesBetween) compared` +
+      (generationOf(version) === "0.87" ? `, ${checked} leaves with getContextUsage() cross-checked, ${invalid} files pi does not open` : "") +
+      `, ${mismatches.length} mismatches`,
+  );
   assert.ok(moves > count, `too few tree moves compared (${moves}): is collectEntriesForBranchSummary exported by pi ${version}?`);
   const text = report(version, mismatches);
   if (text) assert.fail(text);
 }
 
-const MUST_COVER = [
-  "message:user", "message:assistant", "message:toolResult", "message:bashExecution", "message:custom", "message:system",
-  "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label",
-  "session_info", "usage", "context_edit",
-];
-test("generator covers every entry type (needs DIFF_COUNT >= 300)", { skip: count < 300 && `only ${count} sessions` }, () => {
-  const missing = MUST_COVER.filter((t) => !coverage.types[t]);
-  assert.deepStrictEqual(missing, [], `seed ${seed}: no ${missing.join(", ")} generated`);
-  for (const f of ["malformed", "crlf", "blank", "swapped"]) assert.ok(coverage.features[f], `seed ${seed}: no session with ${f}`);
-});
+const MUST_COVER = {
+  "0.74": [
+    "message:user", "message:assistant", "message:toolResult", "message:bashExecution", "message:custom", "message:system",
+    "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label",
+    "session_info", "usage", "context_edit",
+  ],
+  "0.87": ["message:system", "usage", "context_edit", "compaction", "branch_summary", "label", "custom_message", "message:toolResult"],
+};
+const MUST_FEATURE = {
+  "0.74": ["malformed", "crlf", "blank", "swapped"],
+  "0.87": ["context-edit", "context-edit-null", "compaction-systemMessage", "zero-usage", "null-content", "user-image"],
+};
+for (const [g, { coverage }] of Object.entries(generations)) {
+  test(`generator covers every entry type, generation ${g} (needs DIFF_COUNT >= 300)`, { skip: count < 300 && `only ${count} sessions` }, () => {
+    const missing = MUST_COVER[g].filter((t) => !coverage.types[t]);
+    assert.deepStrictEqual(missing, [], `seed ${seed}: no ${missing.join(", ")} generated`);
+    for (const f of MUST_FEATURE[g]) assert.ok(coverage.features[f], `seed ${seed}: no session with ${f}`);
+  });
+}
 
-test("differential: wasm core vs pi 0.75.5 on Node 22", { timeout: 8 * 60_000 }, () => leg("0.75.5"));
-test("differential: wasm core vs pi 0.74.2 on Node 20", { timeout: 8 * 60_000 }, () => leg("0.74.2"));
+for (const v of hosts) {
+  test(`differential: wasm core vs pi ${v} on Node ${v < "0.75" ? 20 : 22}`, { timeout: 8 * 60_000 }, () => leg(v));
+}

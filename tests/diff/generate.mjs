@@ -1,6 +1,6 @@
 // Random but valid pi session files (JSONL), deterministic from a seed.
 //
-//   node tests/diff/generate.mjs --out DIR [--seed N] [--count N]     (env DIFF_SEED / DIFF_COUNT work too)
+//   node tests/diff/generate.mjs --out DIR [--seed N] [--count N] [--generation 0.74|0.87]   (env DIFF_SEED / DIFF_COUNT too)
 //
 // Writes DIR/s<index>.jsonl plus DIR/manifest.json = {seed, count, sessions:[{index, file, leaves, entryCount}]}.
 // Session <i> only depends on (seed, i), so one failing session can be regenerated alone.
@@ -391,11 +391,86 @@ function customContent(rng) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// pi ≥0.87 shapes (pi-ai SystemMessage, SessionManager.appendContextEdit/appendUsage/appendCompaction).
+const SECTION_NAMES = ["preamble", "tools", "rules", "docs", "addendum", "context", "skills", "my_ext", "ünï-section"];
+
+function toolDeclaration(rng, name) {
+  const decl = { name, description: text(rng, { min: 1 }), parameters: { type: "object", properties: jsonObject(rng, 2) } };
+  if (rng.chance(0.5)) decl.parameters.required = Object.keys(decl.parameters.properties).slice(0, 2);
+  if (rng.chance(0.1)) decl.constrainedSampling = rng.chance(0.5);
+  return decl;
+}
+
+function systemContent(rng) {
+  return rng.weighted([
+    [8, () => ""],
+    [2, () => text(rng)],
+    [1, () => [{ type: "text", text: text(rng) }, ...(rng.chance(0.3) ? [{ type: "text", text: text(rng) }] : [])]],
+    [0.3, () => []],
+  ])();
+}
+
+/**
+ * A `role:"system"` message as pi ≥0.87 stores it: "initial" = the leading one (content, every section, the tool
+ * declarations); "patch" = a later sections patch (`null` removes one); "tools" = tool changes; "text" = extra
+ * instructions; "odd" = hand-written shapes (null content, only toolsRemoved, empty sections).
+ */
+function systemMessage(rng, ts, kind) {
+  const msg = { role: "system", content: "" };
+  const sections = (n, nulls) => {
+    const out = {};
+    for (let i = 0; i < n; i++) out[rng.pick(SECTION_NAMES)] = nulls && rng.chance(0.25) ? null : text(rng, { min: 1 });
+    return out;
+  };
+  const tools = (n) => Array.from({ length: n }, () => toolDeclaration(rng, rng.pick(TOOL_NAMES)));
+  if (kind === "initial") {
+    msg.content = systemContent(rng);
+    if (rng.chance(0.9)) msg.sections = sections(rng.range(1, 5), false);
+    if (rng.chance(0.85)) msg.toolsAdded = tools(rng.range(1, 5));
+  } else if (kind === "patch") {
+    msg.sections = sections(rng.range(1, 3), true);
+  } else if (kind === "tools") {
+    if (rng.chance(0.7)) msg.toolsAdded = tools(rng.range(1, 3));
+    if (rng.chance(0.5)) msg.toolsRemoved = Array.from({ length: rng.range(1, 2) }, () => ({ name: rng.pick(TOOL_NAMES) }));
+  } else if (kind === "text") {
+    msg.content = systemContent(rng) || text(rng, { min: 1 });
+  } else {
+    rng.weighted([
+      [2, () => (msg.content = null)],
+      [1, () => (msg.sections = {})],
+      [1, () => (msg.toolsRemoved = [{ name: rng.pick(TOOL_NAMES) }])],
+      [1, () => (msg.toolsAdded = [])],
+    ])();
+  }
+  msg.timestamp = rng.chance(0.1) ? 0 : ts;
+  return msg;
+}
+
+/** A usage pi ≥0.87 ignores as an estimate baseline (calculateContextTokens(usage) is not > 0). */
+function zeroUsage(rng) {
+  const u = usage(rng);
+  u.input = u.output = u.cacheRead = u.cacheWrite = 0;
+  u.totalTokens = rng.chance(0.2) ? new RawNum("0.0") : 0;
+  return u;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // One session: simulate a SessionManager (append under the leaf, move the leaf) with random actions.
 const ANCHOR_NAMES = ["impl-start", "tests-green", "a", "before-refactor", "x1", "loop-fix", "deep-dive-2", "ünïcode", "😀", "", "with space"];
 
-export function generateSession(seed, index) {
-  const rng = makeRng(sessionSeed(seed, index));
+/**
+ * Host generations: "0.74" = what pi 0.74–0.86 write (the original stream, unchanged so the old hosts' test keeps
+ * its strength and its seeds); "0.87" = what pi ≥0.87 writes on top (a leading system message with sections and
+ * tool declarations and later patches of them, `context_edit` entries pi-style, `usage` entries, compactions
+ * carrying a `systemMessage`, zero usage, `null` content). A different stream: the same seed gives other sessions.
+ */
+export const GENERATIONS = Object.freeze(["0.74", "0.87"]);
+
+export function generateSession(seed, index, generation = "0.74") {
+  if (!GENERATIONS.includes(generation)) throw new Error(`unknown generation ${generation} (want ${GENERATIONS.join(", ")})`);
+  const v087 = generation === "0.87";
+  // Another stream for the new generation (so its sessions are not the old ones plus a prefix).
+  const rng = makeRng(v087 ? sessionSeed(seed ^ 0x5bd1e995, index) : sessionSeed(seed, index));
   const entries = []; // {obj, id}
   const byId = new Map();
   let leaf = null;
@@ -453,7 +528,14 @@ export function generateSession(seed, index) {
     return { id, ms };
   };
   const msgTs = () => t + rng.int(3);
-  const appendMessage = (msg) => append("message", { message: msg });
+  const appendMessage = (msg) => {
+    // pi ≥0.87 reads `null` content (old versions, forks, hand-edited files) as "" / [].
+    if (v087 && ["user", "assistant", "toolResult", "system"].includes(msg.role) && rng.chance(0.025)) {
+      msg.content = null;
+      features.add("null-content");
+    }
+    return append("message", { message: msg });
+  };
 
   const setLabel = (target, label) => {
     const fields = { targetId: target };
@@ -479,6 +561,10 @@ export function generateSession(seed, index) {
     turn: () => {
       const nCalls = rng.weighted([[5, 0], [4, 1], [2, rng.range(2, 4)]]);
       const { msg, calls } = assistantMessage(rng, msgTs(), { toolCalls: nCalls });
+      if (v087 && rng.chance(0.12)) {
+        msg.usage = zeroUsage(rng); // local servers and some proxies report zero usage
+        features.add("zero-usage");
+      }
       const a = appendMessage(msg);
       // navigate_tree style: anchor label on the assistant message, written during the tool call
       if (calls.length && rng.chance(0.25)) setLabel(rng.chance(0.8) ? a.id : onPath(), anchorLabel());
@@ -488,6 +574,7 @@ export function generateSession(seed, index) {
       }
       if (calls.length && rng.chance(0.5)) {
         const { msg: after } = assistantMessage(rng, msgTs(), {});
+        if (v087 && rng.chance(0.12)) after.usage = zeroUsage(rng);
         appendMessage(after);
       }
     },
@@ -560,7 +647,14 @@ export function generateSession(seed, index) {
       const fields = { summary: rng.chance(0.05) ? "" : text(rng, { min: 1 }), firstKeptEntryId: first, tokensBefore: rng.chance(0.95) ? rng.int(200000) : undefined };
       if (rng.chance(0.5)) fields.details = { readFiles: ["a.ts"], modifiedFiles: rng.chance(0.5) ? ["b.ts"] : [] };
       if (rng.chance(0.2)) fields.fromHook = rng.chance(0.5);
-      append("compaction", fields);
+      if (v087) {
+        // appendCompaction: the current system message (replayed), timestamped with the compaction's time.
+        if (rng.chance(0.75)) fields.systemMessage = systemMessage(rng, 0, rng.chance(0.85) ? "initial" : rng.pick(["patch", "tools", "text"])); // never "odd": pi replays it (a null content would throw in pi itself)
+        if (rng.chance(0.3)) fields.usage = rng.chance(0.2) ? zeroUsage(rng) : usage(rng);
+        if (fields.systemMessage) features.add("compaction-systemMessage");
+      }
+      const c = append("compaction", fields);
+      if (fields.systemMessage) fields.systemMessage.timestamp = rng.chance(0.9) ? c.ms : 0;
     },
     rewind: () => {
       if (!entries.length) return;
@@ -574,6 +668,7 @@ export function generateSession(seed, index) {
         };
         if (rng.chance(0.4)) fields.details = { readFiles: [], modifiedFiles: ["src/x.rs"] };
         if (rng.chance(0.2)) fields.fromHook = true;
+        if (v087 && rng.chance(0.3)) fields.usage = rng.chance(0.2) ? zeroUsage(rng) : usage(rng); // branchWithSummary(…, usage)
         append("branch_summary", fields, { parentId: target });
       }
     },
@@ -591,6 +686,40 @@ export function generateSession(seed, index) {
       if (!entries.length) return;
       append("context_edit", { targetId: onPath(), replacement: rng.chance(0.3) ? null : { content: customContent(rng) } });
     },
+    // ---- pi ≥0.87 only (generation "0.87") ----
+    systemUpdate: () => {
+      appendMessage(systemMessage(rng, msgTs(), rng.weighted([[5, "patch"], [4, "tools"], [2, "text"], [1, "initial"], [1, "odd"]])));
+    },
+    contextEditPi: () => {
+      // SessionManager.appendContextEdit(targetId, {content} | null): pi checks the target (on the branch, an
+      // editable message); hand-written or forked files also hold edits of anything, of missing ids, and repeats.
+      if (!entries.length) return;
+      const p = pathIds();
+      const editable = p.filter((id) => {
+        const o = byId.get(id);
+        return o.type === "custom_message" || (o.type === "message" && ["user", "assistant", "toolResult"].includes(o.message?.role));
+      });
+      const target = rng.weighted([
+        [10, () => (editable.length ? rng.pick(editable) : onPath())],
+        [3, () => (edited.length ? rng.pick(edited) : onPath())], // a later edit of the same target wins
+        [3, () => onPath()], // any entry on the path: system, compaction, branch_summary, label, bash, custom role…
+        [1, () => anyId()], // maybe off the path
+        [1, () => rng.hex(8)], // an id no entry has
+      ])();
+      if (!target) return;
+      const o = byId.get(target);
+      const role = o?.type === "message" ? o.message?.role : o?.type === "custom_message" ? "custom" : null;
+      let replacement = null;
+      if (rng.chance(0.75)) {
+        let content = customContent(rng);
+        // pi stores a string replacement of an assistant/toolResult as one text block; old or hand-written files may not
+        if ((role === "assistant" || role === "toolResult") && typeof content === "string" && rng.chance(0.8)) content = [{ type: "text", text: content }];
+        replacement = { content };
+      }
+      append("context_edit", { targetId: target, replacement });
+      edited.push(target);
+      features.add(replacement === null ? "context-edit-null" : "context-edit");
+    },
     unknown: () => append(rng.pick(["frobnicate", "future_thing", "Message"]), { payload: jsonObject(rng, 2), message: rng.chance(0.3) ? { role: "user", content: "not a message entry" } : undefined }),
     orphan: () => append("message", { message: userMessage(rng, msgTs()) }, { parentId: rng.hex(8) }),
     noParentKey: () => append("message", { message: userMessage(rng, msgTs()) }, { parentId: undefined }),
@@ -604,11 +733,15 @@ export function generateSession(seed, index) {
       append("message", { message: userMessage(rng, msgTs()) }, { forceId: rng.pick(pool).id });
     },
   };
-  const table = [
+  const edited = []; // context_edit targets so far (repeats)
+  const baseTable = [
     [14, "user"], [22, "turn"], [3, "bash"], [2, "customRole"], [0.6, "otherRole"], [4, "customMessage"], [3, "custom"],
     [2, "thinking"], [2, "model"], [9, "label"], [3, "compaction"], [6, "rewind"], [0.3, "reset"], [1, "sessionInfo"],
     [1, "usageEntry"], [1, "contextEdit"], [0.5, "unknown"], [0.15, "orphan"], [0.1, "noParentKey"], [0.05, "dupId"],
   ];
+  const table = v087 ? [...baseTable.map(([w, k]) => [k === "usageEntry" ? 3 : w, k]), [2, "systemUpdate"], [4, "contextEditPi"]] : baseTable;
+  // pi ≥0.87 writes the system prompt and the tool declarations as the first message of every session.
+  if (v087 && rng.chance(0.9)) appendMessage(systemMessage(rng, t, "initial"));
 
   const steps = rng.weighted([
     [3, () => 0],
@@ -619,7 +752,7 @@ export function generateSession(seed, index) {
     [3, () => rng.range(300, 700)],
   ])();
   // Session styles: some sessions lean on one feature so deep chains of it appear.
-  const style = rng.weighted([[6, null], [1, "rewind"], [1, "label"], [1, "compaction"]]);
+  const style = rng.weighted(v087 ? [[6, null], [1, "rewind"], [1, "label"], [1, "compaction"], [1.5, "contextEditPi"], [0.5, "systemUpdate"]] : [[6, null], [1, "rewind"], [1, "label"], [1, "compaction"]]);
   const styled = style ? table.map(([w, k]) => [k === style ? w * 6 : w, k]) : table;
   while (entries.length < steps) {
     const before = entries.length;
@@ -673,31 +806,34 @@ export function generateSession(seed, index) {
 
   // ---- leaf choices ----
   const leaves = ["$default", null];
-  const interesting = entries.filter(({ obj }) => ["compaction", "branch_summary", "label"].includes(obj.type) || labels.has(obj.id));
+  const interestingTypes = v087 ? ["compaction", "branch_summary", "label", "context_edit", "usage"] : ["compaction", "branch_summary", "label"];
+  const interesting = entries.filter(({ obj }) => interestingTypes.includes(obj.type) || labels.has(obj.id));
   const nRandom = Math.min(entries.length, rng.range(1, 3));
   for (let i = 0; i < nRandom; i++) leaves.push(rng.pick(entries).id);
   if (interesting.length && rng.chance(0.7)) leaves.push(rng.pick(interesting).id);
+  if (v087 && interesting.length) leaves.push(rng.pick(interesting).id);
   if (rng.chance(0.3)) leaves.push(rng.chance(0.8) ? rng.hex(8) : "");
   for (const [k, v] of Object.entries(fileStyle)) if (v && k !== "trailingNewline") features.add(k);
   if (/\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<![dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}/.test(fileText)) features.add("lone-surrogate");
   const types = {};
   for (const { obj } of entries) {
+    if (obj.type === "message" && obj.message?.role === "user" && Array.isArray(obj.message.content) && obj.message.content.some((b) => b?.type === "image")) features.add("user-image");
     const k = obj.type === "message" ? `message:${obj.message.role}` : obj.type;
     types[k] = (types[k] ?? 0) + 1;
   }
   return { text: fileText, leaves: [...new Set(leaves)], entryCount: entries.length, types, features: [...features] };
 }
 
-export function generateBatch({ seed, count, dir }) {
+export function generateBatch({ seed, count, dir, generation = "0.74" }) {
   mkdirSync(dir, { recursive: true });
   const sessions = [];
   for (let i = 0; i < count; i++) {
-    const s = generateSession(seed, i);
+    const s = generateSession(seed, i, generation);
     const file = join(dir, `s${String(i).padStart(4, "0")}.jsonl`);
     writeFileSync(file, s.text);
     sessions.push({ index: i, file, leaves: s.leaves, entryCount: s.entryCount, types: s.types, features: s.features });
   }
-  const manifest = { seed, count, sessions };
+  const manifest = { seed, count, generation, sessions };
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
   return manifest;
 }
@@ -710,23 +846,24 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     return i >= 0 ? args[i + 1] : undefined;
   };
   if (args.includes("--help") || !opt("--out")) {
-    console.log("usage: node tests/diff/generate.mjs --out DIR [--seed N] [--count N] [--only INDEX]\n(env DIFF_SEED, DIFF_COUNT)");
+    console.log("usage: node tests/diff/generate.mjs --out DIR [--seed N] [--count N] [--only INDEX] [--generation 0.74|0.87]\n(env DIFF_SEED, DIFF_COUNT)");
     process.exit(args.includes("--help") ? 0 : 2);
   }
   const seed = resolveSeed(opt("--seed"));
   const dir = opt("--out");
+  const generation = opt("--generation") ?? "0.74";
   if (opt("--only") !== undefined) {
     const i = Number(opt("--only"));
-    const s = generateSession(seed, i);
+    const s = generateSession(seed, i, generation);
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `s${String(i).padStart(4, "0")}.jsonl`);
     writeFileSync(file, s.text);
-    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ seed, count: 1, sessions: [{ index: i, file, leaves: s.leaves, entryCount: s.entryCount }] }));
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ seed, count: 1, generation, sessions: [{ index: i, file, leaves: s.leaves, entryCount: s.entryCount }] }));
     console.log(`seed ${seed}: session ${i} -> ${file}`);
   } else {
     const count = resolveCount(opt("--count"));
     const t0 = performance.now();
-    const m = generateBatch({ seed, count, dir });
+    const m = generateBatch({ seed, count, dir, generation });
     const entries = m.sessions.reduce((a, s) => a + s.entryCount, 0);
     console.log(`seed ${seed}: ${count} sessions, ${entries} entries -> ${dir} (${Math.round(performance.now() - t0)} ms)`);
   }

@@ -15,9 +15,22 @@
 // entries are read like SessionManager.open does: loadEntriesFromFile (pi's own function), migrations for files
 // older than version 3, then the header(s) dropped (getEntries()). Labels are replayed like _buildIndex.
 // Everything is written with JSON.stringify, so a reader gets pi's values after a JSON round trip.
-import { createWriteStream, existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+//
+// pi ≥0.87 (0.87.1 npm install; 0.99.1, 1.0.3, 1.3.0, 1.5.2 tarball bundles, <host dir>/package/dist/bundle) is
+// asked through its own SessionManager instead (see loadPi087 / computeSession087): the session is opened with
+// SessionManager.open (on a copy: pi may repair the file), the leaf set with branch()/resetLeaf(), and
+//   context  = sm.buildSessionContext()                                  (what the host sends the model)
+//   estimate = estimateProjectedContextTokens(sm.buildSessionProjection(), sm.getBranch())
+//              (what its getContextUsage() and compaction use: usage recorded before a later context_edit or
+//              compaction is not trusted); anchors the same with the anchor's entry as the leaf.
+// The estimate is cross-checked per leaf against pi's own AgentSession.prototype.getContextUsage (run with just
+// the session manager and a model's context window) wherever that reports a number (it reports null right after
+// a compaction); a difference is written as `usageCheck` and fails the test.
+import { copyFileSync, createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import * as nodeModule from "node:module"; // registerHooks: Node ≥22.15 (bundle hosts only; pi 0.74.2 runs on Node 20)
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 function arg(name) {
   const i = process.argv.indexOf(name);
@@ -78,6 +91,141 @@ export async function loadPi(hostDir) {
     migrateSessionEntries: coding.migrateSessionEntries ?? sessionManager.migrateSessionEntries,
     meta: { piVersion: version(codingDir), agentCoreVersion: version(coreDir), estimateFrom, node: process.version },
   };
+}
+
+/** True when the host dir holds a tarball bundle (pi ≥0.99) rather than an npm install. */
+const bundleEntry = (hostDir) => join(hostDir, "package", "dist", "bundle", "index.js");
+
+/**
+ * pi ≥0.87's functions. npm install (0.87.1): root exports plus dist/core/compaction/compaction.js, which exports
+ * estimateProjectedContextTokens. Bundles: the root exports buildSessionContext, SessionManager, AgentSession, …
+ * but not the estimator; it lives in one chunk of dist/bundle/chunks under its own name. That chunk is loaded
+ * through a module hook that appends one line, `export { estimateProjectedContextTokens as … }`, so the very
+ * function pi runs (same module instance, same helpers) is called — nothing is re-implemented or copied.
+ */
+export async function loadPi087(hostDir) {
+  const imp = (p) => import(pathToFileURL(p).href);
+  if (existsSync(bundleEntry(hostDir))) {
+    const chunks = join(hostDir, "package", "dist", "bundle", "chunks");
+    let chunk, fnName;
+    for (const f of readdirSync(chunks)) {
+      if (!f.endsWith(".js")) continue;
+      const m = readFileSync(join(chunks, f), "utf8").match(/function (estimateProjectedContextTokens\d*)\(/);
+      if (m) {
+        if (chunk) throw new Error(`two chunks define estimateProjectedContextTokens: ${chunk}, ${f}`);
+        [chunk, fnName] = [join(chunks, f), m[1]];
+      }
+    }
+    if (!chunk) throw new Error(`no chunk of ${chunks} defines estimateProjectedContextTokens`);
+    const chunkUrl = pathToFileURL(chunk).href;
+    nodeModule.registerHooks({
+      load(url, context, nextLoad) {
+        const r = nextLoad(url, context);
+        if (url !== chunkUrl) return r;
+        const src = typeof r.source === "string" ? r.source : Buffer.from(r.source).toString("utf8");
+        return { ...r, source: `${src}\nexport { ${fnName} as __ptnEstimateProjectedContextTokens };\n` };
+      },
+    });
+    const pi = await imp(bundleEntry(hostDir));
+    const c = await imp(chunk);
+    if (typeof c.__ptnEstimateProjectedContextTokens !== "function") throw new Error(`${chunk}: ${fnName} not reachable`);
+    const pkg = JSON.parse(readFileSync(join(hostDir, "package", "package.json"), "utf8"));
+    return {
+      ...pick(pi),
+      estimateProjectedContextTokens: c.__ptnEstimateProjectedContextTokens,
+      meta: { piVersion: pkg.version, estimateFrom: `${basename(chunk)} ${fnName} (bundle)`, node: process.version },
+    };
+  }
+  const codingDir = join(hostDir, "node_modules", "@earendil-works", "pi-coding-agent");
+  const pi = await imp(join(codingDir, "dist", "index.js"));
+  const c = await imp(join(codingDir, "dist", "core", "compaction", "compaction.js"));
+  if (typeof c.estimateProjectedContextTokens !== "function") throw new Error(`pi in ${hostDir} has no estimateProjectedContextTokens (older than 0.87?)`);
+  const pkg = JSON.parse(readFileSync(join(codingDir, "package.json"), "utf8"));
+  return {
+    ...pick(pi),
+    estimateProjectedContextTokens: c.estimateProjectedContextTokens,
+    meta: { piVersion: pkg.version, estimateFrom: "@earendil-works/pi-coding-agent/dist/core/compaction/compaction.js", node: process.version },
+  };
+  function pick(m) {
+    for (const k of ["SessionManager", "AgentSession", "collectEntriesForBranchSummary"]) {
+      if (typeof m[k] !== "function") throw new Error(`pi in ${hostDir} does not export ${k}`);
+    }
+    return { generation: "0.87", SessionManager: m.SessionManager, AgentSession: m.AgentSession, collectEntriesForBranchSummary: m.collectEntriesForBranchSummary };
+  }
+}
+
+/** True for a host whose package is pi ≥0.87 (the projection and its estimator). */
+export function isPi087(hostDir) {
+  if (existsSync(bundleEntry(hostDir))) return true;
+  const pj = join(hostDir, "node_modules", "@earendil-works", "pi-coding-agent", "package.json");
+  const [maj, min] = JSON.parse(readFileSync(pj, "utf8")).version.split(".").map(Number);
+  return maj > 0 || min >= 87;
+}
+
+/**
+ * One session through pi ≥0.87's SessionManager (see the header). A file pi refuses to open (e.g. its first
+ * parsed line is no session header) is `{invalid: message}`.
+ */
+export function computeSession087(pi, file, leaves, tmpDir) {
+  const copy = join(tmpDir, basename(file));
+  copyFileSync(file, copy);
+  let sm;
+  try {
+    sm = pi.SessionManager.open(copy, tmpDir);
+  } catch (err) {
+    return { invalid: String(err?.message ?? err) };
+  }
+  const entries = sm.getEntries();
+  const lastEntryId = entries.length ? entries[entries.length - 1].id ?? null : null;
+  const session = { sessionManager: sm, model: { contextWindow: 1e15 } };
+  session._limitsModel = () => session.model; // bundles ask _limitsModel(), 0.87.1 reads .model
+  const estimateHere = () => pi.estimateProjectedContextTokens(sm.buildSessionProjection(), sm.getBranch());
+  /** Moves pi's leaf like buildSessionContext(entries, leaf) resolves one: null = none, unknown = the last entry. */
+  const moveTo = (leaf) => {
+    if (leaf === null) sm.resetLeaf();
+    else if (typeof leaf === "string" && leaf !== "$default" && sm.getEntry(leaf)) sm.branch(leaf);
+    else if (lastEntryId !== null && sm.getEntry(lastEntryId)) sm.branch(lastEntryId);
+    else sm.resetLeaf();
+  };
+  const results = [];
+  for (const leaf of leaves) {
+    moveTo(leaf);
+    const context = sm.buildSessionContext();
+    const estimate = estimateHere();
+    let usage;
+    try {
+      usage = pi.AgentSession.prototype.getContextUsage.call(session);
+    } catch {
+      // pi's own check throws on an assistant message without usage after a compaction
+      // (calculateContextTokens(undefined)): no number to cross-check against there.
+      usage = { tokens: null };
+    }
+    const usageCheck = usage && usage.tokens !== null && usage.tokens !== estimate.tokens ? { getContextUsage: usage.tokens, estimate: estimate.tokens } : undefined;
+    const branch = sm.getBranch();
+    const anchors = [];
+    for (const e of branch) {
+      const label = sm.getLabel(e.id);
+      if (typeof label === "string" && label.startsWith("anchor:")) anchors.push({ name: label.slice("anchor:".length), entryId: e.id });
+    }
+    for (const a of anchors) {
+      sm.branch(a.entryId);
+      a.tokens = estimateHere().tokens;
+    }
+    results.push({ leaf, context, estimate, anchors, usageTokens: usage?.tokens ?? null, ...(usageCheck ? { usageCheck } : {}) });
+  }
+  // Tree moves, as computeBetween does for the older hosts, on the same session manager.
+  const between = [];
+  const ids = leaves.filter((l) => typeof l === "string" && l !== "$default" && sm.getEntry(l));
+  if (lastEntryId !== null) {
+    for (const id of ids) {
+      for (const [oldLeaf, target] of [[lastEntryId, id], [id, lastEntryId]]) {
+        const r = pi.collectEntriesForBranchSummary(sm, oldLeaf, target);
+        between.push({ oldLeaf, target, entryIds: r.entries.map((e) => e.id), commonAncestorId: r.commonAncestorId });
+      }
+    }
+  }
+  rmSync(copy, { force: true });
+  return { entryCount: entries.length, lastEntryId, results, between };
 }
 
 /** Entries as SessionManager.open(file).getEntries() would hold them, plus pi's label map. */
@@ -161,7 +309,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     console.error("usage: <node> tests/diff/reference.mjs --pi <host dir> --manifest <manifest.json> [--out <results.jsonl>]");
     process.exit(2);
   }
-  const pi = await loadPi(hostDir);
+  const pi087 = isPi087(hostDir);
+  const pi = pi087 ? await loadPi087(hostDir) : await loadPi(hostDir);
+  const tmpDir = mkdtempSync(join(tmpdir(), "ptn-ref-"));
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
   const out = outPath ? createWriteStream(outPath) : process.stdout;
   const write = (obj) => out.write(JSON.stringify(obj) + "\n");
@@ -169,11 +319,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const t0 = performance.now();
   for (const s of manifest.sessions) {
     try {
-      write({ index: s.index, file: s.file, ...computeSession(pi, s.file, s.leaves) });
+      write({ index: s.index, file: s.file, ...(pi087 ? computeSession087(pi, s.file, s.leaves, tmpDir) : computeSession(pi, s.file, s.leaves)) });
     } catch (err) {
       write({ index: s.index, file: s.file, error: String(err?.stack ?? err) });
     }
   }
   if (out !== process.stdout) await new Promise((res, rej) => out.end((e) => (e ? rej(e) : res())));
+  rmSync(tmpDir, { recursive: true, force: true });
   console.error(`[reference] pi ${pi.meta.piVersion} on node ${process.version}: ${manifest.sessions.length} sessions in ${Math.round(performance.now() - t0)} ms`);
 }
