@@ -68,11 +68,11 @@ export function assertFooterParity(checked, where) {
 }
 
 /**
- * pi ≥0.87 does not trust usage recorded before a later compaction or context_edit (estimateProjectedContextTokens).
- * Until the core has that rule, the parity checks that depend on it are reported `todo` with this reason.
+ * pi ≥0.87 does not trust usage recorded at or before the path's latest compaction or context_edit
+ * (estimateProjectedContextTokens); the tool takes that rule on every host (lead decision, docs/hosts.md), as pi
+ * 0.74/0.75 show `null` exactly there. Until the core has it, the parity checks that depend on it are reported
+ * `todo` with this reason.
  */
-export function projectedTodo(host) {
-  return typeof host.pca.buildSessionProjection === "function"
-    ? "missing core rule (issue 13, profiles): on pi ≥0.87 usage recorded before a later compaction/context_edit is not trusted (estimateProjectedContextTokens); docs/hosts.md 'Not done yet'"
-    : false;
+export function projectedTodo(_host) {
+  return "missing core rule (issue 13, profiles): usage recorded at or before the path's latest compaction/context_edit is no estimate baseline, on every host (pi ≥0.87: estimateProjectedContextTokens)";
 }

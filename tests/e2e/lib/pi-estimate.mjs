@@ -2,8 +2,8 @@
 // (right after a compaction, until a reply with usage arrives): what pi would compute there if it did not bail out.
 //
 // - pi 0.74/0.75: `estimateContextTokens(messages)` (dist/core/compaction/compaction.js, not a root export) on the
-//   context at the leaf (`buildSessionContext(entries, leaf)`); their getContextUsage() runs it on the agent's
-//   messages, which are that context.
+//   context at the leaf (`buildSessionContext(entries, leaf)`; their getContextUsage() runs it on the agent's
+//   messages, which are that context), with the usage the tool never takes as a baseline taken off (see below).
 // - pi 0.87.1: `estimateProjectedContextTokens(buildSessionProjection(entries, leaf), getBranch(leaf))`, the same
 //   file; usage recorded before a later compaction or context_edit is not trusted.
 // - pi 0.99.1 … 1.5.2: the same function inside the bundle (a chunk of dist/bundle/chunks, not exported): its
@@ -25,7 +25,19 @@ export async function piEstimator(host) {
     if (typeof c.estimateProjectedContextTokens === "function") {
       return (sm, leafId) => c.estimateProjectedContextTokens(pca.buildSessionProjection(sm.getEntries(), leafId), sm.getBranch(leafId)).tokens;
     }
-    return (sm, leafId) => c.estimateContextTokens(pca.buildSessionContext(sm.getEntries(), leafId).messages).tokens;
+    // The tool's rules on every host (docs/hosts.md, like the zero-usage rule): a usage whose total is not > 0, or
+    // one recorded at or before the path's latest compaction or context_edit, is no baseline. pi 0.74/0.75 show
+    // `null` in exactly those states (no number to match); their own function is given the messages with such a
+    // usage taken off (buildSessionContext returns each entry's message object itself), which is what pi ≥0.87's
+    // estimateProjectedContextTokens computes (tests/diff/reference.mjs does the same).
+    return (sm, leafId) => {
+      const branch = sm.getBranch(leafId);
+      const last = branch.findLastIndex((e) => e.type === "compaction" || e.type === "context_edit");
+      const distrusted = new Set(branch.slice(0, last + 1).filter((e) => e.type === "message").map((e) => e.message));
+      const messages = pca.buildSessionContext(sm.getEntries(), leafId).messages.map((m) =>
+        m?.role === "assistant" && m.usage && (!(pca.calculateContextTokens(m.usage) > 0) || distrusted.has(m)) ? { ...m, usage: undefined } : m);
+      return c.estimateContextTokens(messages).tokens;
+    };
   }
   const estimate = bundleFunction(host);
   return (sm, leafId) => estimate(pca.buildSessionProjection(sm.getEntries(), leafId), sm.getBranch(leafId)).tokens;
