@@ -394,7 +394,7 @@ function report(version, mismatches) {
   let shown = 0;
   for (const [index, m] of bySession) {
     const session = manifest.sessions[index];
-    const base = `seed-${seed}-s${String(index).padStart(4, "0")}`;
+    const base = `seed-${seed}-g${generationOf(version)}-s${String(index).padStart(4, "0")}`;
     const dest = join(outDir, `${base}.jsonl`);
     copyFileSync(session.file, dest);
     const all = mismatches.filter((x) => x.index === index);
