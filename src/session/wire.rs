@@ -491,8 +491,13 @@ pub struct Entry<'a> {
     #[serde(borrow)] pub summary: Js<'a>,
     /// `firstKeptEntryId` (`compaction`).
     #[serde(borrow)] pub first_kept_entry_id: Js<'a>,
-    /// `targetId` (label).
+    /// `targetId` (label, `context_edit`).
     #[serde(borrow)] pub target_id: Js<'a>,
+    /// `systemMessage` (`compaction`, pi ≥0.87): the system message the compaction re-emits.
+    #[serde(borrow)] pub system_message: Obj<Message<'a>>,
+    /// `replacement` (`context_edit`, pi ≥0.87): `{content}`, or `null` to omit the target; read as a
+    /// message, of which only `content` is used.
+    #[serde(borrow)] pub replacement: Obj<Message<'a>>,
     /// `label` (label).
     #[serde(borrow)] pub label: Js<'a>,
     /// `version` (header).
