@@ -178,7 +178,8 @@ pub struct Facts<'a> {
     pub usage: Option<f64>,
     /// Whitespace-collapsed start of the entry's text, for previews.
     pub hint: Option<String>,
-    /// A `branch_summary` whose summary is truthy (it enters the context).
+    /// A `branch_summary` whose summary is truthy (it enters the context); a `compaction` with a truthy
+    /// `systemMessage` (pi ≥0.87 re-emits it before the summary; its characters are `system_chars`).
     pub emits: bool,
     /// A compaction's `firstKeptEntryId`.
     pub first_kept: Option<Cow<'a, str>>,
@@ -196,9 +197,16 @@ pub struct Facts<'a> {
     /// An assistant's usage as written when it is truthy: `[totalTokens, input, output, cacheRead,
     /// cacheWrite]`, missing counters as 0.
     pub usage_counts: Option<[f64; 5]>,
-    /// A `system` message's characters as pi ≥1.x estimates them: content text + `sections` text +
-    /// `JSON.stringify(toolsAdded).length` (not in `tokens`: pi 0.75 counts system messages as 0).
+    /// A `system` message's characters as pi ≥0.87 estimates them: content text (+4800 per image) +
+    /// `sections` text + `JSON.stringify(toolsAdded).length` (not in `tokens`: pi 0.75 counts system
+    /// messages as 0). For a compaction: those of its `systemMessage`.
     pub system_chars: usize,
+    /// A `context_edit`'s `targetId`.
+    pub edit_target: Option<Cow<'a, str>>,
+    /// A `context_edit`'s replacement as `estimateTokens` counts it: `[as the content of a user, custom or
+    /// toolResult message, as the content of an assistant]`; `None` when it is not an object (`null`:
+    /// the target leaves the context).
+    pub replacement_tokens: Option<[f64; 2]>,
 }
 
 impl<'a> Facts<'a> {
@@ -223,6 +231,8 @@ impl<'a> Facts<'a> {
             images: 0,
             usage_counts: None,
             system_chars: 0,
+            edit_target: None,
+            replacement_tokens: None,
         }
     }
 
@@ -247,6 +257,8 @@ impl<'a> Facts<'a> {
             images: self.images,
             usage_counts: self.usage_counts,
             system_chars: self.system_chars,
+            edit_target: self.edit_target.map(own),
+            replacement_tokens: self.replacement_tokens,
         }
     }
 

@@ -86,6 +86,22 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, legacy_v2: bool) -> Result<Line<'a>, Line
         Kind::Compaction => {
             facts.first_kept = e.first_kept_entry_id.text();
             facts.tokens = ceil_quarter(e.summary.units());
+            // pi ≥0.87: `entry.systemMessage ? [systemMessage, summary] : [summary]`.
+            facts.emits = e.system_message.truthy;
+            facts.system_chars = system_chars(&e.system_message.value);
+        }
+        Kind::ContextEdit => {
+            facts.edit_target = e.target_id.text();
+            let content = &e.replacement.value.content;
+            facts.replacement_tokens = e.replacement.is_object.then(|| {
+                let (chars, images) = content_chars(content);
+                // An assistant's (or toolResult's) string replacement becomes one text block: same length.
+                let as_assistant = match content {
+                    Content::Str(s) => s.units(),
+                    _ => assistant_chars(content, |_| {}),
+                };
+                [ceil_quarter(chars + images * IMAGE_CHARS), ceil_quarter(as_assistant)]
+            });
         }
         Kind::Label => {
             let target = e.target_id.text().unwrap_or_default();
@@ -126,13 +142,20 @@ fn read_message<'a>(msg: &'a Message<'a>, legacy_v2: bool, facts: &mut Facts<'a>
         RoleKind::BashExecution => msg.command.units() + msg.output.units(),
         RoleKind::BranchSummary | RoleKind::CompactionSummary => msg.summary.units(),
         RoleKind::System => {
-            // pi 0.75 estimates a system message as 0; pi ≥1.x counts these (see `Facts::system_chars`).
-            facts.system_chars = content_chars(&msg.content).0 + msg.sections.0 + msg.tools_added.0.unwrap_or(0);
+            // pi 0.75 estimates a system message as 0; pi ≥0.87 counts these (see `Facts::system_chars`).
+            facts.system_chars = system_chars(msg);
             0
         }
         RoleKind::Other => 0,
     };
     facts.tokens = ceil_quarter(chars);
+}
+
+/// A system message's characters as pi ≥0.87's `estimateTokens` counts them: content (text, 4800 per
+/// image) + `sections` values + `JSON.stringify(toolsAdded).length`.
+fn system_chars(msg: &Message<'_>) -> usize {
+    let (chars, images) = content_chars(&msg.content);
+    chars + images * IMAGE_CHARS + msg.sections.0 + msg.tools_added.0.unwrap_or(0)
 }
 
 /// `Math.ceil(chars / 4)`.
@@ -171,9 +194,15 @@ fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
         facts.usage_counts = Some(counts);
     }
     facts.usage = anchor_usage(facts.stop_reason.as_deref(), usage.truthy, counts);
+    assistant_chars(&msg.content, |b| facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default())))
+}
+
+/// An assistant content's characters (text, thinking, tool calls' name + arguments); `call` sees each
+/// tool call.
+fn assistant_chars<'a>(content: &'a Content<'a>, mut call: impl FnMut(&'a Block<'a>)) -> usize {
     let mut chars = 0;
     // pi iterates an assistant's content as an array; anything else counts nothing.
-    if let Content::Blocks(blocks) = &msg.content {
+    if let Content::Blocks(blocks) = content {
         for b in blocks {
             if is_type(b, "text") {
                 chars += b.text.units();
@@ -182,7 +211,7 @@ fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
             } else if is_type(b, "toolCall") {
                 // `JSON.stringify(undefined)` is undefined; pi's safe variant prints "undefined".
                 chars += b.name.units() + b.arguments.0.unwrap_or(9);
-                facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default()));
+                call(b);
             }
         }
     }
