@@ -70,6 +70,11 @@ impl<'a> EntryRef<'a> {
         (self.record.kind == Kind::Compaction).then(|| self.index.text(self.record.extra)).flatten()
     }
 
+    /// A `context_edit`'s `targetId`.
+    pub fn edit_target(&self) -> Option<&'a str> {
+        (self.record.kind == Kind::ContextEdit).then(|| self.index.text(self.record.extra)).flatten()
+    }
+
     /// The assistant facts, when this is an assistant message.
     pub fn assistant(&self) -> Option<AssistantRef<'a>> {
         (self.record.kind == Kind::Message(RoleKind::Assistant)).then_some(AssistantRef { entry: *self })

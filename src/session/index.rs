@@ -440,7 +440,8 @@ impl SessionIndex {
         let slot = self.records.len() as Slot;
         let mut record = Record::blank();
         record.kind = facts.kind;
-        record.tokens = self.profile_for(facts).tokens(facts);
+        let profile = self.profile_for(facts);
+        record.tokens = profile.tokens(facts);
         record.sort_ts = facts.timestamp_ms.unwrap_or(f64::INFINITY);
         if let Some(usage) = facts.usage {
             record.usage = usage;
@@ -480,6 +481,20 @@ impl SessionIndex {
             Kind::Compaction => {
                 if let Some(first) = &facts.first_kept {
                     record.extra = self.intern_id(first);
+                }
+                if facts.emits && profile.reemits_system_at_compaction() {
+                    record.usage = super::read::ceil_quarter(facts.system_chars);
+                    record.flags |= flag::EMITS;
+                }
+            }
+            Kind::ContextEdit => {
+                if let Some(target) = &facts.edit_target {
+                    record.extra = self.intern_id(target);
+                }
+                if let Some([as_content, as_assistant]) = facts.replacement_tokens {
+                    record.tokens = as_content;
+                    record.usage = as_assistant;
+                    record.flags |= flag::EMITS;
                 }
             }
             Kind::Label => {

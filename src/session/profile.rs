@@ -72,6 +72,33 @@ impl Profile {
         self == Profile::Pi087
     }
 
+    /// Rule (pi ≥0.87, `sessionEntryToContextMessages` / `buildContextEntries`): a compaction emits its
+    /// `systemMessage` (the system message in force when it was written) before its summary, and the
+    /// kept entries before the compaction leave out their `role:"system"` messages.
+    pub fn reemits_system_at_compaction(self) -> bool {
+        self == Profile::Pi087
+    }
+
+    /// Rule (pi ≥0.87, `buildSessionProjection`): among the context's entries, the latest `context_edit`
+    /// per `targetId` replaces the content of that entry's user, assistant, toolResult or custom message
+    /// (other roles keep theirs); a `null` replacement takes the entry's messages out of the context.
+    pub fn applies_context_edits(self) -> bool {
+        self == Profile::Pi087
+    }
+
+    /// Rule (pi ≥0.87, `estimateProjectedContextTokens`, behind `getContextUsage()` and compaction): the
+    /// usage of an assistant that lies before the branch's latest `context_edit` or `compaction` is not
+    /// trusted; the estimate is then every message of the context counted.
+    pub fn distrusts_usage_before_edits(self) -> bool {
+        self == Profile::Pi087
+    }
+
+    /// Rule (pi ≥0.87, `sessionEntryToContextMessages`): a message whose `content` is `null` or missing
+    /// gets `""` (system) or `[]` (user, assistant, toolResult) in the built context.
+    pub fn normalises_null_content(self) -> bool {
+        self == Profile::Pi087
+    }
+
     /// `estimateTokens` of the message an entry contributes, under this profile.
     pub fn tokens(self, facts: &Facts<'_>) -> f64 {
         match facts.kind {

@@ -5,7 +5,7 @@
 //! instead, so an entry costs one record plus the bytes of its id, preview and tool calls — no allocation
 //! of its own.
 
-use super::entry::{Kind, StopReason};
+use super::entry::{Kind, RoleKind, StopReason};
 use super::store::Span;
 
 /// Position of an entry in append order. Cheap to copy and to send across the wasm boundary.
@@ -18,7 +18,8 @@ pub(super) const PENDING: Slot = Slot::MAX - 1;
 
 /// Flag bits of a record.
 pub(super) mod flag {
-    /// A branch summary with a truthy summary (it enters the context).
+    /// A branch summary with a truthy summary (it enters the context); a compaction that re-emits its
+    /// `systemMessage` (its tokens in `Record::usage`); a `context_edit` whose replacement is not `null`.
     pub(crate) const EMITS: u8 = 1;
     /// An assistant with zero (or missing) input and output usage.
     pub(crate) const ZERO_IO: u8 = 1 << 1;
@@ -37,15 +38,16 @@ pub(super) mod flag {
 pub(super) struct Record {
     /// `Entry::tokens`.
     pub tokens: f64,
-    /// `Entry::usage` when [`flag::HAS_USAGE`] is set.
+    /// `Entry::usage` when [`flag::HAS_USAGE`] is set; a compaction's `systemMessage` tokens and a
+    /// `context_edit`'s replacement tokens as assistant content when [`flag::EMITS`] is set.
     pub usage: f64,
     /// The timestamp children are ordered by (`+∞` when missing or invalid, as pi's sort puts them).
     pub sort_ts: f64,
     pub id: Span,
     /// The preview text; for a `label` entry, the label (labels have no preview).
     pub hint: Span,
-    /// Per kind: `label` its target id; `compaction` its first kept id; an assistant its run of tool
-    /// calls; an unknown type or role its name.
+    /// Per kind: `label` and `context_edit` its target id; `compaction` its first kept id; an assistant
+    /// its run of tool calls; an unknown type or role its name.
     pub extra: Span,
     /// The entry holding the parent id (the one that held it when last looked at; re-resolved when that
     /// one is shadowed), this entry itself when it names itself, [`NO_PARENT`] or [`PENDING`].
@@ -85,6 +87,25 @@ impl Record {
 
     pub(super) fn usage(&self) -> Option<f64> {
         self.has(flag::HAS_USAGE).then_some(self.usage)
+    }
+
+    /// A compaction's `systemMessage` tokens, when it re-emits one before its summary (pi ≥0.87).
+    pub(super) fn compaction_system(&self) -> Option<f64> {
+        (self.kind == Kind::Compaction && self.has(flag::EMITS)).then_some(self.usage)
+    }
+
+    /// What this `context_edit` makes of a target message of `kind` counting `tokens`: `None` omits it
+    /// (a `null` replacement); otherwise the replacement's tokens where pi replaces the content (user,
+    /// assistant, toolResult and custom messages) and `tokens` unchanged elsewhere.
+    pub(super) fn edited(&self, kind: Kind, tokens: f64) -> Option<f64> {
+        if !self.has(flag::EMITS) {
+            return None;
+        }
+        Some(match kind {
+            Kind::Message(RoleKind::User | RoleKind::ToolResult | RoleKind::Custom) | Kind::CustomMessage => self.tokens,
+            Kind::Message(RoleKind::Assistant) => self.usage,
+            _ => tokens,
+        })
     }
 }
 

@@ -1,13 +1,18 @@
-//! Token estimates identical to pi's `estimateContextTokens(buildSessionContext(…).messages)`, and the
-//! estimate "as if the leaf were here" for every entry of a path in one pass.
+//! Token estimates identical to pi's: `estimateContextTokens(buildSessionContext(…).messages)` (pi
+//! 0.74–0.86), `estimateProjectedContextTokens(buildSessionProjection(…), branch)` (pi ≥0.87: what its
+//! `getContextUsage()` reports), and the estimate "as if the leaf were here" for every entry of a path in
+//! one pass. The differences are the [`Profile`]'s rules.
 //!
 //! pi's estimate anchors on the last assistant message with usable `usage` and adds `ceil(chars/4)` for
 //! every message after it; with no such assistant it sums every message. Each entry's own share
 //! (`Entry::tokens`, `Entry::usage`) is computed once at ingest, so an estimate is a walk over numbers.
 
-use super::entry::Kind;
+use std::collections::HashMap;
+
+use super::entry::{Kind, RoleKind};
 use super::index::{Leaf, SessionIndex};
-use super::record::{Record, Slot};
+use super::profile::Profile;
+use super::record::Slot;
 use crate::error::SessionError;
 
 /// pi's `estimateContextTokens` result.
@@ -30,14 +35,17 @@ struct Running {
     trailing: f64,
     usage: Option<f64>,
     usage_index: usize,
+    /// Path position of the entry the anchoring usage comes from.
+    usage_pos: usize,
     messages: usize,
 }
 
 impl Running {
-    fn push(&mut self, tokens: f64, usage: Option<f64>) {
+    fn push(&mut self, tokens: f64, usage: Option<f64>, pos: usize) {
         if let Some(u) = usage {
             self.usage = Some(u);
             self.usage_index = self.messages;
+            self.usage_pos = pos;
             self.trailing = 0.0;
         } else {
             self.trailing += tokens;
@@ -46,29 +54,152 @@ impl Running {
         self.messages += 1;
     }
 
-    fn push_entry(&mut self, record: &Record) {
-        if record.emits_message() {
-            self.push(record.tokens, record.usage());
-        }
-    }
-
-    fn estimate(&self) -> Estimate {
+    /// The estimate; `distrust_until`: a usage from this path position or before is not trusted
+    /// ([`Profile::distrusts_usage_before_edits`]).
+    fn estimate(&self, distrust_until: Option<usize>) -> Estimate {
         match self.usage {
-            Some(u) => Estimate {
+            Some(u) if distrust_until.map_or(true, |p| self.usage_pos > p) => Estimate {
                 tokens: u + self.trailing,
                 usage_tokens: u,
                 trailing_tokens: self.trailing,
                 last_usage_index: Some(self.usage_index),
             },
-            None => Estimate { tokens: self.all, usage_tokens: 0.0, trailing_tokens: self.all, last_usage_index: None },
+            _ => Estimate { tokens: self.all, usage_tokens: 0.0, trailing_tokens: self.all, last_usage_index: None },
         }
     }
 }
 
+/// One message of the context being built: the entry it comes from (at `pos` on the path) and, for a
+/// compaction, which of its two messages.
+#[derive(Debug, Clone, Copy)]
+struct Msg {
+    slot: Slot,
+    pos: usize,
+    /// A compaction's `systemMessage` (rather than its summary).
+    system_part: bool,
+}
+
+/// The context pi would build, grown one path entry at a time, with the profile's rules.
+struct Context<'i> {
+    index: &'i SessionIndex,
+    profile: Profile,
+    /// The context's messages before edits (kept only while edits can change them).
+    msgs: Vec<Msg>,
+    /// Latest `context_edit` per target id among the context's entries.
+    edits: HashMap<&'i str, Slot>,
+    /// Path position of the branch's latest `context_edit` or compaction, where usage before it is
+    /// not trusted.
+    distrust_until: Option<usize>,
+    run: Running,
+}
+
+impl<'i> Context<'i> {
+    fn new(index: &'i SessionIndex) -> Self {
+        let profile = index.profile().0;
+        Context { index, profile, msgs: Vec::new(), edits: HashMap::new(), distrust_until: None, run: Running::default() }
+    }
+
+    /// A message's tokens and usage after the context's edits; `None` when an edit omits it.
+    fn message(&self, m: Msg) -> Option<(f64, Option<f64>)> {
+        let r = self.index.record(m.slot);
+        let (tokens, usage) = match r.compaction_system() {
+            Some(system) if m.system_part => (system, None),
+            _ => (r.tokens, r.usage()),
+        };
+        if self.edits.is_empty() {
+            return Some((tokens, usage));
+        }
+        match self.edits.get(self.index.id_of(m.slot)) {
+            // A compaction's system message keeps its content, like its summary, unless omitted.
+            Some(&edit) => self.index.record(edit).edited(if m.system_part { Kind::Compaction } else { r.kind }, tokens).map(|t| (t, usage)),
+            None => Some((tokens, usage)),
+        }
+    }
+
+    fn push(&mut self, m: Msg) {
+        if self.profile.applies_context_edits() {
+            self.msgs.push(m);
+        }
+        if let Some((tokens, usage)) = self.message(m) {
+            self.run.push(tokens, usage, m.pos);
+        }
+    }
+
+    /// The running estimate again from the messages (after an edit changed one of them).
+    fn rebuild(&mut self) {
+        self.run = Running::default();
+        for &m in &self.msgs {
+            if let Some((tokens, usage)) = self.message(m) {
+                self.run.push(tokens, usage, m.pos);
+            }
+        }
+    }
+
+    /// The entry at path position `pos` joins the context (a compaction is [`Context::restart`]).
+    fn add(&mut self, slot: Slot, pos: usize) {
+        let record = self.index.record(slot);
+        if record.kind == Kind::ContextEdit {
+            if self.profile.distrusts_usage_before_edits() {
+                self.distrust_until = Some(pos);
+            }
+            if self.profile.applies_context_edits() {
+                self.edit(slot);
+                self.rebuild();
+            }
+        } else if record.emits_message() {
+            self.push(Msg { slot, pos, system_part: false });
+        }
+    }
+
+    fn edit(&mut self, slot: Slot) {
+        if let Some(target) = self.index.entry(slot).edit_target() {
+            self.edits.insert(target, slot);
+        }
+    }
+
+    /// A compaction at path position `pos`: its messages, then the kept entries (`kept`, with their
+    /// path positions), as the context from here on.
+    fn restart(&mut self, slot: Slot, pos: usize, kept: impl Iterator<Item = (usize, Slot)>) {
+        self.msgs.clear();
+        self.edits.clear();
+        self.run = Running::default();
+        if self.profile.distrusts_usage_before_edits() {
+            self.distrust_until = Some(pos);
+        }
+        if self.index.record(slot).compaction_system().is_some() {
+            self.push(Msg { slot, pos, system_part: true });
+        }
+        self.push(Msg { slot, pos, system_part: false });
+        let mut edited = false;
+        for (p, s) in kept {
+            let record = self.index.record(s);
+            match record.kind {
+                // Edits in the kept range belong to the context (they may target the compaction too).
+                Kind::ContextEdit if self.profile.applies_context_edits() => {
+                    self.edit(s);
+                    edited = true;
+                }
+                Kind::Message(RoleKind::System) if self.profile.reemits_system_at_compaction() => {}
+                // An older compaction in the kept range contributes nothing.
+                _ if record.emits_message() => self.push(Msg { slot: s, pos: p, system_part: false }),
+                _ => {}
+            }
+        }
+        if edited {
+            self.rebuild();
+        }
+    }
+
+    fn estimate(&self) -> Estimate {
+        self.run.estimate(self.distrust_until)
+    }
+}
+
 /// For each position `i` of `path` (root first), the estimate of the context pi would build with
-/// `path[i]` as leaf. One pass; a compaction restarts the running sum from its kept entries.
+/// `path[i]` as leaf, under the index's profile. One pass; a compaction restarts the context from its
+/// kept entries, and an edit recounts the context built so far.
 pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
-    let mut run = Running::default();
+    let mut context = Context::new(index);
     // Position of each path entry, to find a compaction's first kept entry without scanning the path.
     // Filled only up to the latest compaction met, so a path without one never touches the table.
     let mut position = index.take_position_scratch();
@@ -80,8 +211,8 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
         .map(|(i, &slot)| {
             let record = index.record(slot);
             if record.kind != Kind::Compaction {
-                run.push_entry(record);
-                return run.estimate();
+                context.add(slot, i);
+                return context.estimate();
             }
             if position.len() < index.len() {
                 position.resize(index.len(), u32::MAX);
@@ -95,15 +226,12 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
                 }
             }
             filled = filled.max(i);
-            run = Running::default();
-            run.push(record.tokens, None);
             // Kept entries: from `firstKeptEntryId` (the first entry with that id before the compaction,
             // as pi searches) up to the compaction; none if the id is not there.
-            let kept = index.entry(slot).first_kept().and_then(|first| kept_start(index, path, &position, first, i));
-            for &kept in kept.and_then(|start| path.get(start..i)).unwrap_or_default() {
-                run.push_entry(index.record(kept));
-            }
-            run.estimate()
+            let start = index.entry(slot).first_kept().and_then(|first| kept_start(index, path, &position, first, i));
+            let kept = start.and_then(|start| path.get(start..i).map(|k| (start, k))).unwrap_or_default();
+            context.restart(slot, i, kept.1.iter().enumerate().map(|(j, &s)| (kept.0 + j, s)));
+            context.estimate()
         })
         .collect();
     // Hand the table back all-unset, touching only what this path set (no O(entries) reset per call).

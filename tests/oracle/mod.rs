@@ -80,19 +80,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
                 }
                 RoleKind::BashExecution => f.tokens = quarter(units(msg.get("command")) + units(msg.get("output"))),
                 RoleKind::BranchSummary | RoleKind::CompactionSummary => f.tokens = quarter(units(msg.get("summary"))),
-                RoleKind::System => {
-                    let tools = msg.get("toolsAdded").map_or(0, |t| stringify_len(t, masked));
-                    // pi: `for (const section of Object.values(sections)) if (section) chars += section.length`
-                    // (strings: their length; arrays: element count; anything else: counted 0 here).
-                    let sections = msg.get("sections").and_then(Value::as_object).map_or(0, |o| {
-                        o.values().map(|v| match v {
-                            Value::String(_) => units(Some(v)),
-                            Value::Array(a) => a.len(),
-                            _ => 0,
-                        }).sum()
-                    });
-                    f.system_chars = text + sections + tools;
-                }
+                RoleKind::System => f.system_chars = system_chars(msg, masked),
                 RoleKind::Other => f.name = role.into(),
             }
         }
@@ -115,6 +103,24 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
             f.kind = Kind::Compaction;
             f.first_kept = s(&obj, "firstKeptEntryId").map(Cow::Owned);
             f.tokens = quarter(units(obj.get("summary")));
+            f.emits = truthy(obj.get("systemMessage"));
+            if let Some(system) = obj.get("systemMessage").and_then(Value::as_object) {
+                f.system_chars = system_chars(system, masked);
+            }
+        }
+        "context_edit" => {
+            f.kind = Kind::ContextEdit;
+            f.edit_target = s(&obj, "targetId").map(Cow::Owned);
+            f.replacement_tokens = obj.get("replacement").and_then(Value::as_object).map(|r| {
+                let content = r.get("content");
+                let (text, images) = content_chars(content);
+                let as_assistant = if let Some(Value::String(t)) = content {
+                    utf16_len(t)
+                } else {
+                    assistant_content(&mut Facts::new("".into(), None, None), content, masked)
+                };
+                [quarter(text + 4800 * images), quarter(as_assistant)]
+            });
         }
         "label" => {
             f.kind = Kind::Label;
@@ -141,8 +147,31 @@ fn assistant(f: &mut Facts<'static>, msg: &Map<String, Value>, masked: Option<ch
     f.usage_counts = truthy(usage).then_some(counts);
     // calculateContextTokens must be > 0 (pi ≥0.87's rule, the tool's on every host: src/session/profile.rs).
     f.usage = usable.then(|| if counts[0] == 0.0 { counts[1] + counts[2] + counts[3] + counts[4] } else { counts[0] }).filter(|&u| u > 0.0);
+    let chars = assistant_content(f, msg.get("content"), masked);
+    f.tokens = (chars as f64 / 4.0).ceil();
+    f.hint = hint(&text_of(msg.get("content")), masked);
+}
+
+/// A system message's characters: content (4800 per image), `sections`, `JSON.stringify(toolsAdded)`.
+fn system_chars(msg: &Map<String, Value>, masked: Option<char>) -> usize {
+    let (text, images) = content_chars(msg.get("content"));
+    let tools = msg.get("toolsAdded").map_or(0, |t| stringify_len(t, masked));
+    // pi: `for (const section of Object.values(sections)) if (section) chars += section.length`
+    // (strings: their length; arrays: element count; anything else: counted 0 here).
+    let sections = msg.get("sections").and_then(Value::as_object).map_or(0, |o| {
+        o.values().map(|v| match v {
+            Value::String(t) => utf16_len(t),
+            Value::Array(a) => a.len(),
+            _ => 0,
+        }).sum()
+    });
+    text + 4800 * images + sections + tools
+}
+
+/// An assistant content's characters; its tool calls go to `f`.
+fn assistant_content(f: &mut Facts<'static>, content: Option<&Value>, masked: Option<char>) -> usize {
     let mut chars = 0;
-    for block in msg.get("content").and_then(Value::as_array).into_iter().flatten() {
+    for block in content.and_then(Value::as_array).into_iter().flatten() {
         let field = |k: &str| block.get(k).and_then(Value::as_str);
         match field("type") {
             Some("text") => chars += field("text").map_or(0, utf16_len),
@@ -156,8 +185,7 @@ fn assistant(f: &mut Facts<'static>, msg: &Map<String, Value>, masked: Option<ch
             _ => {}
         }
     }
-    f.tokens = (chars as f64 / 4.0).ceil();
-    f.hint = hint(&text_of(msg.get("content")), masked);
+    chars
 }
 
 fn truthy(v: Option<&Value>) -> bool {

@@ -1,0 +1,143 @@
+//! Host profiles: each rule of `src/session/profile.rs` on a concrete session
+//! (`tests/fixtures/profiles/*.jsonl`), with the numbers each pi generation gives.
+//!
+//! The `pi-0.87` numbers are derived by hand from the hosts' code (comments) and were checked by running
+//! pi 0.87.1's own `estimateProjectedContextTokens(buildSessionProjection(entries, leaf), branch)`
+//! (`dist/core/compaction/compaction.js`) on each file with every entry as leaf; the code of these
+//! functions is the same in 0.87.1, 0.99.1, 1.0.3, 1.3.0 and 1.5.2. The `pi-0.74` numbers are pi 0.75's
+//! `estimateContextTokens(buildSessionContext(…).messages)` (which knows neither system messages,
+//! `context_edit` nor a compaction's `systemMessage`).
+
+use pi_tree_navigator::session::{Leaf, Mode, Profile, ProfileSource, SessionIndex};
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/profiles/{name}.jsonl", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The index of a fixture under `profile` (`None`: inferred from the file).
+fn load(name: &str, mode: Mode, profile: Option<Profile>) -> SessionIndex {
+    let mut index = SessionIndex::new(mode);
+    if let Some(p) = profile {
+        index.set_profile(p);
+    }
+    let report = index.load_file(&fixture(name)).unwrap();
+    assert!(report.skipped.is_empty() && report.warnings.is_empty(), "{report:?}");
+    index
+}
+
+/// `(leaf id, estimate tokens)` for every entry of the file as leaf, from one path walk and from a
+/// separate estimate per leaf (the two must agree).
+fn estimates(index: &mut SessionIndex) -> Vec<(String, f64)> {
+    let (path, along) = index.path_estimates(Leaf::Current).unwrap();
+    let ids: Vec<String> = path.iter().map(|&s| index.id_of(s).to_string()).collect();
+    ids.iter()
+        .zip(&along)
+        .map(|(id, e)| {
+            assert_eq!(index.estimate(Leaf::Id(id)).unwrap(), *e, "leaf {id}");
+            (id.clone(), e.tokens)
+        })
+        .collect()
+}
+
+fn expect(got: &[(String, f64)], want: &[(&str, f64)]) {
+    let got: Vec<(&str, f64)> = got.iter().map(|(i, t)| (i.as_str(), *t)).collect();
+    assert_eq!(got, want);
+}
+
+// context-edit.jsonl: s1 system "SYS!" + toolsAdded [{"name":"t"}] (4 + 14 chars: 5 tokens), u1 user
+// "hello world!" (3), a1 assistant "abcd" + toolCall read {"p":"x"} (4 + 4 + 9: 5; usage 100), t1 toolResult
+// of 400 chars (100), a2 assistant "done" (1; usage 250), e1 context_edit t1 → "short" (2), u2 user "next"
+// (1), a3 assistant "ok" (1; usage 50), e2 context_edit a3 → null, g1 a `usage` entry.
+#[test]
+fn context_edits_replace_or_omit_their_target_and_distrust_earlier_usage() {
+    let mut index = load("context-edit", Mode::Plugin, None);
+    assert_eq!(index.profile(), (Profile::Pi087, ProfileSource::Inferred));
+    expect(
+        &estimates(&mut index),
+        &[
+            ("s1", 5.0),
+            ("u1", 8.0),
+            ("a1", 100.0),
+            ("t1", 200.0),
+            ("a2", 250.0),
+            // e1 replaces t1 (100 → 2) and comes after a2's usage: every message counted,
+            // 5 + 3 + 5 + 2 + 1.
+            ("e1", 16.0),
+            ("u2", 17.0),
+            // a3's usage comes after the latest edit: trusted.
+            ("a3", 50.0),
+            // e2 omits a3 (and its usage): 16 + 1.
+            ("e2", 17.0),
+            // A `usage` entry adds nothing to the context nor to the estimate.
+            ("g1", 17.0),
+        ],
+    );
+}
+
+#[test]
+fn pi074_ignores_context_edits() {
+    let mut index = load("context-edit", Mode::Plugin, Some(Profile::Pi074));
+    // System messages count 0; no edit applies; the last usage is trusted.
+    expect(
+        &estimates(&mut index),
+        &[
+            ("s1", 0.0),
+            ("u1", 3.0),
+            ("a1", 100.0),
+            ("t1", 200.0),
+            ("a2", 250.0),
+            ("e1", 250.0),
+            ("u2", 251.0),
+            ("a3", 50.0),
+            ("e2", 50.0),
+            ("g1", 50.0),
+        ],
+    );
+}
+
+// compaction-system.jsonl: s1 system (5), u1 (3), a1 "abcd" (1; usage 100), u2 "kept user msg" (4), s2 system
+// "more" (1), a2 "answer" (2; usage 200), c1 compaction "summary text" (3) keeping from u2 with a
+// systemMessage equal to s1 (5), u3 "after" (2), a3 "fine" (1; usage 300), c2 compaction "s2sum" (2)
+// keeping from a2 (so c1 lies in its kept range) with the same systemMessage.
+#[test]
+fn a_compaction_reemits_its_system_message_and_kept_system_messages_drop_out() {
+    let mut index = load("compaction-system", Mode::Plugin, None);
+    expect(
+        &estimates(&mut index),
+        &[
+            ("s1", 5.0),
+            ("u1", 8.0),
+            ("a1", 100.0),
+            ("u2", 104.0),
+            ("s2", 105.0),
+            ("a2", 200.0),
+            // [systemMessage 5, summary 3, u2 4, a2 2] (s2 left out); a2's usage predates the compaction.
+            ("c1", 14.0),
+            ("u3", 16.0),
+            ("a3", 300.0),
+            // [systemMessage 5, summary 2, a2 2, u3 2, a3 1]: c1 in the kept range contributes nothing.
+            ("c2", 12.0),
+        ],
+    );
+}
+
+#[test]
+fn pi074_trusts_kept_usage_after_a_compaction() {
+    let mut index = load("compaction-system", Mode::Plugin, Some(Profile::Pi074));
+    expect(
+        &estimates(&mut index),
+        &[
+            ("s1", 0.0),
+            ("u1", 3.0),
+            ("a1", 100.0),
+            ("u2", 104.0),
+            ("s2", 104.0),
+            ("a2", 200.0),
+            ("c1", 200.0),
+            ("u3", 202.0),
+            ("a3", 300.0),
+            ("c2", 300.0),
+        ],
+    );
+}
