@@ -141,3 +141,52 @@ fn pi074_trusts_kept_usage_after_a_compaction() {
         ],
     );
 }
+
+/// The roles of the messages of `context_json` at `leaf`.
+fn roles(index: &mut SessionIndex, leaf: &str) -> Vec<String> {
+    let context: serde_json::Value = serde_json::from_str(&index.context_json(Leaf::Id(leaf)).unwrap()).unwrap();
+    context["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap_or("?").to_string()).collect()
+}
+
+#[test]
+fn full_mode_builds_the_projection_of_pi087() {
+    let mut index = load("compaction-system", Mode::Full, None);
+    assert_eq!(roles(&mut index, "c1"), ["system", "compactionSummary", "user", "assistant"]);
+    assert_eq!(roles(&mut index, "c2"), ["system", "compactionSummary", "assistant", "user", "assistant"]);
+    let context: serde_json::Value = serde_json::from_str(&index.context_json(Leaf::Id("c2")).unwrap()).unwrap();
+    assert_eq!(context["messages"][0]["content"], "SYS!");
+    assert_eq!(context["messages"][1]["summary"], "s2sum");
+
+    let mut index = load("context-edit", Mode::Full, None);
+    let context: serde_json::Value = serde_json::from_str(&index.context_json(Leaf::Id("e2")).unwrap()).unwrap();
+    let messages = context["messages"].as_array().unwrap();
+    // a3 is omitted; t1's content is the replacement (the rest of the message kept).
+    assert_eq!(messages.len(), 6);
+    assert_eq!(messages[3]["content"], serde_json::json!([{"type":"text","text":"short"}]));
+    assert_eq!(messages[3]["toolCallId"], "c1");
+    // Before the edit (leaf a2) the original content.
+    let context: serde_json::Value = serde_json::from_str(&index.context_json(Leaf::Id("a2")).unwrap()).unwrap();
+    assert_eq!(context["messages"][3]["content"][0]["text"].as_str().unwrap().len(), 400);
+}
+
+#[test]
+fn pi074_full_mode_keeps_pi075s_context() {
+    let mut index = load("compaction-system", Mode::Full, Some(Profile::Pi074));
+    assert_eq!(roles(&mut index, "c1"), ["compactionSummary", "user", "system", "assistant"]);
+    let mut index = load("context-edit", Mode::Full, Some(Profile::Pi074));
+    assert_eq!(roles(&mut index, "e2").len(), 7);
+}
+
+// null-content.jsonl: a system message with `content: null` and one tool (4 tokens), a user, an assistant
+// (no content at all), a toolResult, all with null content, a bashExecution "ls" (1) and a custom_message
+// with null content.
+#[test]
+fn null_content_is_normalised_as_pi087_does() {
+    let mut index = load("null-content", Mode::Full, None);
+    let context: serde_json::Value = serde_json::from_str(&index.context_json(Leaf::Current).unwrap()).unwrap();
+    let contents: Vec<&serde_json::Value> = context["messages"].as_array().unwrap().iter().map(|m| &m["content"]).collect();
+    let (empty, none) = (serde_json::json!([]), serde_json::Value::Null);
+    // system → "", user / assistant / toolResult → [], bashExecution as stored, custom_message → [].
+    assert_eq!(contents, [&serde_json::json!(""), &empty, &empty, &empty, &none, &empty]);
+    expect(&estimates(&mut index), &[("s1", 4.0), ("u1", 4.0), ("a1", 4.0), ("t1", 4.0), ("b1", 5.0), ("m1", 5.0)]);
+}

@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::entry::{Kind, RoleKind};
 use super::index::{Leaf, Mode, SessionIndex};
-use super::record::Slot;
+use super::llm_view::source_slot;
+use super::record::{edit_replaces, Slot};
 use crate::error::SessionError;
 use crate::js::date_ms;
 use crate::js::number_to_string as number_to_js_string;
@@ -22,37 +23,88 @@ pub(super) type Fields<'a> = HashMap<String, &'a RawValue>;
 /// Where one message of a built context comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// The summary of this compaction entry (always the first message when present).
+    /// The `systemMessage` of this compaction entry (pi ≥0.87; first, before the summary).
+    CompactionSystem(Slot),
+    /// The summary of this compaction entry (first, or second after its system message).
     CompactionSummary(Slot),
     /// This entry's message (a `message`, `custom_message` or non-empty `branch_summary`).
     Entry(Slot),
+    /// The entry's message (first slot) with its content replaced by the `context_edit` at the second.
+    Edited(Slot, Slot),
 }
 
 impl SessionIndex {
-    /// The messages pi's `buildSessionContext` would produce for `leaf`, as their sources, in order:
-    /// with a compaction on the path, its summary, then the kept entries from `firstKeptEntryId`, then
-    /// everything after it. Works in both modes.
+    /// The messages pi would build for `leaf`, as their sources, in order: with a compaction on the path,
+    /// its summary (pi ≥0.87: after its `systemMessage`), then the kept entries from `firstKeptEntryId`
+    /// (pi ≥0.87: without system messages), then everything after it; pi ≥0.87 applies the context's
+    /// `context_edit`s (see [`super::Profile`]). Works in both modes.
     pub fn context_sources(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Slot>, Vec<Source>), SessionError> {
         let slot = self.resolve_leaf(leaf);
         let path = self.path(slot)?;
-        let compaction = path.iter().rposition(|&s| self.entry(s).kind() == Kind::Compaction);
+        let profile = self.profile().0;
+        let this = &*self;
+        let compaction = path.iter().rposition(|&s| this.entry(s).kind() == Kind::Compaction);
         let mut sources = Vec::new();
-        let emits = |idx: &Self, s: Slot| idx.entry(s).emits_message();
+        // The context's entries after the compaction's own messages, each with whether it is kept from
+        // before the compaction.
+        let mut entries: Vec<(Slot, bool)> = Vec::new();
         let range = match compaction {
             Some(ci) => {
                 let c = path[ci];
+                if this.record(c).compaction_system().is_some() {
+                    sources.push(Source::CompactionSystem(c));
+                }
                 sources.push(Source::CompactionSummary(c));
-                if let Some(first) = self.entry(c).first_kept() {
-                    if let Some(start) = path[..ci].iter().position(|&s| self.id_of(s) == first) {
-                        sources.extend(path[start..ci].iter().filter(|&&s| emits(self, s)).map(|&s| Source::Entry(s)));
+                if let Some(first) = this.entry(c).first_kept() {
+                    if let Some(start) = path[..ci].iter().position(|&s| this.id_of(s) == first) {
+                        entries.extend(path[start..ci].iter().map(|&s| (s, true)));
                     }
                 }
                 ci + 1..path.len()
             }
             None => 0..path.len(),
         };
-        sources.extend(path[range].iter().filter(|&&s| emits(self, s)).map(|&s| Source::Entry(s)));
+        entries.extend(path[range].iter().map(|&s| (s, false)));
+        let mut edits: HashMap<&str, Slot> = HashMap::new();
+        for (s, kept) in entries {
+            let entry = this.entry(s);
+            match entry.kind() {
+                Kind::ContextEdit if profile.applies_context_edits() => {
+                    if let Some(target) = entry.edit_target() {
+                        edits.insert(target, s);
+                    }
+                }
+                Kind::Message(RoleKind::System) if kept && profile.reemits_system_at_compaction() => {}
+                _ if entry.emits_message() => sources.push(Source::Entry(s)),
+                _ => {}
+            }
+        }
+        if !edits.is_empty() {
+            sources = sources
+                .into_iter()
+                .filter_map(|source| {
+                    let s = source_slot(source);
+                    let Some(&edit) = edits.get(this.id_of(s)) else { return Some(source) };
+                    let record = this.record(edit);
+                    // A `null` replacement omits the entry's messages; other roles keep their content.
+                    record.edited(this.record(s).kind, 0.0)?;
+                    Some(if matches!(source, Source::Entry(_)) && edit_replaces(this.record(s).kind) { Source::Edited(s, edit) } else { source })
+                })
+                .collect();
+        }
         Ok((path, sources))
+    }
+
+    /// `estimateTokens` of a source's message.
+    pub fn source_tokens(&self, source: Source) -> f64 {
+        match source {
+            Source::CompactionSystem(s) => self.record(s).compaction_system().unwrap_or(0.0),
+            Source::CompactionSummary(s) | Source::Entry(s) => self.record(s).tokens,
+            Source::Edited(s, edit) => {
+                let record = self.record(s);
+                self.record(edit).edited(record.kind, record.tokens).unwrap_or(0.0)
+            }
+        }
     }
 
     /// The context pi would build with `leaf` as leaf, as one JSON object
@@ -69,6 +121,7 @@ impl SessionIndex {
         let mut messages: Vec<String> = Vec::with_capacity(sources.len());
         for source in sources {
             match source {
+                Source::CompactionSystem(_) | Source::Edited(..) => messages.push(self.source_json(source)?),
                 Source::CompactionSummary(c) => {
                     let f = self.fields(c)?;
                     messages.push(object(&[
@@ -121,8 +174,41 @@ impl SessionIndex {
         parse_fields(self.raw(slot).ok_or(SessionError::NeedsFullMode)?)
     }
 
+    /// The JSON text of a compaction's system message or of an edited message (full mode).
+    pub fn source_json(&self, source: Source) -> Result<String, SessionError> {
+        match source {
+            Source::CompactionSystem(c) => {
+                Ok(self.fields(c)?.get("systemMessage").map_or_else(|| "null".into(), |m| m.get().to_string()))
+            }
+            Source::Edited(s, edit) => {
+                let mut out = Vec::with_capacity(1);
+                self.push_message(s, &mut out)?;
+                let message = out.pop().unwrap_or_default();
+                let f = self.fields(edit)?;
+                let replacement: Fields<'_> = f.get("replacement").map_or(Ok(HashMap::new()), |r| parse_fields(r.get()))?;
+                let content = replacement.get("content").map(|c| c.get());
+                // pi: an assistant's or toolResult's string replacement becomes one text block.
+                let wrapped;
+                let content = match (self.entry(s).kind(), content) {
+                    (Kind::Message(RoleKind::Assistant | RoleKind::ToolResult), Some(c)) if c.starts_with('"') => {
+                        wrapped = format!(r#"[{{"type":"text","text":{c}}}]"#);
+                        Some(wrapped.as_str())
+                    }
+                    (_, c) => c,
+                };
+                with_field(&message, "content", content)
+            }
+            Source::CompactionSummary(s) | Source::Entry(s) => {
+                let mut out = Vec::with_capacity(1);
+                self.push_message(s, &mut out)?;
+                Ok(out.pop().unwrap_or_default())
+            }
+        }
+    }
+
     fn push_message(&self, slot: Slot, out: &mut Vec<String>) -> Result<(), SessionError> {
         let entry = self.entry(slot);
+        let normalise = self.profile().0.normalises_null_content();
         match entry.kind() {
             Kind::Message(role) => {
                 let f = self.fields(slot)?;
@@ -131,21 +217,35 @@ impl SessionIndex {
                     out.push("null".into());
                     return Ok(());
                 };
+                let empty = match role {
+                    RoleKind::System => Some(r#""""#),
+                    RoleKind::User | RoleKind::Assistant | RoleKind::ToolResult => Some("[]"),
+                    _ => None,
+                };
                 if role == RoleKind::Custom && msg_role(msg).as_deref() == Some("hookMessage") {
                     // pi migrates v2 sessions on load: `hookMessage` became `custom`.
                     let mut v: Value = serde_json::from_str(msg.get()).map_err(|e| SessionError::Json(e.to_string()))?;
                     v["role"] = Value::String("custom".into());
                     out.push(v.to_string());
+                } else if let Some(empty) = empty.filter(|_| normalise && content_is_nullish(msg)) {
+                    // pi ≥0.87: `{...message, content: ""}` / `{...message, content: []}`.
+                    out.push(with_field(msg.get(), "content", Some(empty))?);
                 } else {
                     out.push(msg.get().to_string());
                 }
             }
             Kind::CustomMessage => {
                 let f = self.fields(slot)?;
+                // pi ≥0.87: `entry.content ?? []`.
+                let content = match f.get("content").copied() {
+                    Some(c) if c.get() != "null" => Some(c),
+                    c if normalise => Some(raw("[]")).or(c),
+                    c => c,
+                };
                 out.push(object(&[
                     ("role", Some(raw(r#""custom""#))),
                     ("customType", f.get("customType").copied()),
-                    ("content", f.get("content").copied()),
+                    ("content", content),
                     ("display", f.get("display").copied()),
                     ("details", f.get("details").copied()),
                     ("timestamp", Some(&*timestamp_raw(f.get("timestamp").copied()))),
@@ -164,6 +264,63 @@ impl SessionIndex {
         }
         Ok(())
     }
+}
+
+/// Whether a message's `content` is `null` or missing (`message.content == null`).
+fn content_is_nullish(msg: &RawValue) -> bool {
+    parse_fields(msg.get()).is_ok_and(|f| !matches!(f.get("content"), Some(c) if c.get() != "null"))
+}
+
+/// A JSON object's fields in their order (a repeated key once per occurrence).
+struct Ordered<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Ordered<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = Ordered<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                    out.push(entry);
+                }
+                Ok(Ordered(out))
+            }
+        }
+        d.deserialize_map(Fields)
+    }
+}
+
+/// `{...object, [key]: value}` on JSON text: the key keeps its place (or comes last when new); `None`
+/// (undefined) leaves it out, as `JSON.stringify` does.
+fn with_field(object_text: &str, key: &str, value: Option<&str>) -> Result<String, SessionError> {
+    let Ordered(fields) = serde_json::from_str(object_text).map_err(|e| SessionError::Json(e.to_string()))?;
+    let mut out = String::from("{");
+    let mut seen = false;
+    let put = |out: &mut String, k: &str, v: &str| {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        let _ = write!(out, "{}:{v}", serde_json::Value::from(k));
+    };
+    for (k, v) in &fields {
+        if k == key {
+            seen = true;
+            if let Some(value) = value {
+                put(&mut out, k, value);
+            }
+        } else {
+            put(&mut out, k, v.get());
+        }
+    }
+    if let (false, Some(value)) = (seen, value) {
+        put(&mut out, key, value);
+    }
+    out.push('}');
+    Ok(out)
 }
 
 fn parse_fields(text: &str) -> Result<Fields<'_>, SessionError> {

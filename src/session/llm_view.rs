@@ -118,12 +118,10 @@ impl SessionIndex {
     }
 
     fn view_message(&self, source: Source) -> Result<ViewMessage, SessionError> {
-        let slot = match source {
-            Source::CompactionSummary(s) | Source::Entry(s) => s,
-        };
+        let slot = source_slot(source);
         let raw = self.raw(slot).ok_or(SessionError::NeedsFullMode)?;
         let entry = parse_value(raw).map_err(SessionError::Json)?;
-        let tokens = self.entry(slot).tokens();
+        let tokens = self.source_tokens(source);
         let mut view = ViewMessage {
             source,
             role: "user",
@@ -136,6 +134,11 @@ impl SessionIndex {
         };
         let summary = |v: &Value| v.get("summary").and_then(Value::as_str).unwrap_or_default().to_string();
         match (source, self.entry(slot).kind()) {
+            // The message as pi builds it (the compaction's system message, or the edited content).
+            (Source::CompactionSystem(_) | Source::Edited(..), _) => {
+                let message = parse_value(&self.source_json(source)?).map_err(SessionError::Json)?;
+                fill_from_message(&mut view, &message);
+            }
             (Source::CompactionSummary(_), _) => {
                 view.stored_role = "compactionSummary".into();
                 view.parts = framed(COMPACTION_SUMMARY_PREFIX, summary(&entry), COMPACTION_SUMMARY_SUFFIX);
@@ -250,6 +253,6 @@ fn block_part(block: &Value) -> Option<Part> {
 /// Slot of a source (re-exported for the binding).
 pub fn source_slot(source: Source) -> Slot {
     match source {
-        Source::CompactionSummary(s) | Source::Entry(s) => s,
+        Source::CompactionSystem(s) | Source::CompactionSummary(s) | Source::Entry(s) | Source::Edited(s, _) => s,
     }
 }

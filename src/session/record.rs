@@ -102,11 +102,17 @@ impl Record {
             return None;
         }
         Some(match kind {
-            Kind::Message(RoleKind::User | RoleKind::ToolResult | RoleKind::Custom) | Kind::CustomMessage => self.tokens,
             Kind::Message(RoleKind::Assistant) => self.usage,
+            kind if edit_replaces(kind) => self.tokens,
             _ => tokens,
         })
     }
+}
+
+/// Whether a `context_edit` replaces the content of an entry of `kind` (pi's `projectContextEntry`:
+/// user, assistant, toolResult and custom messages; other roles keep theirs).
+pub(super) fn edit_replaces(kind: Kind) -> bool {
+    matches!(kind, Kind::Message(RoleKind::User | RoleKind::Assistant | RoleKind::ToolResult | RoleKind::Custom) | Kind::CustomMessage)
 }
 
 /// A tool call as stored: its id and name in the arena.
