@@ -77,10 +77,15 @@ export async function loadPi(hostDir) {
   // The zero-usage rule of pi ≥0.87 (a usage whose calculateContextTokens is not > 0 is no anchor) is the
   // tool's rule on every host (src/session/profile.rs). Older hosts anchor on it; for them pi's own function
   // is given the messages with such a usage taken off, which is exactly what the newer hosts' check does.
+  // Likewise the projected rule of pi ≥0.87 (LEAD DECISION 2026-11-25, docs/hosts.md): a usage recorded at or
+  // before the branch's latest compaction or context_edit is no anchor. `distrusted` is the set of message objects
+  // (buildSessionContext returns entry.message itself) of the path's entries up to that point; their usage is
+  // taken off before pi's own function runs, which gives what estimateProjectedContextTokens gives (no trusted
+  // usage left → every message counted).
   const piEstimate = estimateContextTokens;
   const calc = coding.calculateContextTokens;
-  estimateContextTokens = (messages) =>
-    piEstimate(messages.map((m) => (m?.role === "assistant" && m.usage && !(calc(m.usage) > 0) ? { ...m, usage: undefined } : m)));
+  estimateContextTokens = (messages, distrusted) =>
+    piEstimate(messages.map((m) => (m?.role === "assistant" && m.usage && (!(calc(m.usage) > 0) || distrusted?.has(m)) ? { ...m, usage: undefined } : m)));
   const version = (d) => (d ? JSON.parse(readFileSync(join(d, "package.json"), "utf8")).version : null);
   return {
     buildSessionContext,
@@ -255,15 +260,27 @@ function pathTo(entries, byId, leaf) {
   return path;
 }
 
+/** The messages of the path's entries up to its latest compaction or context_edit (see loadPi). */
+function distrustedMessages(path) {
+  let last = -1;
+  path.forEach((e, i) => {
+    if (e.type === "compaction" || e.type === "context_edit") last = i;
+  });
+  const out = new Set();
+  for (let i = 0; i <= last; i++) if (path[i].type === "message" && path[i].message) out.add(path[i].message);
+  return out;
+}
+
 export function computeLeaf(pi, { entries, labels }, leaf, byId) {
   const leafArg = leaf === "$default" ? undefined : leaf;
   const context = pi.buildSessionContext(entries, leafArg, byId);
-  const estimate = pi.estimateContextTokens(context.messages);
+  const path = pathTo(entries, byId, leafArg);
+  const estimate = pi.estimateContextTokens(context.messages, distrustedMessages(path));
   const anchors = [];
-  for (const e of pathTo(entries, byId, leafArg)) {
+  for (const e of path) {
     const label = labels.get(e.id);
     if (typeof label === "string" && label.startsWith("anchor:")) {
-      const tokens = pi.estimateContextTokens(pi.buildSessionContext(entries, e.id, byId).messages).tokens;
+      const tokens = pi.estimateContextTokens(pi.buildSessionContext(entries, e.id, byId).messages, distrustedMessages(pathTo(entries, byId, e.id))).tokens;
       anchors.push({ name: label.slice("anchor:".length), entryId: e.id, tokens });
     }
   }
