@@ -78,7 +78,8 @@ fn context_edits_replace_or_omit_their_target_and_distrust_earlier_usage() {
 #[test]
 fn pi074_ignores_context_edits() {
     let mut index = load("context-edit", Mode::Plugin, Some(Profile::Pi074));
-    // System messages count 0; no edit applies; the last usage is trusted.
+    // System messages count 0 and no edit applies; usage before the latest edit is not trusted on any
+    // host (the shared rule): at e1, 0 + 3 + 5 + 100 + 1.
     expect(
         &estimates(&mut index),
         &[
@@ -87,11 +88,12 @@ fn pi074_ignores_context_edits() {
             ("a1", 100.0),
             ("t1", 200.0),
             ("a2", 250.0),
-            ("e1", 250.0),
-            ("u2", 251.0),
+            ("e1", 109.0),
+            ("u2", 110.0),
             ("a3", 50.0),
-            ("e2", 50.0),
-            ("g1", 50.0),
+            // a3 stays (0.74 knows no edits), its usage is not trusted: 110 + 1.
+            ("e2", 111.0),
+            ("g1", 111.0),
         ],
     );
 }
@@ -123,8 +125,11 @@ fn a_compaction_reemits_its_system_message_and_kept_system_messages_drop_out() {
 }
 
 #[test]
-fn pi074_trusts_kept_usage_after_a_compaction() {
+fn pi074_counts_the_compacted_context_without_system_messages() {
     let mut index = load("compaction-system", Mode::Plugin, Some(Profile::Pi074));
+    // pi 0.75 would anchor on a2's pre-compaction usage (200 at c1, 300 at c2) where its footer shows
+    // nothing; the shared rule counts the messages: [summary 3, u2 4, s2 0, a2 2] and
+    // [summary 2, a2 2, u3 2, a3 1].
     expect(
         &estimates(&mut index),
         &[
@@ -134,10 +139,10 @@ fn pi074_trusts_kept_usage_after_a_compaction() {
             ("u2", 104.0),
             ("s2", 104.0),
             ("a2", 200.0),
-            ("c1", 200.0),
-            ("u3", 202.0),
+            ("c1", 9.0),
+            ("u3", 11.0),
             ("a3", 300.0),
-            ("c2", 300.0),
+            ("c2", 7.0),
         ],
     );
 }

@@ -7,10 +7,15 @@
 //! `role:"system"` message entry (written by pi ≥0.87 as the first message of every session) switches an
 //! index that was not given a profile to [`Profile::Pi087`]; `--host <version>` overrides.
 //!
-//! Rules shared by every profile (not differences): the usage an estimate anchors on must have
-//! `calculateContextTokens(usage) > 0` — pi ≥0.87's rule. pi 0.74–0.86 anchors on a zero usage too, which
-//! makes a session from a provider that reports zero usage estimate as ~0 tokens and refuses every rewind;
-//! that is a bug of those hosts the tool does not copy (README, "Hosts").
+//! Rules shared by every profile (not differences), both pi ≥0.87's, applied on every host because the
+//! older hosts' rule makes the tool's numbers useless (README, "Hosts"):
+//! - the usage an estimate anchors on must have `calculateContextTokens(usage) > 0`. pi 0.74–0.86 anchors
+//!   on a zero usage too, which makes a session from a provider that reports zero usage estimate as ~0
+//!   tokens and refuses every rewind;
+//! - usage recorded before the branch's latest `compaction` or `context_edit` is not trusted
+//!   (`estimateProjectedContextTokens`, behind pi ≥0.87's `getContextUsage()`); the estimate is then
+//!   every message of the context counted. pi 0.74–0.86 anchors on a kept assistant's pre-compaction usage
+//!   (11,974 tokens for a compacted context of ~1,000) where its own footer shows nothing.
 
 use super::entry::{Facts, Kind, RoleKind};
 use super::index::SessionIndex;
@@ -83,13 +88,6 @@ impl Profile {
     /// per `targetId` replaces the content of that entry's user, assistant, toolResult or custom message
     /// (other roles keep theirs); a `null` replacement takes the entry's messages out of the context.
     pub fn applies_context_edits(self) -> bool {
-        self == Profile::Pi087
-    }
-
-    /// Rule (pi ≥0.87, `estimateProjectedContextTokens`, behind `getContextUsage()` and compaction): the
-    /// usage of an assistant that lies before the branch's latest `context_edit` or `compaction` is not
-    /// trusted; the estimate is then every message of the context counted.
-    pub fn distrusts_usage_before_edits(self) -> bool {
         self == Profile::Pi087
     }
 

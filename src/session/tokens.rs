@@ -54,8 +54,8 @@ impl Running {
         self.messages += 1;
     }
 
-    /// The estimate; `distrust_until`: a usage from this path position or before is not trusted
-    /// ([`Profile::distrusts_usage_before_edits`]).
+    /// The estimate; `distrust_until`: a usage from this path position or before is not trusted (the
+    /// shared rule of `estimateProjectedContextTokens`, see [`super::profile`]).
     fn estimate(&self, distrust_until: Option<usize>) -> Estimate {
         match self.usage {
             Some(u) if distrust_until.map_or(true, |p| self.usage_pos > p) => Estimate {
@@ -139,9 +139,7 @@ impl<'i> Context<'i> {
     fn add(&mut self, slot: Slot, pos: usize) {
         let record = self.index.record(slot);
         if record.kind == Kind::ContextEdit {
-            if self.profile.distrusts_usage_before_edits() {
-                self.distrust_until = Some(pos);
-            }
+            self.distrust_until = Some(pos);
             if self.profile.applies_context_edits() {
                 self.edit(slot);
                 self.rebuild();
@@ -163,9 +161,7 @@ impl<'i> Context<'i> {
         self.msgs.clear();
         self.edits.clear();
         self.run = Running::default();
-        if self.profile.distrusts_usage_before_edits() {
-            self.distrust_until = Some(pos);
-        }
+        self.distrust_until = Some(pos);
         if self.index.record(slot).compaction_system().is_some() {
             self.push(Msg { slot, pos, system_part: true });
         }
