@@ -4,6 +4,7 @@
 //      with node_modules/.bin first on PATH (npm's binaryen wasm-opt; Debian's wasm-opt 108 breaks the build)
 //      and ~/.cargo/bin next (wasm-bindgen-cli = Cargo.lock version, wasm-pack 0.15.1; see scripts/setup.sh);
 //   2. merges pkg.json over the generated pkg/package.json (pkg.json wins, "files" are unioned);
+//      then drops the JSDoc comments from the generated glue (the .d.ts keeps them);
 //   3. copies js/ (loaders, entry points, index.d.ts, cli.js, extension files, viewer/ …) into pkg/.
 // Usage: node scripts/build.mjs [--dev]   (--dev: debug build, no wasm-opt)
 import { spawnSync } from "node:child_process";
@@ -39,6 +40,12 @@ const wasmPack = (argv, extraEnv = {}) => {
   if (r.status !== 0) die(`wasm-pack exited with ${r.status}`);
 };
 wasmPack(args);
+
+// The glue's JSDoc blocks repeat the declarations of pi_tree_navigator.d.ts (which editors read) and are
+// ~4 KB of the packed package: the glue ships without them.
+const gluePath = join(pkgDir, "pi_tree_navigator.js");
+const glue = readFileSync(gluePath, "utf8");
+writeFileSync(gluePath, glue.replace(/^[ \t]*\/\*\*(?:[^*]|\*(?!\/))*\*\/\n/gm, ""));
 
 // --- 2. copy js/ into pkg/ -----------------------------------------------------------------------
 const skip = (name) => name.startsWith(".") || /\.test\.[cm]?[jt]s$/.test(name) || name === "node_modules";

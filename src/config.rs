@@ -216,7 +216,7 @@ fn switchable_int(value: &Value, (lo, hi): (u8, u8), what: &str) -> Field<Option
     let number = match value {
         Value::Null | Value::Bool(false) => return Field::Set(None),
         Value::String(s) if matches!(s.trim(), "off" | "disabled") => return Field::Set(None),
-        Value::String(s) if !s.trim().is_empty() && s.trim().bytes().all(|b| b.is_ascii_digit()) => s.trim().parse::<f64>().ok(),
+        Value::String(s) if !s.trim().is_empty() && s.trim().bytes().all(|b| b.is_ascii_digit()) => Some(s.trim().parse::<u64>().map_or(f64::INFINITY, |n| n as f64)),
         Value::Number(n) => n.as_f64(),
         _ => None,
     };

@@ -9,7 +9,7 @@
 //! - **repeated keys** (serde's derive refuses them; `JSON.parse` keeps the last value at the first key's
 //!   place): [`Loose`] objects keep one member per key that way;
 //! - **numbers beyond the double range** (`1e400` is `Infinity` to JavaScript, an error to `serde_json`):
-//!   [`Loose`] numbers are read with `str::parse::<f64>`, which gives ±∞;
+//!   [`Loose`] numbers `serde_json` refuses are ±∞;
 //! - **nesting past `serde_json`'s 128 levels**: read again without the limit, up to [`MAX_LINE_NESTING`].
 //!
 //! For the first three the line is read into a [`Loose`] tree (one level per `serde_json` call, children
@@ -598,7 +598,7 @@ pub fn nesting_depth(text: &str) -> usize {
 }
 
 /// A JSON value as `JSON.parse` gives it to JavaScript, built with `serde_json` one level at a time:
-/// strings as WTF-8, numbers as `str::parse::<f64>` reads them (±∞ beyond the range), one member per key
+/// strings as WTF-8, numbers as `JSON.parse` reads them (±∞ beyond the range), one member per key
 /// (the last value, at the first key's place).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Loose<'a> {
@@ -670,8 +670,9 @@ impl<'a> Loose<'a> {
             Some(b't') => Loose::Bool(true),
             Some(b'f') => Loose::Bool(false),
             Some(b'n') => Loose::Null,
-            // A number literal (JSON's grammar is a subset of what `parse` takes; out of range is ±∞).
-            _ => Loose::Num(text.parse().map_err(|_| de::Error::custom("invalid number"))?),
+            // A number literal, checked by the skip above: `serde_json` refuses only one beyond the double
+            // range, which JavaScript reads as ±∞.
+            _ => Loose::Num(serde_json::from_str(text).unwrap_or(if text.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY })),
         })
     }
 

@@ -19,9 +19,29 @@ pub fn load_config(
     #[wasm_bindgen(unchecked_param_type = "LayerInput")] global: JsValue,
     #[wasm_bindgen(unchecked_param_type = "LayerInput")] project: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let global: LayerInput = from_js(global, "global")?;
-    let project: LayerInput = from_js(project, "project")?;
-    to_js(&config::load(&global, &project))
+    to_js(&config::load(&layer_from_js(global, "global")?, &layer_from_js(project, "project")?))
+}
+
+/// A config layer as the shim sends it, read as flat fields: deriving `Deserialize` for the internally
+/// tagged [`LayerInput`] would bring serde's buffering deserializer (~25 KB) into the module for two
+/// small objects.
+#[derive(serde::Deserialize)]
+struct LayerFields {
+    state: String,
+    path: Option<String>,
+    text: Option<String>,
+    error: Option<String>,
+}
+
+fn layer_from_js(value: JsValue, what: &str) -> Result<LayerInput, JsValue> {
+    let LayerFields { state, path, text, error } = from_js(value, what)?;
+    let field = |value: Option<String>, name: &str| value.ok_or_else(|| invalid(&format!("{what}: missing field `{name}`")));
+    match state.as_str() {
+        "missing" => Ok(LayerInput::Missing),
+        "unreadable" => Ok(LayerInput::Unreadable { path: field(path, "path")?, error: field(error, "error")? }),
+        "text" => Ok(LayerInput::Text { path: field(path, "path")?, text: field(text, "text")? }),
+        other => Err(invalid(&format!("{what}: unknown state `{other}`, expected `missing`, `unreadable` or `text`"))),
+    }
 }
 
 /// The sentence appended to the system prompt while the tool is active.
