@@ -1,15 +1,25 @@
 //! Whether a loaded file is a pi session at all: the rule the CLI applies before it shows anything.
 
-use crate::session::{IngestReport, SessionIndex};
+use crate::session::{parse_line, Header, IngestReport, Line, LineProblem, SessionIndex};
 
 /// Why the file `bytes`, loaded into `index` with `report`, is no pi session, as `<line>: <reason>` — or
 /// `None` when it is one (a header-only session is one; so is a file pi loads as empty for want of a
 /// header: the report's warning says so). A file is none when it holds nothing but whitespace, or when
 /// not one of its lines was taken.
+///
+/// Under a profile with [`crate::session::Profile::opens_only_files_led_by_a_header`] (pi ≥0.87) a file is also none when the
+/// first line `JSON.parse` takes is no session header: pi refuses to open it, where older pi loads it as
+/// empty. A leading byte-order mark stays part of that first line there, so that line does not parse.
 pub fn not_a_session(bytes: &[u8], index: &SessionIndex, report: &IngestReport) -> Option<String> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    let unmarked = bytes.strip_prefix(b"\xEF\xBB\xBF");
+    if unmarked.unwrap_or(bytes).iter().all(u8::is_ascii_whitespace) {
         return Some("1: empty file, not a pi session".into());
+    }
+    if index.profile().0.opens_only_files_led_by_a_header() {
+        if let Some(line) = first_line_not_a_header(bytes) {
+            let why = if unmarked.is_some() { "the first line starts with a byte-order mark" } else { "the first entry is no session header" };
+            return Some(format!("{line}: {why}; pi 0.87 and later refuse to open such a file"));
+        }
     }
     if !index.is_empty() || index.header().is_some() {
         return None;
@@ -18,10 +28,35 @@ pub fn not_a_session(bytes: &[u8], index: &SessionIndex, report: &IngestReport) 
     Some(format!("{}: {} (no line of the file is a pi session entry)", first.line, first.reason))
 }
 
+/// pi ≥0.87's `loadEntriesFromFile` + `SessionManager.open`: the 1-based number of the first non-blank
+/// line when the first line `JSON.parse` takes is not a `session` header with a string id (or none
+/// parses), else `None`. The lines are the file's own, a leading byte-order mark included (JavaScript's
+/// `trim()` blanks a line holding only one).
+fn first_line_not_a_header(bytes: &[u8]) -> Option<usize> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut first = None;
+    for (i, line) in text.split('\n').enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        first.get_or_insert(i + 1);
+        if line.starts_with('\u{feff}') {
+            continue; // JSON.parse takes no byte-order mark
+        }
+        match parse_line(trimmed, false) {
+            Err(LineProblem::Malformed(_)) => {}
+            Ok(Line::Header(Header { id: Some(_), .. })) => return None,
+            _ => return first,
+        }
+    }
+    first
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Mode;
+    use crate::session::{Mode, Profile};
 
     fn problem(text: &str) -> Option<String> {
         let mut index = SessionIndex::new(Mode::Plugin);
@@ -41,5 +76,27 @@ mod tests {
         assert_eq!(problem(&format!("{header}\nnot json\n")), None);
         let entry = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}"#;
         assert_eq!(problem(entry), None, "no header: pi loads it as empty, with a warning");
+    }
+
+    fn problem_on_pi087(text: &str) -> Option<String> {
+        let mut index = SessionIndex::new(Mode::Plugin);
+        index.set_profile(Profile::Pi087);
+        let report = index.load_file(text).unwrap();
+        not_a_session(text.as_bytes(), &index, &report)
+    }
+
+    #[test]
+    fn pi087_opens_only_files_led_by_a_header() {
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+        let entry = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}"#;
+        assert_eq!(problem_on_pi087(&format!("{header}\n{entry}\n")), None);
+        assert_eq!(problem_on_pi087(&format!("\n  \nnot json\n{header}\n{entry}\n")), None, "blank and malformed lines before the header");
+        assert_eq!(problem_on_pi087(&format!("\u{feff}\n{header}\n{entry}\n")), None, "a line holding only a byte-order mark is blank");
+        let bom = problem_on_pi087(&format!("\u{feff}{header}\n{entry}\n")).unwrap();
+        assert_eq!(bom, "1: the first line starts with a byte-order mark; pi 0.87 and later refuse to open such a file");
+        assert_eq!(problem_on_pi087(&format!("\u{feff}{header}\n{header}\n{entry}\n")), None, "the second line is a header");
+        let headless = problem_on_pi087(&format!("{entry}\n{header}\n")).unwrap();
+        assert_eq!(headless, "1: the first entry is no session header; pi 0.87 and later refuse to open such a file");
+        assert_eq!(problem(&format!("\u{feff}{header}\n{entry}\n")), None, "older pi trims the mark away");
     }
 }

@@ -97,6 +97,14 @@ impl Profile {
         self == Profile::Pi087
     }
 
+    /// Rule (pi ≥0.87, `loadEntriesFromFile` read line by line + `SessionManager.open`): a file whose first
+    /// line `JSON.parse` takes is no session header (a leading byte-order mark included, which makes that
+    /// line unreadable) is refused as "not a valid pi session"; older pi loads it as empty
+    /// (`crate::file::not_a_session`).
+    pub fn opens_only_files_led_by_a_header(self) -> bool {
+        self == Profile::Pi087
+    }
+
     /// `estimateTokens` of the message an entry contributes, under this profile.
     pub fn tokens(self, facts: &Facts<'_>) -> f64 {
         match facts.kind {
