@@ -66,13 +66,3 @@ export function assertFooterParity(checked, where) {
   }
   assert.deepEqual(wrong, [], `${where}: footer parity`);
 }
-
-/**
- * pi ≥0.87 does not trust usage recorded at or before the path's latest compaction or context_edit
- * (estimateProjectedContextTokens); the tool takes that rule on every host (lead decision, docs/hosts.md), as pi
- * 0.74/0.75 show `null` exactly there. Until the core has it, the parity checks that depend on it are reported
- * `todo` with this reason.
- */
-export function projectedTodo(_host) {
-  return "missing core rule (issue 13, profiles): usage recorded at or before the path's latest compaction/context_edit is no estimate baseline, on every host (pi ≥0.87: estimateProjectedContextTokens)";
-}
