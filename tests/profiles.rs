@@ -195,3 +195,18 @@ fn null_content_is_normalised_as_pi087_does() {
     assert_eq!(contents, [&serde_json::json!(""), &empty, &empty, &empty, &none, &empty]);
     expect(&estimates(&mut index), &[("s1", 4.0), ("u1", 4.0), ("a1", 4.0), ("t1", 4.0), ("b1", 5.0), ("m1", 5.0)]);
 }
+
+// system-replay.jsonl: four system messages that patch each other (s1: content, sections a and b, tools read
+// and bash; s2: empty content, deletes b, adds c, redeclares read; s3: two text blocks and an image, removes
+// bash; s4 after a1's usage: "late"), u1 "hello" (2), u2 "more" (1), a1 "fine" (usage 900), then e1 edits u1
+// to "hi" (1). Without a trusted usage pi ≥0.87 counts the replayed system message
+// (`getCurrentSystemMessage`) once instead of each system message: at s3, content "You are pi.\n\none\ntwo"
+// (11 + 2 + 7), sections a + c (4 + 2), tools [read as redeclared] (52 chars): ceil(78 / 4) = 20, + u1 2.
+#[test]
+fn without_a_trusted_usage_the_system_messages_count_once_replayed() {
+    let mut index = load("system-replay", Mode::Plugin, None);
+    expect(
+        &estimates(&mut index),
+        &[("s1", 35.0), ("u1", 37.0), ("s2", 33.0), ("s3", 22.0), ("u2", 23.0), ("a1", 900.0), ("s4", 901.0), ("e1", 24.0)],
+    );
+}

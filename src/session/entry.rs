@@ -201,6 +201,9 @@ pub struct Facts<'a> {
     /// `sections` text + `JSON.stringify(toolsAdded).length` (not in `tokens`: pi 0.75 counts system
     /// messages as 0). For a compaction: those of its `systemMessage`.
     pub system_chars: usize,
+    /// What a system message (or a compaction's `systemMessage`) changes in pi ≥0.87's replay of the
+    /// context's system messages.
+    pub system_patch: Option<SystemPatch<'a>>,
     /// A `context_edit`'s `targetId`.
     pub edit_target: Option<Cow<'a, str>>,
     /// A `context_edit`'s replacement as `estimateTokens` counts it: `[as the content of a user, custom or
@@ -231,6 +234,7 @@ impl<'a> Facts<'a> {
             images: 0,
             usage_counts: None,
             system_chars: 0,
+            system_patch: None,
             edit_target: None,
             replacement_tokens: None,
         }
@@ -257,6 +261,7 @@ impl<'a> Facts<'a> {
             images: self.images,
             usage_counts: self.usage_counts,
             system_chars: self.system_chars,
+            system_patch: self.system_patch.map(SystemPatch::into_owned),
             edit_target: self.edit_target.map(own),
             replacement_tokens: self.replacement_tokens,
         }
@@ -283,6 +288,101 @@ impl<'a> Facts<'a> {
             Kind::Message(role) => Some(role.name().unwrap_or(&self.name)),
             _ => None,
         }
+    }
+}
+
+/// What one system message changes in pi ≥0.87's `getCurrentSystemMessage`, which replays the context's
+/// system messages into one: non-empty content texts joined by `"\n\n"`, sections set (or deleted by
+/// `null`) by name, tools removed and then added by name; `undefined` when no message had a timestamp and
+/// no tool is left. Its estimate is what pi ≥0.87 counts for the system messages when it does not trust
+/// a usage (`estimateProjectedContextTokens`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SystemPatch<'a> {
+    /// `contentText(content).length` (a string, or its text blocks joined by `"\n"`).
+    pub content: usize,
+    /// Each section's name and `.length`; `None` deletes it.
+    pub sections: Vec<(Cow<'a, str>, Option<usize>)>,
+    /// The `name` of each `toolsRemoved` item (`None` when not a string).
+    pub removed: Vec<Option<Cow<'a, str>>>,
+    /// The `name` and `JSON.stringify` length of each `toolsAdded` item.
+    pub added: Vec<(Option<Cow<'a, str>>, usize)>,
+    /// Whether the message has a `timestamp` (not `null` or missing).
+    pub timestamp: bool,
+}
+
+impl<'a> SystemPatch<'a> {
+    /// The same patch owning its strings.
+    pub fn into_owned(self) -> SystemPatch<'static> {
+        let own = |s: Cow<'_, str>| Cow::Owned(s.into_owned());
+        SystemPatch {
+            content: self.content,
+            sections: self.sections.into_iter().map(|(n, v)| (own(n), v)).collect(),
+            removed: self.removed.into_iter().map(|n| n.map(own)).collect(),
+            added: self.added.into_iter().map(|(n, l)| (n.map(own), l)).collect(),
+            timestamp: self.timestamp,
+        }
+    }
+
+    /// The patch as one string (how the index keeps it): `T`/`F` for the timestamp, then `c<len>;`
+    /// and per item `s`/`r`/`a`, the name as `<bytes>:<name>` (`-:` for none), and a length (`-` for
+    /// none) followed by `;`.
+    pub fn encode(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::from(if self.timestamp { "T" } else { "F" });
+        let _ = write!(out, "c{};", self.content);
+        let mut item = |tag: char, name: Option<&str>, len: Option<usize>| {
+            out.push(tag);
+            match name {
+                Some(n) => {
+                    let _ = write!(out, "{}:{n}", n.len());
+                }
+                None => out.push_str("-:"),
+            }
+            match len {
+                Some(l) => {
+                    let _ = write!(out, "{l};");
+                }
+                None => out.push_str("-;"),
+            }
+        };
+        for (n, v) in &self.sections {
+            item('s', Some(n), *v);
+        }
+        for n in &self.removed {
+            item('r', n.as_deref(), None);
+        }
+        for (n, l) in &self.added {
+            item('a', n.as_deref(), Some(*l));
+        }
+        out
+    }
+
+    /// The patch [`SystemPatch::encode`] wrote (`None` for text it did not write).
+    pub fn decode(text: &'a str) -> Option<SystemPatch<'a>> {
+        let mut patch = SystemPatch { timestamp: text.starts_with('T'), ..SystemPatch::default() };
+        let rest = text.get(1..)?.strip_prefix('c')?;
+        let (content, mut rest) = rest.split_once(';')?;
+        patch.content = content.parse().ok()?;
+        while let Some(tag) = rest.chars().next() {
+            let (bytes, after) = rest.get(1..)?.split_once(':')?;
+            let (name, after) = match bytes {
+                "-" => (None, after),
+                n => {
+                    let n: usize = n.parse().ok()?;
+                    (Some(Cow::Borrowed(after.get(..n)?)), after.get(n..)?)
+                }
+            };
+            let (len, after) = after.split_once(';')?;
+            let len = if len == "-" { None } else { Some(len.parse().ok()?) };
+            match tag {
+                's' => patch.sections.push((name?, len)),
+                'r' => patch.removed.push(name),
+                'a' => patch.added.push((name, len?)),
+                _ => return None,
+            }
+            rest = after;
+        }
+        Some(patch)
     }
 }
 

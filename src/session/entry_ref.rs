@@ -47,10 +47,7 @@ impl<'a> EntryRef<'a> {
 
     /// Whitespace-collapsed start of the entry's text, for previews.
     pub fn hint(&self) -> Option<&'a str> {
-        match self.record.kind {
-            Kind::Label => None,
-            _ => self.index.text(self.record.hint),
-        }
+        self.index.text(self.record.preview())
     }
 
     /// Whether this entry contributes a message when it lies on the context path (compactions are

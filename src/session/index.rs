@@ -477,6 +477,11 @@ impl SessionIndex {
                 record.flags |= stop_bits(StopReason::of(facts.stop_reason.as_deref()));
             }
             Kind::Message(RoleKind::Other) | Kind::Unknown => record.extra = self.arena.push(&facts.name),
+            Kind::Message(RoleKind::System) => {
+                if let Some(patch) = &facts.system_patch {
+                    record.extra = self.arena.push(&patch.encode());
+                }
+            }
             Kind::BranchSummary if facts.emits => record.flags |= flag::EMITS,
             Kind::Compaction => {
                 if let Some(first) = &facts.first_kept {
@@ -485,6 +490,10 @@ impl SessionIndex {
                 if facts.emits && profile.reemits_system_at_compaction() {
                     record.usage = super::read::ceil_quarter(facts.system_chars);
                     record.flags |= flag::EMITS;
+                    // A compaction has no preview: its hint span holds its system message's patch.
+                    if let Some(patch) = &facts.system_patch {
+                        record.hint = self.arena.push(&patch.encode());
+                    }
                 }
             }
             Kind::ContextEdit => {
@@ -807,7 +816,7 @@ impl SessionIndex {
             let s = cur?;
             let record = &self.records[s as usize];
             // A label entry's hint span holds its label, which is no preview.
-            let hint = if record.kind == Kind::Label { None } else { self.text(record.hint) };
+            let hint = self.text(record.preview());
             if let Some(hint) = hint {
                 let prefix = if record.kind == Kind::BranchSummary { "summary: " } else { "" };
                 if let Some(line) = crate::text::to_one_line(hint, max_len.saturating_sub(prefix.len())) {

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind};
+use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, SystemPatch};
 use super::wire::{self, Block, Content, Js, Message, ReadError};
 use crate::js::{parse_iso_date, time_clip};
 use crate::text::strip_branch_summary_boilerplate;
@@ -89,6 +89,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, legacy_v2: bool) -> Result<Line<'a>, Line
             // pi ≥0.87: `entry.systemMessage ? [systemMessage, summary] : [summary]`.
             facts.emits = e.system_message.truthy;
             facts.system_chars = system_chars(&e.system_message.value);
+            facts.system_patch = facts.emits.then(|| system_patch(&e.system_message.value));
         }
         Kind::ContextEdit => {
             facts.edit_target = e.target_id.text();
@@ -144,6 +145,7 @@ fn read_message<'a>(msg: &'a Message<'a>, legacy_v2: bool, facts: &mut Facts<'a>
         RoleKind::System => {
             // pi 0.75 estimates a system message as 0; pi ≥0.87 counts these (see `Facts::system_chars`).
             facts.system_chars = system_chars(msg);
+            facts.system_patch = Some(system_patch(msg));
             0
         }
         RoleKind::Other => 0,
@@ -155,7 +157,32 @@ fn read_message<'a>(msg: &'a Message<'a>, legacy_v2: bool, facts: &mut Facts<'a>
 /// image) + `sections` values + `JSON.stringify(toolsAdded).length`.
 fn system_chars(msg: &Message<'_>) -> usize {
     let (chars, images) = content_chars(&msg.content);
-    chars + images * IMAGE_CHARS + msg.sections.0 + msg.tools_added.0.unwrap_or(0)
+    chars + images * IMAGE_CHARS + msg.sections.0 + msg.tools_added.len.unwrap_or(0)
+}
+
+/// What a system message changes in pi ≥0.87's replay of the system messages.
+fn system_patch<'a>(msg: &'a Message<'a>) -> SystemPatch<'a> {
+    let content = match &msg.content {
+        Content::Str(s) => s.units(),
+        // `contentText`: the text blocks' texts joined by "\n".
+        Content::Blocks(blocks) => {
+            let texts: Vec<usize> = blocks.iter().filter(|b| is_type(b, "text")).map(|b| b.text.units()).collect();
+            texts.iter().sum::<usize>() + texts.len().max(1) - 1
+        }
+        Content::Other => 0,
+    };
+    SystemPatch {
+        content,
+        // Sorted by name: the order of one message's sections does not matter to the replay.
+        sections: {
+            let mut sections: Vec<_> = msg.sections.1.iter().map(|(k, v)| (k.text(), *v)).collect();
+            sections.sort();
+            sections
+        },
+        removed: msg.tools_removed.items.iter().map(|(n, _)| n.as_ref().map(wire::JsStr::text)).collect(),
+        added: msg.tools_added.items.iter().map(|(n, l)| (n.as_ref().map(wire::JsStr::text), *l)).collect(),
+        timestamp: !matches!(msg.timestamp, Js::Absent | Js::Null),
+    }
 }
 
 /// `Math.ceil(chars / 4)`.

@@ -44,10 +44,12 @@ pub(super) struct Record {
     /// The timestamp children are ordered by (`+∞` when missing or invalid, as pi's sort puts them).
     pub sort_ts: f64,
     pub id: Span,
-    /// The preview text; for a `label` entry, the label (labels have no preview).
+    /// The preview text; for a `label` entry, the label, and for a compaction its `systemMessage`'s
+    /// encoded [`super::entry::SystemPatch`] (neither has a preview: see [`Record::preview`]).
     pub hint: Span,
     /// Per kind: `label` and `context_edit` its target id; `compaction` its first kept id; an assistant
-    /// its run of tool calls; an unknown type or role its name.
+    /// its run of tool calls; a system message its encoded [`super::entry::SystemPatch`]; an unknown type
+    /// or role its name.
     pub extra: Span,
     /// The entry holding the parent id (the one that held it when last looked at; re-resolved when that
     /// one is shadowed), this entry itself when it names itself, [`NO_PARENT`] or [`PENDING`].
@@ -82,6 +84,24 @@ impl Record {
             Kind::Message(_) | Kind::CustomMessage => true,
             Kind::BranchSummary => self.has(flag::EMITS),
             _ => false,
+        }
+    }
+
+    /// The span of the preview text (none for labels and compactions, whose hint span holds other
+    /// things).
+    pub(super) fn preview(&self) -> Span {
+        match self.kind {
+            Kind::Label | Kind::Compaction => Span::NONE,
+            _ => self.hint,
+        }
+    }
+
+    /// The span of a system message's (or a compaction's `systemMessage`'s) encoded patch.
+    pub(super) fn system_patch(&self) -> Span {
+        match self.kind {
+            Kind::Message(RoleKind::System) => self.extra,
+            Kind::Compaction => self.hint,
+            _ => Span::NONE,
         }
     }
 

@@ -7,9 +7,11 @@
 //! every message after it; with no such assistant it sums every message. Each entry's own share
 //! (`Entry::tokens`, `Entry::usage`) is computed once at ingest, so an estimate is a walk over numbers.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::entry::{Kind, RoleKind};
+use super::entry::{Kind, RoleKind, SystemPatch};
+use super::read::ceil_quarter;
 use super::index::{Leaf, SessionIndex};
 use super::profile::Profile;
 use super::record::Slot;
@@ -32,6 +34,8 @@ pub struct Estimate {
 #[derive(Debug, Default, Clone, Copy)]
 struct Running {
     all: f64,
+    /// The part of `all` that system messages count.
+    system: f64,
     trailing: f64,
     usage: Option<f64>,
     usage_index: usize,
@@ -41,7 +45,10 @@ struct Running {
 }
 
 impl Running {
-    fn push(&mut self, tokens: f64, usage: Option<f64>, pos: usize) {
+    fn push(&mut self, tokens: f64, usage: Option<f64>, pos: usize, system: bool) {
+        if system {
+            self.system += tokens;
+        }
         if let Some(u) = usage {
             self.usage = Some(u);
             self.usage_index = self.messages;
@@ -55,8 +62,9 @@ impl Running {
     }
 
     /// The estimate; `distrust_until`: a usage from this path position or before is not trusted (the
-    /// shared rule of `estimateProjectedContextTokens`, see [`super::profile`]).
-    fn estimate(&self, distrust_until: Option<usize>) -> Estimate {
+    /// shared rule of `estimateProjectedContextTokens`, see [`super::profile`]). Without a trusted usage
+    /// every message counts, the system messages as `system` (their replay, or their sum).
+    fn estimate(&self, distrust_until: Option<usize>, system: Option<f64>) -> Estimate {
         match self.usage {
             Some(u) if distrust_until.map_or(true, |p| self.usage_pos > p) => Estimate {
                 tokens: u + self.trailing,
@@ -64,8 +72,59 @@ impl Running {
                 trailing_tokens: self.trailing,
                 last_usage_index: Some(self.usage_index),
             },
-            _ => Estimate { tokens: self.all, usage_tokens: 0.0, trailing_tokens: self.all, last_usage_index: None },
+            _ => {
+                let all = system.map_or(self.all, |system| self.all - self.system + system);
+                Estimate { tokens: all, usage_tokens: 0.0, trailing_tokens: all, last_usage_index: None }
+            }
         }
+    }
+}
+
+/// pi ≥0.87's `getCurrentSystemMessage` over the context's system messages so far, as far as its
+/// estimate goes (see [`SystemPatch`]).
+#[derive(Debug, Default)]
+struct Replay<'i> {
+    /// Characters of the non-empty content texts, and how many there are (joined by `"\n\n"`).
+    content: usize,
+    texts: usize,
+    sections: HashMap<Cow<'i, str>, usize>,
+    tools: HashMap<Option<Cow<'i, str>>, usize>,
+    timestamp: bool,
+}
+
+impl<'i> Replay<'i> {
+    fn apply(&mut self, patch: SystemPatch<'i>) {
+        self.timestamp |= patch.timestamp;
+        if patch.content > 0 {
+            self.content += patch.content;
+            self.texts += 1;
+        }
+        for (name, len) in patch.sections {
+            match len {
+                Some(len) => self.sections.insert(name, len),
+                None => self.sections.remove(&name),
+            };
+        }
+        for name in patch.removed {
+            self.tools.remove(&name);
+        }
+        for (name, len) in patch.added {
+            self.tools.insert(name, len);
+        }
+    }
+
+    /// `estimateTokens` of the replayed system message (0 when pi has none).
+    fn tokens(&self) -> f64 {
+        if !self.timestamp && self.tools.is_empty() {
+            return 0.0;
+        }
+        let separators = 2 * self.texts.saturating_sub(1);
+        let sections: usize = self.sections.values().sum();
+        let tools = match self.tools.len() {
+            0 => 0,
+            n => 2 + self.tools.values().sum::<usize>() + n - 1,
+        };
+        ceil_quarter(self.content + separators + sections + tools)
     }
 }
 
@@ -91,12 +150,22 @@ struct Context<'i> {
     /// not trusted.
     distrust_until: Option<usize>,
     run: Running,
+    /// The context's system messages replayed (where the profile counts system messages).
+    replay: Replay<'i>,
 }
 
 impl<'i> Context<'i> {
     fn new(index: &'i SessionIndex) -> Self {
         let profile = index.profile().0;
-        Context { index, profile, msgs: Vec::new(), edits: HashMap::new(), distrust_until: None, run: Running::default() }
+        Context {
+            index,
+            profile,
+            msgs: Vec::new(),
+            edits: HashMap::new(),
+            distrust_until: None,
+            run: Running::default(),
+            replay: Replay::default(),
+        }
     }
 
     /// A message's tokens and usage after the context's edits; `None` when an edit omits it.
@@ -120,18 +189,29 @@ impl<'i> Context<'i> {
         if self.profile.applies_context_edits() {
             self.msgs.push(m);
         }
-        if let Some((tokens, usage)) = self.message(m) {
-            self.run.push(tokens, usage, m.pos);
+        self.count(m);
+    }
+
+    /// Counts a message of the context (unless an edit omits it).
+    fn count(&mut self, m: Msg) {
+        let Some((tokens, usage)) = self.message(m) else { return };
+        let record = self.index.record(m.slot);
+        let system = m.system_part || record.kind == Kind::Message(RoleKind::System);
+        self.run.push(tokens, usage, m.pos, system);
+        if system && self.profile.counts_system_messages() {
+            let index = self.index;
+            if let Some(patch) = index.text(record.system_patch()).and_then(SystemPatch::decode) {
+                self.replay.apply(patch);
+            }
         }
     }
 
     /// The running estimate again from the messages (after an edit changed one of them).
     fn rebuild(&mut self) {
         self.run = Running::default();
-        for &m in &self.msgs {
-            if let Some((tokens, usage)) = self.message(m) {
-                self.run.push(tokens, usage, m.pos);
-            }
+        self.replay = Replay::default();
+        for i in 0..self.msgs.len() {
+            self.count(self.msgs[i]);
         }
     }
 
@@ -161,6 +241,7 @@ impl<'i> Context<'i> {
         self.msgs.clear();
         self.edits.clear();
         self.run = Running::default();
+        self.replay = Replay::default();
         self.distrust_until = Some(pos);
         if self.index.record(slot).compaction_system().is_some() {
             self.push(Msg { slot, pos, system_part: true });
@@ -187,7 +268,8 @@ impl<'i> Context<'i> {
     }
 
     fn estimate(&self) -> Estimate {
-        self.run.estimate(self.distrust_until)
+        let system = self.profile.counts_system_messages().then(|| self.replay.tokens());
+        self.run.estimate(self.distrust_until, system)
     }
 }
 

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use crate::common::Rng;
 use pi_tree_navigator::js::{date_ms, utf16_len};
-use pi_tree_navigator::session::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind};
+use pi_tree_navigator::session::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, SystemPatch};
 use serde_json::{json, Map, Value};
 
 /// `rng.maybe(value)` with the value computed first (it borrows the generator too).
@@ -80,7 +80,10 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
                 }
                 RoleKind::BashExecution => f.tokens = quarter(units(msg.get("command")) + units(msg.get("output"))),
                 RoleKind::BranchSummary | RoleKind::CompactionSummary => f.tokens = quarter(units(msg.get("summary"))),
-                RoleKind::System => f.system_chars = system_chars(msg, masked),
+                RoleKind::System => {
+                    f.system_chars = system_chars(msg, masked);
+                    f.system_patch = Some(system_patch(msg, masked));
+                }
                 RoleKind::Other => f.name = role.into(),
             }
         }
@@ -104,9 +107,10 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
             f.first_kept = s(&obj, "firstKeptEntryId").map(Cow::Owned);
             f.tokens = quarter(units(obj.get("summary")));
             f.emits = truthy(obj.get("systemMessage"));
-            if let Some(system) = obj.get("systemMessage").and_then(Value::as_object) {
-                f.system_chars = system_chars(system, masked);
-            }
+            let empty = Map::new();
+            let system = obj.get("systemMessage").and_then(Value::as_object).unwrap_or(&empty);
+            f.system_chars = system_chars(system, masked);
+            f.system_patch = f.emits.then(|| system_patch(system, masked));
         }
         "context_edit" => {
             f.kind = Kind::ContextEdit;
@@ -155,7 +159,8 @@ fn assistant(f: &mut Facts<'static>, msg: &Map<String, Value>, masked: Option<ch
 /// A system message's characters: content (4800 per image), `sections`, `JSON.stringify(toolsAdded)`.
 fn system_chars(msg: &Map<String, Value>, masked: Option<char>) -> usize {
     let (text, images) = content_chars(msg.get("content"));
-    let tools = msg.get("toolsAdded").map_or(0, |t| stringify_len(t, masked));
+    // `system.toolsAdded && …`: a falsy value counts nothing.
+    let tools = msg.get("toolsAdded").filter(|t| truthy(Some(t))).map_or(0, |t| stringify_len(t, masked));
     // pi: `for (const section of Object.values(sections)) if (section) chars += section.length`
     // (strings: their length; arrays: element count; anything else: counted 0 here).
     let sections = msg.get("sections").and_then(Value::as_object).map_or(0, |o| {
@@ -166,6 +171,47 @@ fn system_chars(msg: &Map<String, Value>, masked: Option<char>) -> usize {
         }).sum()
     });
     text + 4800 * images + sections + tools
+}
+
+/// What a system message changes in pi ≥0.87's replay (sections sorted by name: their order does not
+/// matter to the replay).
+fn system_patch(msg: &Map<String, Value>, masked: Option<char>) -> SystemPatch<'static> {
+    let content = match msg.get("content") {
+        Some(Value::String(t)) => utf16_len(t),
+        Some(Value::Array(blocks)) => {
+            let texts: Vec<usize> = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .map(|b| b.get("text").and_then(Value::as_str).map_or(0, utf16_len))
+                .collect();
+            texts.iter().sum::<usize>() + texts.len().max(1) - 1
+        }
+        _ => 0,
+    };
+    let name = |item: &Value| item.get("name").and_then(Value::as_str).map(|n| Cow::Owned(unmask(n, masked)));
+    let items = |key: &str| msg.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
+    SystemPatch {
+        content,
+        sections: msg.get("sections").and_then(Value::as_object).map_or_else(Vec::new, |o| {
+            let mut v: Vec<(Cow<'static, str>, Option<usize>)> = o
+                .iter()
+                .map(|(k, v)| {
+                    let len = match v {
+                        Value::Null => None,
+                        Value::String(t) => Some(utf16_len(t)),
+                        Value::Array(a) => Some(a.len()),
+                        _ => Some(0),
+                    };
+                    (Cow::Owned(unmask(k, masked)), len)
+                })
+                .collect();
+            v.sort();
+            v
+        }),
+        removed: items("toolsRemoved").iter().map(name).collect(),
+        added: items("toolsAdded").iter().map(|t| (name(t), stringify_len(t, masked))).collect(),
+        timestamp: !matches!(msg.get("timestamp"), None | Some(Value::Null)),
+    }
 }
 
 /// An assistant content's characters; its tool calls go to `f`.
