@@ -84,7 +84,8 @@ function piReference() {
 // file (e.g. -0, 1.0, 1e21), which parse to the same values except that JSON.parse("-0") is -0, and
 // JSON.stringify writes it as 0. Only values matter for what reaches the model.
 const roundTrip = (v) => JSON.parse(JSON.stringify(v));
-const leafArgs = (leaf) => (leaf === "$default" ? [] : ["--leaf", leaf === null ? "null" : leaf]);
+// The recording is pi 0.75.5's: its rules (`--host`), not the ones a file with pi ≥0.87 entries infers.
+const leafArgs = (leaf) => ["--host", PI, ...(leaf === "$default" ? [] : ["--leaf", leaf === null ? "null" : leaf])];
 
 // ---- outputs equal pi 0.75.5 ----------------------------------------------------------------------------
 for (const name of FIXTURES) {
