@@ -323,7 +323,7 @@ fn with_field(object_text: &str, key: &str, value: Option<&str>) -> Result<Strin
     Ok(out)
 }
 
-fn parse_fields(text: &str) -> Result<Fields<'_>, SessionError> {
+pub(super) fn parse_fields(text: &str) -> Result<Fields<'_>, SessionError> {
     serde_json::from_str(text).map_err(|e| SessionError::Json(e.to_string()))
 }
 

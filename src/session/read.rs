@@ -4,8 +4,11 @@
 
 use std::borrow::Cow;
 
+use serde_json::value::RawValue;
+
+use super::context::parse_fields;
 use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, SystemPatch};
-use super::wire::{self, Block, Content, Js, Message, ReadError};
+use super::wire::{self, Block, Content, Js, Message, ReadError, StringifyLen};
 use crate::js::{parse_iso_date, time_clip};
 use crate::text::strip_branch_summary_boilerplate;
 
@@ -19,7 +22,7 @@ const IMAGE_CHARS: usize = 4800;
 /// Reads one JSONL line and hands what it is to `take` (an entry's strings borrowed from the line).
 /// `legacy_v2` applies pi's v2→v3 migration (`hookMessage` → `custom`).
 pub(super) fn read_line<R>(line: &str, legacy_v2: bool, take: impl FnOnce(Line<'_>) -> R) -> Result<R, LineProblem> {
-    let read = wire::read(line, |entry| line_of(entry, legacy_v2).map(take));
+    let read = wire::read(line, |entry| line_of(entry, line, legacy_v2).map(take));
     match read {
         Ok(taken) => taken,
         Err(ReadError::Malformed(e)) => Err(LineProblem::Malformed(e)),
@@ -53,7 +56,7 @@ fn owned_text(v: &Js<'_>) -> Option<String> {
 }
 
 /// The header or the entry a typed line holds.
-fn line_of<'a>(e: &'a wire::Entry<'a>, legacy_v2: bool) -> Result<Line<'a>, LineProblem> {
+fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Line<'a>, LineProblem> {
     let ty = e.ty.text().unwrap_or_default();
     if ty == "session" {
         return Ok(Line::Header(Header {
@@ -66,7 +69,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, legacy_v2: bool) -> Result<Line<'a>, Line
     let id = e.id.text().ok_or(LineProblem::NoId)?;
     let mut facts = Facts::new(id, e.parent_id.text(), date_ms(&e.timestamp));
     if ty == "message" {
-        read_message(&e.message.value, legacy_v2, &mut facts);
+        read_message(&e.message.value, line, legacy_v2, &mut facts);
         return Ok(Line::Entry(facts));
     }
     facts.kind = Kind::of_type(&ty);
@@ -88,8 +91,12 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, legacy_v2: bool) -> Result<Line<'a>, Line
             facts.tokens = ceil_quarter(e.summary.units());
             // pi ≥0.87: `entry.systemMessage ? [systemMessage, summary] : [summary]`.
             facts.emits = e.system_message.truthy;
-            facts.system_chars = system_chars(&e.system_message.value);
-            facts.system_patch = facts.emits.then(|| system_patch(&e.system_message.value));
+            if facts.emits {
+                let raw = parse_fields(line).ok().and_then(|f| f.get("systemMessage").map(|m| m.get()));
+                let (chars, patch) = system_facts(&e.system_message.value, raw);
+                facts.system_chars = chars;
+                facts.system_patch = Some(patch);
+            }
         }
         Kind::ContextEdit => {
             facts.edit_target = e.target_id.text();
@@ -116,7 +123,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, legacy_v2: bool) -> Result<Line<'a>, Line
 }
 
 /// The facts of a `message` entry's message.
-fn read_message<'a>(msg: &'a Message<'a>, legacy_v2: bool, facts: &mut Facts<'a>) {
+fn read_message<'a>(msg: &'a Message<'a>, line: &str, legacy_v2: bool, facts: &mut Facts<'a>) {
     let name = msg.role.text().unwrap_or_default();
     let role = RoleKind::of(&name, legacy_v2);
     facts.kind = Kind::Message(role);
@@ -144,8 +151,10 @@ fn read_message<'a>(msg: &'a Message<'a>, legacy_v2: bool, facts: &mut Facts<'a>
         RoleKind::BranchSummary | RoleKind::CompactionSummary => msg.summary.units(),
         RoleKind::System => {
             // pi 0.75 estimates a system message as 0; pi ≥0.87 counts these (see `Facts::system_chars`).
-            facts.system_chars = system_chars(msg);
-            facts.system_patch = Some(system_patch(msg));
+            let raw = parse_fields(line).ok().and_then(|f| f.get("message").map(|m| m.get()));
+            let (chars, patch) = system_facts(msg, raw);
+            facts.system_chars = chars;
+            facts.system_patch = Some(patch);
             0
         }
         RoleKind::Other => 0,
@@ -153,15 +162,17 @@ fn read_message<'a>(msg: &'a Message<'a>, legacy_v2: bool, facts: &mut Facts<'a>
     facts.tokens = ceil_quarter(chars);
 }
 
-/// A system message's characters as pi ≥0.87's `estimateTokens` counts them: content (text, 4800 per
-/// image) + `sections` values + `JSON.stringify(toolsAdded).length`.
-fn system_chars(msg: &Message<'_>) -> usize {
+/// A system message's characters as pi ≥0.87's `estimateTokens` counts them (content: text, 4800 per
+/// image; `sections` values; `JSON.stringify(toolsAdded).length` when `toolsAdded` is truthy) and what it
+/// changes in pi ≥0.87's replay of the system messages. `raw`: the message's JSON text, read again here
+/// for the sections and tools by name (system messages are few; the wire types stay lean for the many
+/// other lines). Without it (text `serde_json` refuses) the replay sees no sections or tools.
+fn system_facts<'a>(msg: &Message<'_>, raw: Option<&str>) -> (usize, SystemPatch<'a>) {
+    /// A JSON value as JavaScript sees it.
+    fn js(raw: &RawValue) -> Js<'_> {
+        serde_json::from_str(raw.get()).unwrap_or(Js::Absent)
+    }
     let (chars, images) = content_chars(&msg.content);
-    chars + images * IMAGE_CHARS + msg.sections.0 + msg.tools_added.len.unwrap_or(0)
-}
-
-/// What a system message changes in pi ≥0.87's replay of the system messages.
-fn system_patch<'a>(msg: &'a Message<'a>) -> SystemPatch<'a> {
     let content = match &msg.content {
         Content::Str(s) => s.units(),
         // `contentText`: the text blocks' texts joined by "\n".
@@ -171,18 +182,35 @@ fn system_patch<'a>(msg: &'a Message<'a>) -> SystemPatch<'a> {
         }
         Content::Other => 0,
     };
-    SystemPatch {
-        content,
-        // Sorted by name: the order of one message's sections does not matter to the replay.
-        sections: {
-            let mut sections: Vec<_> = msg.sections.1.iter().map(|(k, v)| (k.text(), *v)).collect();
-            sections.sort();
-            sections
-        },
-        removed: msg.tools_removed.items.iter().map(|(n, _)| n.as_ref().map(wire::JsStr::text)).collect(),
-        added: msg.tools_added.items.iter().map(|(n, l)| (n.as_ref().map(wire::JsStr::text), *l)).collect(),
-        timestamp: !matches!(msg.timestamp, Js::Absent | Js::Null),
+    let mut patch = SystemPatch { content, timestamp: !matches!(msg.timestamp, Js::Absent | Js::Null), ..SystemPatch::default() };
+    let fields = raw.and_then(|r| parse_fields(r).ok()).unwrap_or_default();
+    let list = |key: &str| -> Vec<&RawValue> { fields.get(key).and_then(|v| serde_json::from_str(v.get()).ok()).unwrap_or_default() };
+    let name = |item: &RawValue| -> Option<Cow<'a, str>> {
+        let tool = parse_fields(item.get()).ok()?;
+        js(tool.get("name")?).text().map(|n| Cow::Owned(n.into_owned()))
+    };
+    if let Some(sections) = fields.get("sections").and_then(|s| parse_fields(s.get()).ok()) {
+        patch.sections = sections
+            .iter()
+            .map(|(k, v)| {
+                let len = match js(v) {
+                    Js::Null => None,
+                    Js::Arr => Some(serde_json::from_str::<Vec<&RawValue>>(v.get()).map_or(0, |a| a.len())),
+                    other => Some(other.units()),
+                };
+                (Cow::Owned(k.clone()), len)
+            })
+            .collect();
     }
+    patch.removed = list("toolsRemoved").into_iter().map(name).collect();
+    patch.added = list("toolsAdded")
+        .into_iter()
+        .map(|t| (name(t), serde_json::from_str::<StringifyLen>(t.get()).map_or(0, |l| l.0.unwrap_or(0))))
+        .collect();
+    // `system.toolsAdded && …`: a falsy value counts nothing.
+    let tools_truthy = raw.is_none() || fields.get("toolsAdded").is_some_and(|t| js(t).truthy());
+    let tools = if tools_truthy { msg.tools_added.0.unwrap_or(0) } else { 0 };
+    (chars + images * IMAGE_CHARS + msg.sections.0 + tools, patch)
 }
 
 /// `Math.ceil(chars / 4)`.

@@ -87,9 +87,23 @@ struct Replay<'i> {
     /// Characters of the non-empty content texts, and how many there are (joined by `"\n\n"`).
     content: usize,
     texts: usize,
-    sections: HashMap<Cow<'i, str>, usize>,
-    tools: HashMap<Option<Cow<'i, str>>, usize>,
+    /// By name (a few per session: a list is enough).
+    sections: Vec<(Cow<'i, str>, usize)>,
+    tools: Vec<(Option<Cow<'i, str>>, usize)>,
     timestamp: bool,
+}
+
+/// `map.set(name, value)` (`Some`) or `map.delete(name)` (`None`) on a list of pairs.
+fn set<K: PartialEq>(list: &mut Vec<(K, usize)>, name: K, value: Option<usize>) {
+    let at = list.iter().position(|(k, _)| *k == name);
+    match (at, value) {
+        (Some(i), Some(v)) => list[i].1 = v,
+        (None, Some(v)) => list.push((name, v)),
+        (Some(i), None) => {
+            list.swap_remove(i);
+        }
+        (None, None) => {}
+    }
 }
 
 impl<'i> Replay<'i> {
@@ -100,16 +114,13 @@ impl<'i> Replay<'i> {
             self.texts += 1;
         }
         for (name, len) in patch.sections {
-            match len {
-                Some(len) => self.sections.insert(name, len),
-                None => self.sections.remove(&name),
-            };
+            set(&mut self.sections, name, len);
         }
         for name in patch.removed {
-            self.tools.remove(&name);
+            set(&mut self.tools, name, None);
         }
         for (name, len) in patch.added {
-            self.tools.insert(name, len);
+            set(&mut self.tools, name, Some(len));
         }
     }
 
@@ -119,10 +130,10 @@ impl<'i> Replay<'i> {
             return 0.0;
         }
         let separators = 2 * self.texts.saturating_sub(1);
-        let sections: usize = self.sections.values().sum();
+        let sections: usize = self.sections.iter().map(|s| s.1).sum();
         let tools = match self.tools.len() {
             0 => 0,
-            n => 2 + self.tools.values().sum::<usize>() + n - 1,
+            n => 2 + self.tools.iter().map(|t| t.1).sum::<usize>() + n - 1,
         };
         ceil_quarter(self.content + separators + sections + tools)
     }

@@ -312,42 +312,41 @@ impl<'de> Deserialize<'de> for StringifyLen {
     }
 }
 
-/// A system message's `sections`: what they add to pi's `estimateTokens` (`.0`: `section.length` of each
-/// truthy value of the object — `Object.values`; a repeated key counts once, with its last value), and
-/// each key with its value's length (`.1`; `None` for `null`, which pi ≥0.87's system-message replay
-/// reads as "delete this section"). A string counts its UTF-16 length, an array its element count; other
-/// values (pi: `undefined` length, a NaN estimate) and a `sections` that is not an object count 0.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SectionsLen<'a>(pub usize, pub Vec<(JsStr<'a>, Option<usize>)>);
+/// What a system message's `sections` add to pi's `estimateTokens`: `section.length` of each truthy value
+/// of the object (`Object.values`; a repeated key counts once, with its last value). A string counts its
+/// UTF-16 length, an array its element count; other values (pi: `undefined` length, a NaN estimate) and a
+/// `sections` that is not an object count 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SectionsLen(pub usize);
 
-impl<'de: 'a, 'a> Deserialize<'de> for SectionsLen<'a> {
+impl<'de> Deserialize<'de> for SectionsLen {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        any::<D, SectionsLen<'de>>(d)
+        any(d)
     }
 }
 
-impl<'de> FromJs<'de> for SectionsLen<'de> {
+impl<'de> FromJs<'de> for SectionsLen {
     fn from_js<E: de::Error>(_: Js<'de>) -> Result<Self, E> {
-        Ok(SectionsLen(0, Vec::new()))
+        Ok(SectionsLen(0))
     }
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut values: Vec<(JsStr<'de>, Option<usize>)> = Vec::new();
+        let mut values: Vec<usize> = Vec::new();
         let mut seen: HashMap<JsStr<'de>, usize> = HashMap::new();
         while let Some(Key(key)) = map.next_key()? {
             let SectionLen(len) = map.next_value()?;
             if let Some(&at) = seen.get(&key) {
-                values[at].1 = len;
+                values[at] = len;
             } else {
-                seen.insert(key.clone(), values.len());
-                values.push((key, len));
+                seen.insert(key, values.len());
+                values.push(len);
             }
         }
-        Ok(SectionsLen(values.iter().filter_map(|v| v.1).sum(), values))
+        Ok(SectionsLen(values.iter().sum()))
     }
 }
 
-/// `.length` of one section value (see [`SectionsLen`]); `None` for `null`.
-struct SectionLen(Option<usize>);
+/// `.length` of one section value (see [`SectionsLen`]).
+struct SectionLen(usize);
 
 impl<'de> Deserialize<'de> for SectionLen {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -357,142 +356,15 @@ impl<'de> Deserialize<'de> for SectionLen {
 
 impl<'de> FromJs<'de> for SectionLen {
     fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
-        Ok(SectionLen((js != Js::Null).then(|| js.units())))
+        Ok(SectionLen(js.units()))
     }
     fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
         let mut items = 0;
         while seq.next_element::<IgnoredAny>()?.is_some() {
             items += 1;
         }
-        Ok(SectionLen(Some(items)))
+        Ok(SectionLen(items))
     }
-}
-
-/// A system message's `toolsAdded` or `toolsRemoved` (pi ≥0.87): `JSON.stringify(value).length` when the
-/// value is truthy (`len`), and for an array each item's `name` (when it is a string) with the item's
-/// `JSON.stringify` length (`items`), which pi's replay keys tools by.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Tools<'a> {
-    /// `JSON.stringify(value).length`, `None` when the value is missing or falsy.
-    pub len: Option<usize>,
-    /// `(name, JSON.stringify(item).length)` of each item of an array.
-    pub items: Vec<(Option<JsStr<'a>>, usize)>,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Tools<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        any::<D, Tools<'de>>(d)
-    }
-}
-
-impl<'de> FromJs<'de> for Tools<'de> {
-    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
-        let truthy = js.truthy();
-        let Len(len) = Len::from_js(js)?;
-        Ok(Tools { len: truthy.then_some(len), items: Vec::new() })
-    }
-    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
-        let mut items = Vec::new();
-        while let Some(Tool(name, len)) = seq.next_element()? {
-            items.push((name, len));
-        }
-        let len = 2 + items.iter().map(|i| i.1).sum::<usize>() + items.len().max(1) - 1;
-        Ok(Tools { len: Some(len), items })
-    }
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        let Len(len) = Len::from_map(map)?;
-        Ok(Tools { len: Some(len), items: Vec::new() })
-    }
-}
-
-/// One tool declaration: its `name` when that is a string, and its `JSON.stringify` length.
-struct Tool<'a>(Option<JsStr<'a>>, usize);
-
-impl<'de> Deserialize<'de> for Tool<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        any(d)
-    }
-}
-
-impl<'de> FromJs<'de> for Tool<'de> {
-    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
-        Len::from_js(js).map(|Len(len)| Tool(None, len))
-    }
-    fn from_seq<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
-        Len::from_seq(seq).map(|Len(len)| Tool(None, len))
-    }
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        let mut name = None;
-        let Len(len) = object_len(map, |key, value: &Member<'de>| {
-            if key.bytes() == b"name" {
-                name.clone_from(&value.1);
-            }
-        })?;
-        Ok(Tool(name, len))
-    }
-}
-
-/// A member value: its `JSON.stringify` length, and the string itself when it is one.
-struct Member<'a>(usize, Option<JsStr<'a>>);
-
-impl<'de> Deserialize<'de> for Member<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        any(d)
-    }
-}
-
-impl<'de> FromJs<'de> for Member<'de> {
-    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
-        let text = if let Js::Str(s) = &js { Some(s.clone()) } else { None };
-        Len::from_js(js).map(|Len(len)| Member(len, text))
-    }
-    fn from_seq<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
-        Len::from_seq(seq).map(|Len(len)| Member(len, None))
-    }
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        Len::from_map(map).map(|Len(len)| Member(len, None))
-    }
-}
-
-impl MemberLen for Len {
-    fn len(&self) -> usize {
-        self.0
-    }
-}
-
-impl MemberLen for Member<'_> {
-    fn len(&self) -> usize {
-        self.0
-    }
-}
-
-/// A value whose `JSON.stringify` length [`object_len`] adds up.
-trait MemberLen {
-    fn len(&self) -> usize;
-}
-
-/// `JSON.stringify(object).length` of the object `map` reads, each member's value read as `V` and shown
-/// to `seen` (a repeated key replaces its earlier value's length, as `JSON.parse` does).
-fn object_len<'de, A: MapAccess<'de>, V: Deserialize<'de> + MemberLen>(
-    mut map: A,
-    mut seen_member: impl FnMut(&JsStr<'de>, &V),
-) -> Result<Len, A::Error> {
-    let mut members: Vec<usize> = Vec::new();
-    let mut seen: HashMap<JsStr<'de>, usize> = HashMap::new();
-    // Keys as strings, which checks them as JSON.parse does (a key with an unpaired surrogate fails
-    // here and is read by the `Loose` pass; read as bytes, a raw control character would pass).
-    while let Some(key) = map.next_key::<JsStr<'de>>()? {
-        let value: V = map.next_value()?;
-        seen_member(&key, &value);
-        let member = key.quoted_len() + 1 + value.len();
-        if let Some(&at) = seen.get(&key) {
-            members[at] = member;
-        } else {
-            seen.insert(key, members.len());
-            members.push(member);
-        }
-    }
-    Ok(Len(2 + members.iter().sum::<usize>() + members.len().max(1) - 1))
 }
 
 /// What one JSON value adds to `JSON.stringify`'s output.
@@ -515,9 +387,23 @@ impl<'de> FromJs<'de> for Len {
         }
         Ok(Len(len + items.max(1) - 1))
     }
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         // Each key's `"key":value` length; a repeated key replaces its earlier value's length.
-        object_len(map, |_, _: &Len| {})
+        let mut members: Vec<usize> = Vec::new();
+        let mut seen: HashMap<JsStr<'de>, usize> = HashMap::new();
+        // Keys as strings, which checks them as JSON.parse does (a key with an unpaired surrogate fails
+        // here and is read by the `Loose` pass; read as bytes, a raw control character would pass).
+        while let Some(key) = map.next_key::<JsStr<'de>>()? {
+            let Len(value) = map.next_value()?;
+            let member = key.quoted_len() + 1 + value;
+            if let Some(&at) = seen.get(&key) {
+                members[at] = member;
+            } else {
+                seen.insert(key, members.len());
+                members.push(member);
+            }
+        }
+        Ok(Len(2 + members.iter().sum::<usize>() + members.len().max(1) - 1))
     }
 }
 
@@ -579,13 +465,11 @@ pub struct Message<'a> {
     #[serde(borrow)] pub output: Js<'a>,
     /// `summary` (branchSummary, compactionSummary).
     #[serde(borrow)] pub summary: Js<'a>,
-    /// `sections` (system, pi ≥0.87): what `estimateTokens` adds for them, and each one.
-    #[serde(borrow)] pub sections: SectionsLen<'a>,
-    /// `toolsAdded` (system, pi ≥0.87).
-    #[serde(borrow)] pub tools_added: Tools<'a>,
-    /// `toolsRemoved` (system, pi ≥0.87).
-    #[serde(borrow)] pub tools_removed: Tools<'a>,
-    /// `timestamp` (whether a system message has one decides pi's replay).
+    /// `sections` (system, pi ≥0.87): what `estimateTokens` adds for them.
+    pub sections: SectionsLen,
+    /// `JSON.stringify(toolsAdded).length` (system, pi ≥0.87).
+    pub tools_added: StringifyLen,
+    /// `timestamp` (whether a system message has one matters to pi ≥0.87's replay of them).
     #[serde(borrow)] pub timestamp: Js<'a>,
 }
 
