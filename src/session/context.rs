@@ -271,33 +271,10 @@ fn content_is_nullish(msg: &RawValue) -> bool {
     parse_fields(msg.get()).is_ok_and(|f| !matches!(f.get("content"), Some(c) if c.get() != "null"))
 }
 
-/// A JSON object's fields in their order (a repeated key once per occurrence).
-struct Ordered<'a>(Vec<(String, &'a RawValue)>);
-
-impl<'de> serde::Deserialize<'de> for Ordered<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> serde::de::Visitor<'de> for Fields {
-            type Value = Ordered<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
-                    out.push(entry);
-                }
-                Ok(Ordered(out))
-            }
-        }
-        d.deserialize_map(Fields)
-    }
-}
-
 /// `{...object, [key]: value}` on JSON text: the key keeps its place (or comes last when new); `None`
 /// (undefined) leaves it out, as `JSON.stringify` does.
 fn with_field(object_text: &str, key: &str, value: Option<&str>) -> Result<String, SessionError> {
-    let Ordered(fields) = serde_json::from_str(object_text).map_err(|e| SessionError::Json(e.to_string()))?;
+    let fields = super::wire::members(object_text).map_err(|e| SessionError::Json(e.to_string()))?;
     let mut out = String::from("{");
     let mut seen = false;
     let put = |out: &mut String, k: &str, v: &str| {
@@ -307,6 +284,7 @@ fn with_field(object_text: &str, key: &str, value: Option<&str>) -> Result<Strin
         let _ = write!(out, "{}:{v}", serde_json::Value::from(k));
     };
     for (k, v) in &fields {
+        let k = &*k.text();
         if k == key {
             seen = true;
             if let Some(value) = value {

@@ -202,8 +202,8 @@ pub struct Facts<'a> {
     /// messages as 0). For a compaction: those of its `systemMessage`.
     pub system_chars: usize,
     /// What a system message (or a compaction's `systemMessage`) changes in pi ≥0.87's replay of the
-    /// context's system messages.
-    pub system_patch: Option<SystemPatch<'a>>,
+    /// context's system messages, as [`SystemPatch::encode`] writes it.
+    pub system_patch: Option<String>,
     /// A `context_edit`'s `targetId`.
     pub edit_target: Option<Cow<'a, str>>,
     /// A `context_edit`'s replacement as `estimateTokens` counts it: `[as the content of a user, custom or
@@ -261,7 +261,7 @@ impl<'a> Facts<'a> {
             images: self.images,
             usage_counts: self.usage_counts,
             system_chars: self.system_chars,
-            system_patch: self.system_patch.map(SystemPatch::into_owned),
+            system_patch: self.system_patch,
             edit_target: self.edit_target.map(own),
             replacement_tokens: self.replacement_tokens,
         }
@@ -311,79 +311,94 @@ pub struct SystemPatch<'a> {
 }
 
 impl<'a> SystemPatch<'a> {
-    /// The same patch owning its strings.
-    pub fn into_owned(self) -> SystemPatch<'static> {
-        let own = |s: Cow<'_, str>| Cow::Owned(s.into_owned());
-        SystemPatch {
-            content: self.content,
-            sections: self.sections.into_iter().map(|(n, v)| (own(n), v)).collect(),
-            removed: self.removed.into_iter().map(|n| n.map(own)).collect(),
-            added: self.added.into_iter().map(|(n, l)| (n.map(own), l)).collect(),
-            timestamp: self.timestamp,
-        }
-    }
-
     /// The patch as one string (how the index keeps it): `T`/`F` for the timestamp, then `c<len>;`
     /// and per item `s`/`r`/`a`, the name as `<bytes>:<name>` (`-:` for none), and a length (`-` for
     /// none) followed by `;`.
     pub fn encode(&self) -> String {
-        use std::fmt::Write as _;
-        let mut out = String::from(if self.timestamp { "T" } else { "F" });
-        let _ = write!(out, "c{};", self.content);
-        let mut item = |tag: char, name: Option<&str>, len: Option<usize>| {
-            out.push(tag);
-            match name {
-                Some(n) => {
-                    let _ = write!(out, "{}:{n}", n.len());
-                }
-                None => out.push_str("-:"),
-            }
-            match len {
-                Some(l) => {
-                    let _ = write!(out, "{l};");
-                }
-                None => out.push_str("-;"),
-            }
-        };
+        let mut out = patch_start(self.timestamp, self.content);
         for (n, v) in &self.sections {
-            item('s', Some(n), *v);
+            patch_item(&mut out, 's', Some(n), *v);
         }
         for n in &self.removed {
-            item('r', n.as_deref(), None);
+            patch_item(&mut out, 'r', n.as_deref(), None);
         }
         for (n, l) in &self.added {
-            item('a', n.as_deref(), Some(*l));
+            patch_item(&mut out, 'a', n.as_deref(), Some(*l));
         }
         out
     }
 
     /// The patch [`SystemPatch::encode`] wrote (`None` for text it did not write).
     pub fn decode(text: &'a str) -> Option<SystemPatch<'a>> {
-        let mut patch = SystemPatch { timestamp: text.starts_with('T'), ..SystemPatch::default() };
-        let rest = text.get(1..)?.strip_prefix('c')?;
-        let (content, mut rest) = rest.split_once(';')?;
-        patch.content = content.parse().ok()?;
-        while let Some(tag) = rest.chars().next() {
+        let (timestamp, content, items) = patch_parts(text)?;
+        let mut patch = SystemPatch { content, timestamp, ..SystemPatch::default() };
+        for item in items {
+            match item? {
+                ('s', Some(name), len) => patch.sections.push((Cow::Borrowed(name), len)),
+                ('r', name, None) => patch.removed.push(name.map(Cow::Borrowed)),
+                ('a', name, Some(len)) => patch.added.push((name.map(Cow::Borrowed), len)),
+                _ => return None,
+            }
+        }
+        Some(patch)
+    }
+}
+
+/// The start of an encoded [`SystemPatch`].
+pub(super) fn patch_start(timestamp: bool, content: usize) -> String {
+    format!("{}c{content};", if timestamp { 'T' } else { 'F' })
+}
+
+/// One item of an encoded [`SystemPatch`].
+pub(super) fn patch_item(out: &mut String, tag: char, name: Option<&str>, len: Option<usize>) {
+    use std::fmt::Write as _;
+    out.push(tag);
+    match name {
+        Some(n) => {
+            let _ = write!(out, "{}:{n}", n.len());
+        }
+        None => out.push_str("-:"),
+    }
+    match len {
+        Some(l) => {
+            let _ = write!(out, "{l};");
+        }
+        None => out.push_str("-;"),
+    }
+}
+
+/// One item of an encoded [`SystemPatch`]: tag (`s`, `r`, `a`), name, length.
+pub(super) type PatchItem<'a> = (char, Option<&'a str>, Option<usize>);
+
+/// An encoded [`SystemPatch`]: its timestamp flag, content length and items (an item is `None` where the
+/// text is not an encoding).
+pub(super) fn patch_parts(text: &str) -> Option<(bool, usize, impl Iterator<Item = Option<PatchItem<'_>>>)> {
+    let rest = text.get(1..)?.strip_prefix('c')?;
+    let (content, mut rest) = rest.split_once(';')?;
+    let items = std::iter::from_fn(move || {
+        let tag = rest.chars().next()?;
+        let item = (|| {
             let (bytes, after) = rest.get(1..)?.split_once(':')?;
             let (name, after) = match bytes {
                 "-" => (None, after),
                 n => {
                     let n: usize = n.parse().ok()?;
-                    (Some(Cow::Borrowed(after.get(..n)?)), after.get(n..)?)
+                    (Some(after.get(..n)?), after.get(n..)?)
                 }
             };
             let (len, after) = after.split_once(';')?;
             let len = if len == "-" { None } else { Some(len.parse().ok()?) };
-            match tag {
-                's' => patch.sections.push((name?, len)),
-                'r' => patch.removed.push(name),
-                'a' => patch.added.push((name, len?)),
-                _ => return None,
-            }
+            Some((after, (tag, name, len)))
+        })();
+        if let Some((after, item)) = item {
             rest = after;
+            Some(Some(item))
+        } else {
+            rest = "";
+            Some(None)
         }
-        Some(patch)
-    }
+    });
+    Some((text.starts_with('T'), content.parse().ok()?, items))
 }
 
 /// What one JSONL line turned out to be.

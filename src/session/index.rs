@@ -479,7 +479,7 @@ impl SessionIndex {
             Kind::Message(RoleKind::Other) | Kind::Unknown => record.extra = self.arena.push(&facts.name),
             Kind::Message(RoleKind::System) => {
                 if let Some(patch) = &facts.system_patch {
-                    record.extra = self.arena.push(&patch.encode());
+                    record.extra = self.arena.push(patch);
                 }
             }
             Kind::BranchSummary if facts.emits => record.flags |= flag::EMITS,
@@ -492,7 +492,7 @@ impl SessionIndex {
                     record.flags |= flag::EMITS;
                     // A compaction has no preview: its hint span holds its system message's patch.
                     if let Some(patch) = &facts.system_patch {
-                        record.hint = self.arena.push(&patch.encode());
+                        record.hint = self.arena.push(patch);
                     }
                 }
             }

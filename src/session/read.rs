@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::context::parse_fields;
-use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, SystemPatch};
+use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind};
 use super::wire::{self, Block, Content, Js, Message, ReadError, StringifyLen};
 use crate::js::{parse_iso_date, time_clip};
 use crate::text::strip_branch_summary_boilerplate;
@@ -167,7 +167,7 @@ fn read_message<'a>(msg: &'a Message<'a>, line: &str, legacy_v2: bool, facts: &m
 /// changes in pi ≥0.87's replay of the system messages. `raw`: the message's JSON text, read again here
 /// for the sections and tools by name (system messages are few; the wire types stay lean for the many
 /// other lines). Without it (text `serde_json` refuses) the replay sees no sections or tools.
-fn system_facts<'a>(msg: &Message<'_>, raw: Option<&str>) -> (usize, SystemPatch<'a>) {
+fn system_facts(msg: &Message<'_>, raw: Option<&str>) -> (usize, String) {
     /// A JSON value as JavaScript sees it.
     fn js(raw: &RawValue) -> Js<'_> {
         serde_json::from_str(raw.get()).unwrap_or(Js::Absent)
@@ -182,31 +182,28 @@ fn system_facts<'a>(msg: &Message<'_>, raw: Option<&str>) -> (usize, SystemPatch
         }
         Content::Other => 0,
     };
-    let mut patch = SystemPatch { content, timestamp: !matches!(msg.timestamp, Js::Absent | Js::Null), ..SystemPatch::default() };
     let fields = raw.and_then(|r| parse_fields(r).ok()).unwrap_or_default();
-    let list = |key: &str| -> Vec<&RawValue> { fields.get(key).and_then(|v| serde_json::from_str(v.get()).ok()).unwrap_or_default() };
-    let name = |item: &RawValue| -> Option<Cow<'a, str>> {
-        let tool = parse_fields(item.get()).ok()?;
-        js(tool.get("name")?).text().map(|n| Cow::Owned(n.into_owned()))
-    };
+    // Unknown (no text) counts as having one: what pi writes.
+    let timestamp = raw.is_none() || fields.get("timestamp").is_some_and(|t| t.get() != "null");
+    let mut patch = patch_start(timestamp, content);
     if let Some(sections) = fields.get("sections").and_then(|s| parse_fields(s.get()).ok()) {
-        patch.sections = sections
-            .iter()
-            .map(|(k, v)| {
-                let len = match js(v) {
-                    Js::Null => None,
-                    Js::Arr => Some(serde_json::from_str::<Vec<&RawValue>>(v.get()).map_or(0, |a| a.len())),
-                    other => Some(other.units()),
-                };
-                (Cow::Owned(k.clone()), len)
-            })
-            .collect();
+        for (k, v) in &sections {
+            let len = match js(v) {
+                Js::Null => None,
+                Js::Arr => Some(serde_json::from_str::<Vec<&RawValue>>(v.get()).map_or(0, |a| a.len())),
+                other => Some(other.units()),
+            };
+            patch_item(&mut patch, 's', Some(k), len);
+        }
     }
-    patch.removed = list("toolsRemoved").into_iter().map(name).collect();
-    patch.added = list("toolsAdded")
-        .into_iter()
-        .map(|t| (name(t), serde_json::from_str::<StringifyLen>(t.get()).map_or(0, |l| l.0.unwrap_or(0))))
-        .collect();
+    for (tag, key) in [('r', "toolsRemoved"), ('a', "toolsAdded")] {
+        let items: Vec<&RawValue> = fields.get(key).and_then(|v| serde_json::from_str(v.get()).ok()).unwrap_or_default();
+        for item in items {
+            let name = parse_fields(item.get()).ok().and_then(|t| t.get("name").map(|n| js(n)));
+            let len = (tag == 'a').then(|| serde_json::from_str::<StringifyLen>(item.get()).map_or(0, |l| l.0.unwrap_or(0)));
+            patch_item(&mut patch, tag, name.as_ref().and_then(Js::text).as_deref(), len);
+        }
+    }
     // `system.toolsAdded && …`: a falsy value counts nothing.
     let tools_truthy = raw.is_none() || fields.get("toolsAdded").is_some_and(|t| js(t).truthy());
     let tools = if tools_truthy { msg.tools_added.0.unwrap_or(0) } else { 0 };

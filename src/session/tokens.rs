@@ -7,10 +7,9 @@
 //! every message after it; with no such assistant it sums every message. Each entry's own share
 //! (`Entry::tokens`, `Entry::usage`) is computed once at ingest, so an estimate is a walk over numbers.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::entry::{Kind, RoleKind, SystemPatch};
+use super::entry::{patch_parts, Kind, RoleKind};
 use super::read::ceil_quarter;
 use super::index::{Leaf, SessionIndex};
 use super::profile::Profile;
@@ -87,14 +86,14 @@ struct Replay<'i> {
     /// Characters of the non-empty content texts, and how many there are (joined by `"\n\n"`).
     content: usize,
     texts: usize,
-    /// By name (a few per session: a list is enough).
-    sections: Vec<(Cow<'i, str>, usize)>,
-    tools: Vec<(Option<Cow<'i, str>>, usize)>,
+    /// By name (a few per session: a list is enough; a tool's name may be missing).
+    sections: Vec<(Option<&'i str>, usize)>,
+    tools: Vec<(Option<&'i str>, usize)>,
     timestamp: bool,
 }
 
 /// `map.set(name, value)` (`Some`) or `map.delete(name)` (`None`) on a list of pairs.
-fn set<K: PartialEq>(list: &mut Vec<(K, usize)>, name: K, value: Option<usize>) {
+fn set<'i>(list: &mut Vec<(Option<&'i str>, usize)>, name: Option<&'i str>, value: Option<usize>) {
     let at = list.iter().position(|(k, _)| *k == name);
     match (at, value) {
         (Some(i), Some(v)) => list[i].1 = v,
@@ -107,20 +106,20 @@ fn set<K: PartialEq>(list: &mut Vec<(K, usize)>, name: K, value: Option<usize>) 
 }
 
 impl<'i> Replay<'i> {
-    fn apply(&mut self, patch: SystemPatch<'i>) {
-        self.timestamp |= patch.timestamp;
-        if patch.content > 0 {
-            self.content += patch.content;
+    /// Applies one system message's encoded [`super::entry::SystemPatch`].
+    fn apply(&mut self, patch: &'i str) {
+        let Some((timestamp, content, items)) = patch_parts(patch) else { return };
+        self.timestamp |= timestamp;
+        if content > 0 {
+            self.content += content;
             self.texts += 1;
         }
-        for (name, len) in patch.sections {
-            set(&mut self.sections, name, len);
-        }
-        for name in patch.removed {
-            set(&mut self.tools, name, None);
-        }
-        for (name, len) in patch.added {
-            set(&mut self.tools, name, Some(len));
+        for (tag, name, len) in items.flatten() {
+            match tag {
+                's' => set(&mut self.sections, name, len),
+                'r' => set(&mut self.tools, name, None),
+                _ => set(&mut self.tools, name, len),
+            }
         }
     }
 
@@ -211,7 +210,7 @@ impl<'i> Context<'i> {
         self.run.push(tokens, usage, m.pos, system);
         if system && self.profile.counts_system_messages() {
             let index = self.index;
-            if let Some(patch) = index.text(record.system_patch()).and_then(SystemPatch::decode) {
+            if let Some(patch) = index.text(record.system_patch()) {
                 self.replay.apply(patch);
             }
         }

@@ -469,8 +469,6 @@ pub struct Message<'a> {
     pub sections: SectionsLen,
     /// `JSON.stringify(toolsAdded).length` (system, pi ≥0.87).
     pub tools_added: StringifyLen,
-    /// `timestamp` (whether a system message has one matters to pi ≥0.87's replay of them).
-    #[serde(borrow)] pub timestamp: Js<'a>,
 }
 
 /// One line of a session file: the header or an entry, with the fields any entry type uses.
@@ -629,6 +627,12 @@ impl<'de> Deserialize<'de> for Key<'de> {
 
 /// An object's members as `serde_json` reads them: keys as WTF-8, values left raw.
 struct Members<'a>(Vec<(JsStr<'a>, &'a RawValue)>);
+
+/// The members of the JSON object `text`, in order (a repeated key once per occurrence).
+pub(crate) fn members(text: &str) -> Result<Vec<(JsStr<'_>, &RawValue)>, serde_json::Error> {
+    let mut reader = serde_json::Deserializer::from_str(text);
+    any(&mut reader).map(|Members(members)| members)
+}
 
 impl<'de> FromJs<'de> for Members<'de> {
     fn from_js<E: de::Error>(_: Js<'de>) -> Result<Self, E> {

@@ -25,8 +25,10 @@ pub(crate) fn same(r: Result<Line<'static>, LineProblem>) -> Result<Line<'static
     r.map(|mut line| {
         // The reader keeps a system message's sections in no particular order (the replay does not
         // depend on it).
-        if let Line::Entry(Facts { system_patch: Some(patch), .. }) = &mut line {
+        if let Line::Entry(Facts { system_patch: Some(text), .. }) = &mut line {
+            let mut patch = SystemPatch::decode(text).expect("an encoded patch");
             patch.sections.sort();
+            *text = patch.encode();
         }
         line
     })
@@ -90,7 +92,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
                 RoleKind::BranchSummary | RoleKind::CompactionSummary => f.tokens = quarter(units(msg.get("summary"))),
                 RoleKind::System => {
                     f.system_chars = system_chars(msg, masked);
-                    f.system_patch = Some(system_patch(msg, masked));
+                    f.system_patch = Some(system_patch(msg, masked).encode());
                 }
                 RoleKind::Other => f.name = role.into(),
             }
@@ -118,7 +120,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
             let empty = Map::new();
             let system = obj.get("systemMessage").and_then(Value::as_object).unwrap_or(&empty);
             f.system_chars = system_chars(system, masked);
-            f.system_patch = f.emits.then(|| system_patch(system, masked));
+            f.system_patch = f.emits.then(|| system_patch(system, masked).encode());
         }
         "context_edit" => {
             f.kind = Kind::ContextEdit;
