@@ -4,11 +4,12 @@
 
 use std::borrow::Cow;
 
+use serde::Deserialize as _;
 use serde_json::value::RawValue;
 
 use super::context::parse_fields;
 use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind};
-use super::wire::{self, Block, Content, Js, Message, ReadError, StringifyLen};
+use super::wire::{self, Block, Content, Js, Loose, Message, ReadError, StringifyLen};
 use crate::js::{parse_iso_date, time_clip};
 use crate::text::strip_branch_summary_boilerplate;
 
@@ -168,10 +169,6 @@ fn read_message<'a>(msg: &'a Message<'a>, line: &str, legacy_v2: bool, facts: &m
 /// for the sections and tools by name (system messages are few; the wire types stay lean for the many
 /// other lines). Without it (text `serde_json` refuses) the replay sees no sections or tools.
 fn system_facts(msg: &Message<'_>, raw: Option<&str>) -> (usize, String) {
-    /// A JSON value as JavaScript sees it.
-    fn js(raw: &RawValue) -> Js<'_> {
-        serde_json::from_str(raw.get()).unwrap_or(Js::Absent)
-    }
     let (chars, images) = content_chars(&msg.content);
     let content = match &msg.content {
         Content::Str(s) => s.units(),
@@ -182,31 +179,50 @@ fn system_facts(msg: &Message<'_>, raw: Option<&str>) -> (usize, String) {
         }
         Content::Other => 0,
     };
-    let fields = raw.and_then(|r| parse_fields(r).ok()).unwrap_or_default();
+    // The members as `JSON.parse` reads them (unpaired surrogates included): the tree of this message.
+    let tree = raw.and_then(|r| serde_json::from_str::<&RawValue>(r).ok()).and_then(|r| Loose::read(r).ok());
+    let members: &[(wire::JsStr<'_>, Loose<'_>)] = match &tree {
+        Some(Loose::Obj(members)) => members,
+        _ => &[],
+    };
+    let field = |key: &str| members.iter().find(|(k, _)| k.bytes() == key.as_bytes()).map(|(_, v)| v);
     // Unknown (no text) counts as having one: what pi writes.
-    let timestamp = raw.is_none() || fields.get("timestamp").is_some_and(|t| t.get() != "null");
+    let timestamp = tree.is_none() || field("timestamp").is_some_and(|t| !matches!(t, Loose::Null));
     let mut patch = patch_start(timestamp, content);
-    if let Some(sections) = fields.get("sections").and_then(|s| parse_fields(s.get()).ok()) {
-        for (k, v) in &sections {
-            let len = match js(v) {
-                Js::Null => None,
-                Js::Arr => Some(serde_json::from_str::<Vec<&RawValue>>(v.get()).map_or(0, |a| a.len())),
-                other => Some(other.units()),
+    if let Some(Loose::Obj(sections)) = field("sections") {
+        for (k, v) in sections {
+            let len = match v {
+                Loose::Null => None,
+                Loose::Str(s) => Some(s.units()),
+                Loose::Arr(a) => Some(a.len()),
+                _ => Some(0),
             };
-            patch_item(&mut patch, 's', Some(k), len);
+            patch_item(&mut patch, 's', Some(&k.text()), len);
         }
     }
     for (tag, key) in [('r', "toolsRemoved"), ('a', "toolsAdded")] {
-        let items: Vec<&RawValue> = fields.get(key).and_then(|v| serde_json::from_str(v.get()).ok()).unwrap_or_default();
+        let Some(Loose::Arr(items)) = field(key) else { continue };
         for item in items {
-            let name = parse_fields(item.get()).ok().and_then(|t| t.get("name").map(|n| js(n)));
-            let len = (tag == 'a').then(|| serde_json::from_str::<StringifyLen>(item.get()).map_or(0, |l| l.0.unwrap_or(0)));
-            patch_item(&mut patch, tag, name.as_ref().and_then(Js::text).as_deref(), len);
+            let name = match item {
+                Loose::Obj(m) => m.iter().find(|(k, _)| k.bytes() == b"name").and_then(|(_, n)| match n {
+                    Loose::Str(s) => Some(s.text()),
+                    _ => None,
+                }),
+                _ => None,
+            };
+            let len = (tag == 'a').then(|| StringifyLen::deserialize(item).map_or(0, |l| l.0.unwrap_or(0)));
+            patch_item(&mut patch, tag, name.as_deref(), len);
         }
     }
     // `system.toolsAdded && …`: a falsy value counts nothing.
-    let tools_truthy = raw.is_none() || fields.get("toolsAdded").is_some_and(|t| js(t).truthy());
-    let tools = if tools_truthy { msg.tools_added.0.unwrap_or(0) } else { 0 };
+    let falsy = field("toolsAdded").is_some_and(|t| match t {
+        Loose::Null => true,
+        Loose::Bool(b) => !b,
+        Loose::Num(x) => *x == 0.0 || x.is_nan(),
+        Loose::Str(s) => s.units() == 0,
+        _ => false,
+    });
+    let tools = if falsy { 0 } else { msg.tools_added.0.unwrap_or(0) };
     (chars + images * IMAGE_CHARS + msg.sections.0 + tools, patch)
 }
 
