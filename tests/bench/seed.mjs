@@ -28,9 +28,23 @@ export function piLoad(ref, text) {
   return sm;
 }
 
+/**
+ * The messages of `path[0..=end]` up to its latest compaction or context_edit: pi ≥0.87's projected rule
+ * (a usage recorded there is no anchor), which the core applies on every host (lead decision 2026-11-25,
+ * docs/hosts.md). loadPi's estimateContextTokens takes them off before pi's own function runs, as the
+ * differential tests do, so the seed's numbers stay comparable; the walk is counted in the seed's time.
+ */
+function distrusted(path, end = path.length - 1) {
+  let cut = -1;
+  for (let i = 0; i <= end; i++) if (path[i].type === "compaction" || path[i].type === "context_edit") cut = i;
+  const out = new Set();
+  for (let i = 0; i <= cut; i++) if (path[i].type === "message" && path[i].message) out.add(path[i].message);
+  return out;
+}
+
 /** The seed's estimateActiveBranchTokens(sm). */
 export function seedActiveTokens(ref, sm) {
-  return ref.estimateContextTokens(sm.buildSessionContext().messages).tokens;
+  return ref.estimateContextTokens(sm.buildSessionContext().messages, distrusted(sm.getBranch())).tokens;
 }
 
 /**
@@ -46,10 +60,10 @@ export function seedList(ref, sm) {
   for (const e of allEntries) byId.set(e.id, e);
   const total = seedActiveTokens(ref, sm);
   const anchors = [];
-  for (const e of path) {
+  for (const [i, e] of path.entries()) {
     const lbl = sm.getLabel(e.id);
     if (lbl?.startsWith(LABEL_PREFIX)) {
-      const tokens = ref.estimateContextTokens(ref.buildSessionContext(allEntries, e.id, byId).messages).tokens;
+      const tokens = ref.estimateContextTokens(ref.buildSessionContext(allEntries, e.id, byId).messages, distrusted(path, i)).tokens;
       anchors.push({ name: lbl.slice(LABEL_PREFIX.length), entryId: e.id, tokens });
     }
   }
