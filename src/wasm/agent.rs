@@ -23,7 +23,7 @@ pub fn load_config(
 }
 
 /// A config layer as the shim sends it, read as flat fields: deriving `Deserialize` for the internally
-/// tagged [`LayerInput`] would bring serde's buffering deserializer (~25 KB) into the module for two
+/// tagged [`LayerInput`] would bring serde's buffering deserializer (~21 KB) into the module for two
 /// small objects.
 #[derive(serde::Deserialize)]
 struct LayerFields {

@@ -24,7 +24,7 @@ const SESSIONS = 3; // fresh sessions: each one's first call is a cold index bui
 const host = await loadHost();
 const ref = await loadReference(hostDir(host.version));
 const B = (globalThis[Symbol.for("ptn-bench")] = { calls: [], context: [], pnt: [], flip: 0 });
-B.seedList = (sm) => seedList(ref, sm);
+B.seedList = (sm, projected) => seedList(ref, sm, projected);
 B.seedAnchor = (sm, name) => seedAnchorCompute(ref, sm, name);
 
 // The wrapper extension: the real extension from the package, with timed execute/hooks.
@@ -53,7 +53,9 @@ export default function benchWrapper(pi) {
         const result = await def.execute(id, params, signal, onUpdate, ctx);
         const ms = performance.now() - t0;
         if (seedFn && !seedFirst) seed = timedSeed(seedFn);
-        B.calls.push({ action: params?.action, ms, summarizeMs, seedMs: seed?.ms ?? null, seedOut: seed?.out ?? null,
+        // The check's numbers: pi's with the projected rule (seed.mjs), untimed; a list changes nothing in the session.
+        const seedOut = params?.action === "list" ? B.seedList(sm, true) : seed?.out ?? null;
+        B.calls.push({ action: params?.action, ms, summarizeMs, seedMs: seed?.ms ?? null, seedOut,
           details: result?.details, isError: !!result?.isError, text: result?.content?.[0]?.text ?? "" });
         return result;
       } });

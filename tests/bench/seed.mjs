@@ -32,7 +32,8 @@ export function piLoad(ref, text) {
  * The messages of `path[0..=end]` up to its latest compaction or context_edit: pi ≥0.87's projected rule
  * (a usage recorded there is no anchor), which the core applies on every host (lead decision 2026-11-25,
  * docs/hosts.md). loadPi's estimateContextTokens takes them off before pi's own function runs, as the
- * differential tests do, so the seed's numbers stay comparable; the walk is counted in the seed's time.
+ * differential tests do. Only the equal-numbers checks ask for it (`projected`): the timed seed runs as the
+ * seed does, without this walk.
  */
 function distrusted(path, end = path.length - 1) {
   let cut = -1;
@@ -42,9 +43,9 @@ function distrusted(path, end = path.length - 1) {
   return out;
 }
 
-/** The seed's estimateActiveBranchTokens(sm). */
-export function seedActiveTokens(ref, sm) {
-  return ref.estimateContextTokens(sm.buildSessionContext().messages, distrusted(sm.getBranch())).tokens;
+/** The seed's estimateActiveBranchTokens(sm); `projected`: with the projected rule (see `distrusted`). */
+export function seedActiveTokens(ref, sm, projected = false) {
+  return ref.estimateContextTokens(sm.buildSessionContext().messages, projected ? distrusted(sm.getBranch()) : undefined).tokens;
 }
 
 /**
@@ -53,17 +54,17 @@ export function seedActiveTokens(ref, sm) {
  * entries, anchorId, byId).messages). The seed also walks to a text hint per anchor and formats lines; that
  * part is left out here (the core's anchors() computes hints too), which only favours the reference.
  */
-export function seedList(ref, sm) {
+export function seedList(ref, sm, projected = false) {
   const path = sm.getBranch();
   const allEntries = sm.getEntries();
   const byId = new Map();
   for (const e of allEntries) byId.set(e.id, e);
-  const total = seedActiveTokens(ref, sm);
+  const total = seedActiveTokens(ref, sm, projected);
   const anchors = [];
   for (const [i, e] of path.entries()) {
     const lbl = sm.getLabel(e.id);
     if (lbl?.startsWith(LABEL_PREFIX)) {
-      const tokens = ref.estimateContextTokens(ref.buildSessionContext(allEntries, e.id, byId).messages, distrusted(path, i)).tokens;
+      const tokens = ref.estimateContextTokens(ref.buildSessionContext(allEntries, e.id, byId).messages, projected ? distrusted(path, i) : undefined).tokens;
       anchors.push({ name: lbl.slice(LABEL_PREFIX.length), entryId: e.id, tokens });
     }
   }
