@@ -1,5 +1,5 @@
-//! Host profiles: the rules of token estimation that differ between pi generations, chosen once per
-//! session. Each difference is one named rule here, never a version test scattered through the core
+//! Host profiles: the rules of context building and token estimation that differ between pi
+//! generations, chosen once per session. Each difference is one named rule here, never a version test scattered through the core
 //! (docs/hosts.md lists each rule, the pi version that introduced it and the test that proves it).
 //!
 //! In pi the shim sets the profile from the running host's version before the first entry is fed
@@ -27,11 +27,12 @@ const IMAGE_TOKENS: f64 = 1200.0;
 /// One pi generation's estimation rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Profile {
-    /// pi 0.74–0.86: `role:"system"` message entries count 0 and images in user messages count 0.
+    /// pi 0.74–0.86 (`buildSessionContext`, `estimateContextTokens`): `role:"system"` message entries
+    /// and images in user messages count 0; no `context_edit`, no compaction `systemMessage`.
     #[default]
     Pi074,
-    /// pi ≥0.87 (0.87.1, 0.99.1, 1.0.3, 1.3.0, 1.5.2: the same `estimateTokens`): rules
-    /// [`Profile::counts_system_messages`] and [`Profile::counts_user_images`].
+    /// pi ≥0.87 (0.87.1, 0.99.1, 1.0.3, 1.3.0, 1.5.2: the same `buildSessionProjection`,
+    /// `estimateTokens` and `estimateProjectedContextTokens`): every rule below.
     Pi087,
 }
 
