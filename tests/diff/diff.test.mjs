@@ -3,7 +3,7 @@
 //   node --test tests/diff/diff.test.mjs
 // env: DIFF_SEED (default: fresh, printed), DIFF_COUNT (default 600, per host generation), DIFF_KEEP=1 (keep the
 //      temp dir), DIFF_LONE_SURROGATES=0 (generate no lone \udXXX escapes; same sessions otherwise),
-//      DIFF_HOSTS="0.75.5 1.5.2" (the hosts to run, "all" = the seven; default DEFAULT_HOSTS below), PTN_PKG=<built pkg dir>
+//      DIFF_HOSTS="0.75.5 1.5.2" (the hosts to run; default and "all": the seven), PTN_PKG=<built pkg dir>
 //
 // 1. tests/diff/generate.mjs writes DIFF_COUNT random sessions per host generation for a seed (printed) to a temp
 //    dir: generation "0.74" for pi 0.74.2/0.75.5 (the original stream), "0.87" for pi ≥0.87 (also system messages
@@ -41,11 +41,8 @@ const seed = resolveSeed();
 const count = resolveCount();
 const MAX_REPORTED = 12;
 
-/**
- * Hosts run by default. A host is listed here once the core matches it with 0 mismatches; DIFF_HOSTS=all runs
- * the seven (docs/hosts.md, "Differential tests").
- */
-const DEFAULT_HOSTS = ["0.75.5", "0.74.2"];
+/** Hosts run by default: the seven of the matrix, newest first (docs/hosts.md, "Differential tests"). */
+const DEFAULT_HOSTS = [...ALL_HOST_VERSIONS].reverse();
 const hosts = (() => {
   const raw = (process.env.DIFF_HOSTS ?? "").trim();
   if (!raw) return DEFAULT_HOSTS;
