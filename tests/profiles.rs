@@ -210,3 +210,25 @@ fn without_a_trusted_usage_the_system_messages_count_once_replayed() {
         &[("s1", 35.0), ("u1", 37.0), ("s2", 33.0), ("s3", 22.0), ("u2", 23.0), ("a1", 900.0), ("s4", 901.0), ("e1", 24.0)],
     );
 }
+
+/// The roles the model receives (`contextView`): pi ≥0.87's `convertToLlm` passes system messages through,
+/// pi 0.75's drops them; a compaction's system message and an edited message are shown as pi builds them.
+#[test]
+fn the_llm_view_shows_what_each_host_sends() {
+    let view = |index: &mut SessionIndex, leaf: &str| {
+        let page = index.context_view(Leaf::Id(leaf), 0, 100).unwrap();
+        page.messages.iter().map(|m| (m.stored_role.clone(), m.role, m.tokens)).collect::<Vec<_>>()
+    };
+    let mut index = load("compaction-system", Mode::Full, None);
+    let got = view(&mut index, "c1");
+    let want = [("system", "system", 5.0), ("compactionSummary", "user", 3.0), ("user", "user", 4.0), ("assistant", "assistant", 2.0)];
+    assert_eq!(got, want.map(|(s, r, t)| (s.to_string(), r, t)));
+    let mut index = load("compaction-system", Mode::Full, Some(Profile::Pi074));
+    assert_eq!(view(&mut index, "s2")[4], ("system".to_string(), "none", 0.0));
+
+    let mut index = load("context-edit", Mode::Full, None);
+    let page = index.context_view(Leaf::Id("e2"), 3, 4).unwrap();
+    // t1 as edited: "short" (2 tokens), still its tool result.
+    assert_eq!((page.messages[0].role, page.messages[0].tokens), ("toolResult", 2.0));
+    assert_eq!(page.total, 6);
+}

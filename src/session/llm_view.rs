@@ -55,7 +55,8 @@ pub enum Part {
 pub struct ViewMessage {
     /// The entry it comes from.
     pub source: Source,
-    /// Role after `convertToLlm` (`user`, `assistant`, `toolResult`), or `none` when pi drops it there.
+    /// Role after `convertToLlm` (`user`, `assistant`, `toolResult`; `system` on pi ≥0.87), or `none` when
+    /// pi drops it there.
     pub role: &'static str,
     /// The role as stored (`user`, `assistant`, `toolResult`, `custom`, `bashExecution`, `branchSummary`,
     /// `compactionSummary`, …).
@@ -137,7 +138,7 @@ impl SessionIndex {
             // The message as pi builds it (the compaction's system message, or the edited content).
             (Source::CompactionSystem(_) | Source::Edited(..), _) => {
                 let message = parse_value(&self.source_json(source)?).map_err(SessionError::Json)?;
-                fill_from_message(&mut view, &message);
+                fill_from_message(&mut view, &message, self.profile().0);
             }
             (Source::CompactionSummary(_), _) => {
                 view.stored_role = "compactionSummary".into();
@@ -151,7 +152,7 @@ impl SessionIndex {
                 view.stored_role = "custom".into();
                 view.parts = content_parts(entry.get("content"));
             }
-            _ => fill_from_message(&mut view, entry.get("message").unwrap_or(&Value::Null)),
+            _ => fill_from_message(&mut view, entry.get("message").unwrap_or(&Value::Null), self.profile().0),
         }
         Ok(view)
     }
@@ -161,7 +162,7 @@ fn framed(prefix: &str, body: String, suffix: &str) -> Vec<Part> {
     vec![Part::Wrapper(prefix.into()), Part::Text(body), Part::Wrapper(suffix.into())]
 }
 
-fn fill_from_message(view: &mut ViewMessage, msg: &Value) {
+fn fill_from_message(view: &mut ViewMessage, msg: &Value, profile: super::Profile) {
     let str_of = |k: &str| msg.get(k).and_then(Value::as_str);
     view.stored_role = str_of("role").unwrap_or_default().to_string();
     match view.stored_role.as_str() {
@@ -193,6 +194,10 @@ fn fill_from_message(view: &mut ViewMessage, msg: &Value) {
             view.parts = vec![Part::Text(bash_execution_text(msg))];
         }
         "branchSummary" => view.parts = framed(BRANCH_SUMMARY_PREFIX, str_of("summary").unwrap_or_default().into(), BRANCH_SUMMARY_SUFFIX),
+        "system" if profile.sends_system_messages() => {
+            view.role = "system";
+            view.parts = content_parts(msg.get("content"));
+        }
         "compactionSummary" => {
             view.parts = framed(COMPACTION_SUMMARY_PREFIX, str_of("summary").unwrap_or_default().into(), COMPACTION_SUMMARY_SUFFIX);
         }

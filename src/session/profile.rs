@@ -106,6 +106,11 @@ impl Profile {
         self == Profile::Pi087
     }
 
+    /// Rule (pi ≥0.87, `convertToLlm`): `role:"system"` messages reach the model (pi 0.75 drops them).
+    pub fn sends_system_messages(self) -> bool {
+        self == Profile::Pi087
+    }
+
     /// `estimateTokens` of the message an entry contributes, under this profile.
     pub fn tokens(self, facts: &Facts<'_>) -> f64 {
         match facts.kind {
