@@ -8,7 +8,7 @@
 //   src/tool/number.rs         whole numbers written as JSON.stringify writes them
 //   src/wasm/dto.rs            the result shapes the viewer/CLI exports write
 //   src/wasm/mod.rs to_js…     the one serializer of results (and the ingest report through it)
-//   src/session/context.rs     the context's JSON text (from `struct Ordered` on: members kept in order,
+//   src/session/context.rs     the context's JSON text (from `fn with_field` on: a member set in place,
 //                              raw values, objects written from fields)
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -21,7 +21,7 @@ const parts = [
   ["src/tool/number.rs", null, null],
   ["src/wasm/dto.rs", null, null],
   ["src/wasm/mod.rs", /^pub\(crate\) fn to_js/, /^\/\/\/ A resident index/],
-  ["src/session/context.rs", /^struct Ordered/, null],
+  ["src/session/context.rs", /^fn with_field/, null],
 ];
 
 /** Code lines of `file` between the first line matching `from` (default: the start) and the first line
