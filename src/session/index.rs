@@ -3,7 +3,7 @@
 
 
 use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
-use super::read::read_line;
+use super::read::{read_line, skim_line};
 use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, PENDING};
 use super::store::{Arena, Chunks, IdTable, Keys, Span, StrMap};
 use crate::error::SessionError;
@@ -241,6 +241,21 @@ pub struct SessionIndex {
     /// The host generation's estimation rules (see [`super::profile`]).
     pub(super) profile: super::Profile,
     pub(super) profile_source: super::ProfileSource,
+    /// While a text is fed skimming (see [`super::skim`]): where that text starts in memory, so a line's
+    /// place in it is known.
+    skim_base: Option<usize>,
+    /// The skimmed entries' lines, by slot (ascending): where each is in the skimmed text and the profile
+    /// its tokens are counted under once it is read in full.
+    skimmed: Vec<SkimmedLine>,
+}
+
+/// Where a skimmed entry's line is (a byte range of the skimmed text) and the profile it was taken under.
+#[derive(Debug, Clone, Copy)]
+struct SkimmedLine {
+    slot: Slot,
+    at: u32,
+    len: u32,
+    profile: super::Profile,
 }
 
 impl SessionIndex {
@@ -263,6 +278,8 @@ impl SessionIndex {
             position_scratch: Scratch::default(),
             profile: super::Profile::default(),
             profile_source: super::ProfileSource::default(),
+            skim_base: None,
+            skimmed: Vec::new(),
         }
     }
 
@@ -408,6 +425,16 @@ impl SessionIndex {
     #[inline(never)]
     fn take_line(&mut self, text: &str, number: usize, report: &mut IngestReport) {
         let legacy_v2 = self.is_legacy_v2();
+        if let Some(base) = self.skim_base {
+            if let Some(repeated) = skim_line(text, legacy_v2, |facts| self.push(facts)) {
+                let slot = self.records.len() as Slot - 1;
+                self.records[slot as usize].flags |= flag::SKIMMED;
+                let at = (text.as_ptr() as usize).wrapping_sub(base) as u32;
+                self.skimmed.push(SkimmedLine { slot, at, len: text.len() as u32, profile: self.profile });
+                self.taken(slot, repeated, number, report);
+                return;
+            }
+        }
         let taken = read_line(text, legacy_v2, |line| match line {
             Line::Header(header) if self.header.is_none() => {
                 self.header = Some(header);
@@ -424,14 +451,78 @@ impl SessionIndex {
                 if self.mode == Mode::Full {
                     self.raw.push(text.into());
                 }
-                if repeated {
-                    // pi's id map keeps the later entry; so do we (see `push`).
-                    let slot = self.records.len() as Slot - 1;
-                    report.warn(number, &["duplicate entry id ", self.id_of(slot)]);
-                }
-                report.appended += 1;
+                self.taken(self.records.len() as Slot - 1, repeated, number, report);
             }
         }
+    }
+
+    /// Reports an entry taken into `slot`.
+    fn taken(&mut self, slot: Slot, repeated: bool, number: usize, report: &mut IngestReport) {
+        if repeated {
+            // pi's id map keeps the later entry; so do we (see `push`).
+            report.warn(number, &["duplicate entry id ", self.id_of(slot)]);
+        }
+        report.appended += 1;
+    }
+
+    /// [`Self::load_file`] taking the user, assistant and tool result messages of `text` skimmed (see
+    /// [`super::skim`]); [`Self::measure`] reads one in full later, from the same `text`.
+    pub(super) fn load_file_skimming(&mut self, text: &str) -> Result<IngestReport, SessionError> {
+        self.skim_base = Some(text.as_ptr() as usize);
+        let report = self.load_file(text);
+        self.skim_base = None;
+        report
+    }
+
+    /// Whether the entry at `slot` is only skimmed so far.
+    pub(super) fn is_skimmed(&self, slot: Slot) -> bool {
+        self.records.get(slot as usize).is_some_and(|r| r.has(flag::SKIMMED))
+    }
+
+    /// Reads a skimmed entry's line in full from `text` (the one [`Self::load_file_skimming`] read): its
+    /// tokens, preview and tool calls join its record, as if it had been read in full at first.
+    pub(super) fn measure(&mut self, slot: Slot, text: &str) {
+        if !self.is_skimmed(slot) {
+            return;
+        }
+        let Ok(at) = self.skimmed.binary_search_by_key(&slot, |l| l.slot) else { return };
+        let lazy = self.skimmed[at];
+        let source = text.get(lazy.at as usize..).and_then(|t| t.get(..lazy.len as usize)).unwrap_or_default();
+        let legacy_v2 = self.is_legacy_v2();
+        // The direct pass took this line, so the full reader (the same pass with more fields, or its
+        // fallback) takes it too; were it ever not to, the entry counts 0 rather than NaN.
+        let read = read_line(source, legacy_v2, |line| match line {
+            Line::Entry(facts) => self.fill(slot, &facts, lazy.profile),
+            Line::Header(_) => {}
+        });
+        let record = &mut self.records[slot as usize];
+        if read.is_err() || record.tokens.is_nan() {
+            record.tokens = 0.0;
+        }
+        record.flags &= !flag::SKIMMED;
+    }
+
+    /// What a full read adds to a skimmed entry's record: its tokens, preview and tool calls.
+    fn fill(&mut self, slot: Slot, facts: &Facts<'_>, profile: super::Profile) {
+        let tokens = profile.tokens(facts);
+        let hint = facts.hint.as_ref().map_or(Span::NONE, |h| self.arena.push(h));
+        let calls = (facts.kind == Kind::Message(RoleKind::Assistant)).then(|| self.push_calls(facts));
+        let record = &mut self.records[slot as usize];
+        record.tokens = tokens;
+        record.hint = hint;
+        if let Some(calls) = calls {
+            record.extra = calls;
+        }
+    }
+
+    /// An assistant's tool calls into `calls`: their run.
+    fn push_calls(&mut self, facts: &Facts<'_>) -> Span {
+        let calls_at = self.calls.len() as u32;
+        for (id, name) in &facts.tool_calls {
+            let call = Call { id: self.arena.push(id), name: self.arena.push(name) };
+            self.calls.push(call);
+        }
+        Span::range(calls_at, self.calls.len() as u32 - calls_at)
     }
 
     /// The record of an entry's facts, its strings put into the arena (tool calls into `calls`, a label
@@ -465,12 +556,7 @@ impl SessionIndex {
         }
         match facts.kind {
             Kind::Message(RoleKind::Assistant) => {
-                let calls_at = self.calls.len() as u32;
-                for (id, name) in &facts.tool_calls {
-                    let call = Call { id: self.arena.push(id), name: self.arena.push(name) };
-                    self.calls.push(call);
-                }
-                record.extra = Span::range(calls_at, self.calls.len() as u32 - calls_at);
+                record.extra = self.push_calls(facts);
                 if facts.zero_io {
                     record.flags |= flag::ZERO_IO;
                 }
@@ -814,20 +900,29 @@ impl SessionIndex {
         let mut cur = Some(slot);
         for _ in 0..MAX_WALK {
             let s = cur?;
-            let record = &self.records[s as usize];
-            // A label entry's hint span holds its label, which is no preview.
-            let hint = self.text(record.preview());
-            if let Some(hint) = hint {
-                let prefix = if record.kind == Kind::BranchSummary { "summary: " } else { "" };
-                if let Some(line) = crate::text::to_one_line(hint, max_len.saturating_sub(prefix.len())) {
-                    let mut hint = String::from(prefix);
-                    hint.push_str(&line);
-                    return Some(hint);
-                }
+            if let Some(hint) = self.own_hint(s, max_len) {
+                return Some(hint);
             }
             cur = self.parent_of(s);
         }
         None
+    }
+
+    /// The entry's own one-line preview (what [`Self::hint_from`] takes when it has one).
+    pub(super) fn own_hint(&self, slot: Slot, max_len: usize) -> Option<String> {
+        let record = &self.records[slot as usize];
+        // A label entry's hint span holds its label, which is no preview.
+        let hint = self.text(record.preview())?;
+        let prefix = if record.kind == Kind::BranchSummary { "summary: " } else { "" };
+        let line = crate::text::to_one_line(hint, max_len.saturating_sub(prefix.len()))?;
+        let mut hint = String::from(prefix);
+        hint.push_str(&line);
+        Some(hint)
+    }
+
+    /// Whether the entry at `slot` holds a usage pi's estimate may anchor on.
+    pub(super) fn has_usage(&self, slot: Slot) -> bool {
+        self.records.get(slot as usize).is_some_and(|r| r.usage().is_some())
     }
 
     /// Reports why a line would be skipped, without feeding it (used by tests and tools).

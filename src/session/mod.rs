@@ -11,6 +11,7 @@ mod llm_view;
 mod profile;
 mod read;
 mod record;
+mod skim;
 mod store;
 mod tokens;
 mod view;
@@ -27,5 +28,6 @@ pub use llm_view::{
 };
 pub use profile::{Profile, ProfileSource};
 pub use record::Slot;
+pub use skim::SkimmedSession;
 pub use tokens::{cumulative, Estimate};
 pub use view::{Anchor, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};

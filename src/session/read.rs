@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 
 use super::context::parse_fields;
 use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind};
-use super::wire::{self, Block, Content, Js, Loose, Message, ReadError, StringifyLen};
+use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, StringifyLen, Usage};
 use crate::js::{parse_iso_date, time_clip};
 use crate::text::strip_branch_summary_boilerplate;
 
@@ -252,8 +252,13 @@ fn content_chars(content: &Content<'_>) -> (usize, usize) {
 
 /// An assistant's tool calls, stop reason, usage and `zero_io` into `facts`; returns its characters.
 fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
-    facts.stop_reason = msg.stop_reason.text();
-    let usage = &msg.usage;
+    usage_facts(&msg.usage, &msg.stop_reason, facts);
+    assistant_chars(&msg.content, |b| facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default())))
+}
+
+/// An assistant's stop reason, usage and `zero_io` into `facts` (what [`skim_line`] reads too).
+fn usage_facts<'a>(usage: &Obj<Usage<'a>>, stop_reason: &'a Js<'a>, facts: &mut Facts<'a>) {
+    facts.stop_reason = stop_reason.text();
     let n = |v: &Js<'_>| v.num().unwrap_or(0.0);
     let u = &usage.value;
     let counts = [n(&u.total_tokens), n(&u.input), n(&u.output), n(&u.cache_read), n(&u.cache_write)];
@@ -262,7 +267,27 @@ fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
         facts.usage_counts = Some(counts);
     }
     facts.usage = anchor_usage(facts.stop_reason.as_deref(), usage.truthy, counts);
-    assistant_chars(&msg.content, |b| facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default())))
+}
+
+/// The facts of a user, assistant or tool result `message` line without reading its content: its place,
+/// kind and usage as [`read_line`] gives them, its `tokens` unknown (NaN), no preview and no tool calls.
+/// `None` for any other line, and for a line the direct pass refuses: [`read_line`] reads those.
+/// (What a whole-file estimate needs of most lines: an assistant's usage makes the content before it
+/// irrelevant to pi's estimate.)
+pub(super) fn skim_line<R>(line: &str, legacy_v2: bool, take: impl FnOnce(&Facts<'_>) -> R) -> Option<R> {
+    let skim = wire::skim(line)?;
+    let role = RoleKind::of(&skim.message.value.role.text()?, legacy_v2);
+    if !skim.ty.str()?.is("message") || !matches!(role, RoleKind::User | RoleKind::Assistant | RoleKind::ToolResult) {
+        return None;
+    }
+    let mut facts = Facts::new(skim.id.text()?, skim.parent_id.text(), date_ms(&skim.timestamp));
+    facts.kind = Kind::Message(role);
+    facts.tokens = f64::NAN;
+    if role == RoleKind::Assistant {
+        let (usage, stop_reason) = (&skim.message.value.usage, &skim.message.value.stop_reason);
+        usage_facts(usage, stop_reason, &mut facts);
+    }
+    Some(take(&facts))
 }
 
 /// An assistant content's characters (text, thinking, tool calls' name + arguments); `call` sees each

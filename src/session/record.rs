@@ -31,6 +31,9 @@ pub(super) mod flag {
     pub(crate) const MAYBE_LABELED: u8 = 1 << 4;
     /// Two bits of [`super::StopReason`], from this bit up.
     pub(crate) const STOP_SHIFT: u32 = 5;
+    /// A message only skimmed so far ([`super::super::read::skim_line`]): its tokens are NaN, its preview
+    /// and tool calls not yet recorded (see [`super::super::skim`]).
+    pub(crate) const SKIMMED: u8 = 1 << 7;
 }
 
 /// One entry's facts, fixed-size.

@@ -506,6 +506,41 @@ pub struct Entry<'a> {
     #[serde(borrow)] pub cwd: Js<'a>,
 }
 
+/// A `message` line as [`skim`] reads it: where the entry sits and the usage pi's estimate may anchor on;
+/// the content is skipped unread (its syntax is still checked).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Skim<'a> {
+    /// `type`.
+    #[serde(rename = "type", borrow)] pub ty: Js<'a>,
+    /// `id`.
+    #[serde(borrow)] pub id: Js<'a>,
+    /// `parentId`.
+    #[serde(borrow)] pub parent_id: Js<'a>,
+    /// `timestamp`.
+    #[serde(borrow)] pub timestamp: Js<'a>,
+    /// `message`: its `role`, `usage` and `stopReason`.
+    #[serde(borrow)] pub message: Obj<SkimMessage<'a>>,
+}
+
+/// The `message` of a [`Skim`].
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SkimMessage<'a> {
+    /// `role`.
+    #[serde(borrow)] pub role: Js<'a>,
+    /// `usage` (assistant).
+    #[serde(borrow)] pub usage: Obj<Usage<'a>>,
+    /// `stopReason` (assistant).
+    #[serde(borrow)] pub stop_reason: Js<'a>,
+}
+
+/// A line's [`Skim`], or `None` when the direct pass refuses the line (repeated keys, unpaired surrogates,
+/// numbers beyond the double range, deep nesting, …): [`read`] then has the last word on it.
+pub fn skim(line: &str) -> Option<Skim<'_>> {
+    serde_json::from_str::<Obj<Skim<'_>>>(line).ok().filter(|s| s.is_object).map(|s| s.value)
+}
+
 /// Why a line could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadError {

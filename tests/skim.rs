@@ -1,0 +1,162 @@
+//! A skimmed session (`SkimmedSession`: most message lines read for place and usage only, the rest on
+//! demand) answers exactly as a full read does: the estimate and the anchors (with their previews) at
+//! every entry as leaf, under every profile — on every fixture and on random sessions full of what makes
+//! estimates hard (usage missing, zero or aborted; compactions; `context_edit`; system messages; branches;
+//! labels; lines the direct `serde_json` pass refuses).
+
+mod common;
+
+use common::Rng;
+use pi_tree_navigator::session::{Anchor, Estimate, Leaf, Mode, Profile, SessionIndex, SkimmedSession};
+
+/// Both answers at one leaf, with NaN never equal (a skimmed token must not leak into an answer).
+fn same_estimate(a: &Estimate, b: &Estimate) -> bool {
+    !a.tokens.is_nan() && a == b
+}
+
+fn same_anchors(a: &[Anchor], b: &[Anchor]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| x.name == y.name && x.slot == y.slot && x.hint == y.hint && !x.tokens.is_nan() && x.tokens == y.tokens)
+}
+
+/// Compares a skimmed read of `text` with a full one at every entry as leaf (a fresh skim per leaf, so
+/// each answer starts from a file of which nothing was read in full yet), then the skim read out whole.
+fn check(name: &str, text: &str, profile: Option<Profile>) {
+    let mut full = SessionIndex::new(Mode::Plugin);
+    if let Some(p) = profile {
+        full.set_profile(p);
+    }
+    let full_report = full.load_file(text).unwrap();
+    let skim = SkimmedSession::load(text.as_bytes().to_vec(), profile);
+    assert_eq!(skim.report(), &full_report, "{name}: report");
+    assert_eq!(skim.index().profile(), full.profile(), "{name}: profile");
+    let ids: Vec<String> = (0..full.len() as u32).map(|s| full.id_of(s).to_string()).collect();
+    let leaves = ids.iter().map(|id| Leaf::Id(id.as_str())).chain([Leaf::Current]);
+    for leaf in leaves {
+        let want = full.anchors_and_estimate(leaf).unwrap();
+        let mut skim = SkimmedSession::load(text.as_bytes().to_vec(), profile);
+        let got = skim.anchors_and_estimate(leaf).unwrap();
+        assert!(same_estimate(&got.1, &want.1) && same_anchors(&got.0, &want.0), "{name} {profile:?} leaf {leaf:?}: skim {got:?}, full {want:?}");
+        let mut skim = SkimmedSession::load(text.as_bytes().to_vec(), profile);
+        let got = skim.estimate(leaf).unwrap();
+        assert!(same_estimate(&got, &want.1), "{name} {profile:?} leaf {leaf:?}: estimate skim {got:?}, full {:?}", want.1);
+    }
+    // Read out whole, the skim is the full index: every estimate along the path and the tree's previews.
+    let mut whole = SkimmedSession::load(text.as_bytes().to_vec(), profile).into_index();
+    assert_eq!(whole.path_estimates(Leaf::Current).unwrap(), full.path_estimates(Leaf::Current).unwrap(), "{name}: path estimates");
+    let rows = |index: &mut SessionIndex| -> Vec<(String, f64)> {
+        (0..index.len() as u32).map(|s| (index.hint_from(s, 60).unwrap_or_default(), index.entry(s).tokens())).collect()
+    };
+    assert_eq!(rows(&mut whole), rows(&mut full), "{name}: rows");
+}
+
+const PROFILES: [Option<Profile>; 3] = [None, Some(Profile::Pi074), Some(Profile::Pi087)];
+
+#[test]
+fn fixtures_answer_as_a_full_read() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    let mut files: Vec<_> = ["", "/profiles"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(format!("{root}{dir}")).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "fixtures found: {}", files.len());
+    for path in files {
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        for profile in PROFILES {
+            check(&path.display().to_string(), &text, profile);
+        }
+    }
+}
+
+/// A random session line by line: mostly the user → assistant → tool results rhythm of a coding run,
+/// with every kind of entry and usage an estimate has to get right, and lines written the odd ways
+/// `JSON.parse` accepts and `serde_json`'s direct pass refuses.
+fn random_session(rng: &mut Rng) -> String {
+    let mut lines = vec![r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string()];
+    let mut ids: Vec<String> = Vec::new();
+    let texts = ["", "hello", "  spaced \n out\ttext  ", "ünïcödé ✓ 𝄞", "a \\\"quoted\\\" \\n line", "x\\ud800y", "tail \\u00e9"];
+    let n = 5 + rng.below(40) as usize;
+    for i in 0..n {
+        let id = format!("e{i:03}");
+        // Mostly a chain; sometimes a branch from an earlier entry; rarely a root.
+        let parent = match ids.last() {
+            Some(last) if rng.below(30) != 0 => format!("\"{}\"", if rng.below(10) == 0 { rng.pick(&ids) } else { last }),
+            _ => "null".to_string(),
+        };
+        let head = format!(r#""id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:{:02}.000Z""#, i % 60);
+        let text = rng.pick(&texts).to_string();
+        let body = match rng.below(20) {
+            0..=4 => format!(r#""type":"message",{head},"message":{{"role":"user","content":[{{"type":"text","text":"{text}"}}{}]}}"#, if rng.below(5) == 0 { r#",{"type":"image","data":"AA","mimeType":"image/png"}"# } else { "" }),
+            5..=9 => {
+                let usage = match rng.below(6) {
+                    0 => String::new(),
+                    1 => r#","usage":{"input":0,"output":0,"totalTokens":0}"#.to_string(),
+                    2 => r#","usage":null"#.to_string(),
+                    _ => format!(r#","usage":{{"input":{},"output":{},"cacheRead":{},"totalTokens":{}}}"#, rng.below(5000), rng.below(500), rng.below(3), rng.below(2) * rng.below(9000)),
+                };
+                let stop = *rng.pick(&["toolUse", "stop", "aborted", "error", "length"]);
+                let args = *rng.pick(&[r#"{"path":"a.rs"}"#, r#"{"n":1e400}"#, r#"{"k":1,"k":2}"#, r#"{}"#]);
+                format!(r#""type":"message",{head},"message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"{text}"}},{{"type":"text","text":"{text}"}},{{"type":"toolCall","id":"c{i}","name":"read","arguments":{args}}}],"stopReason":"{stop}"{usage}}}"#)
+            }
+            10..=13 => {
+                let content = if rng.below(4) == 0 { format!(r#""{text}""#) } else { format!(r#"[{{"type":"text","text":"{text}"}},{{"type":"text","text":"{text}"}}]"#) };
+                // Now and then a repeated key or deep nesting in the content, which the direct pass refuses.
+                let odd = match rng.below(6) {
+                    0 => r#","details":{"a":1,"a":2}"#.to_string(),
+                    1 => format!(r#","details":{}1{}"#, "[".repeat(150), "]".repeat(150)),
+                    _ => String::new(),
+                };
+                format!(r#""type":"message",{head},"message":{{"role":"toolResult","toolCallId":"c","toolName":"read","content":{content},"isError":false{odd}}}"#)
+            }
+            14 if !ids.is_empty() => format!(r#""type":"label",{head},"targetId":"{}","label":"anchor:a{i}""#, rng.pick(&ids)),
+            15 if !ids.is_empty() => format!(r#""type":"compaction",{head},"summary":"sum {text}","firstKeptEntryId":"{}","tokensBefore":9{}"#, rng.pick(&ids), if rng.below(2) == 0 { r#","systemMessage":{"role":"system","content":"sys prompt"}"# } else { "" }),
+            16 if !ids.is_empty() => format!(r#""type":"context_edit",{head},"targetId":"{}","replacement":{}"#, rng.pick(&ids), if rng.below(3) == 0 { "null".to_string() } else { format!(r#"{{"content":"edited {text}"}}"#) }),
+            17 => format!(r#""type":"message",{head},"message":{{"role":"system","content":"be brief","toolsAdded":[{{"name":"t","description":"d"}}]}}"#),
+            18 => format!(r#""type":"branch_summary",{head},"fromId":"x","summary":"{text}""#),
+            _ => format!(r#""type":"custom_message",{head},"customType":"n","content":"{text}","display":true"#),
+        };
+        lines.push(format!("{{{body}}}"));
+        ids.push(id);
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn random_sessions_answer_as_a_full_read() {
+    let mut rng = Rng(0x5EED_5C1A);
+    for round in 0..150 {
+        let text = random_session(&mut rng);
+        for profile in PROFILES {
+            check(&format!("random session {round}:\n{text}"), &text, profile);
+        }
+    }
+}
+
+#[test]
+fn a_list_reads_few_lines_in_full() {
+    // 200 turns with usage on every assistant and an anchor now and then: the answers need the few
+    // messages after each anchor's usage, not the whole file.
+    let mut lines = vec![r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string()];
+    let mut parent = "null".to_string();
+    for i in 0..200 {
+        let role = ["user", "assistant", "toolResult"][i % 3];
+        let usage = if role == "assistant" { format!(r#","usage":{{"input":{},"output":10,"totalTokens":0}},"stopReason":"toolUse""#, 100 + i) } else { String::new() };
+        lines.push(format!(r#"{{"type":"message","id":"m{i}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"text {i}"}}]{usage}}}}}"#));
+        parent = format!("\"m{i}\"");
+        if i % 20 == 19 {
+            lines.push(format!(r#"{{"type":"label","id":"l{i}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","targetId":"m{i}","label":"anchor:a{i}"}}"#));
+            parent = format!("\"l{i}\"");
+        }
+    }
+    let text = lines.join("\n");
+    let mut skim = SkimmedSession::load(text.clone().into_bytes(), None);
+    let (anchors, _) = skim.anchors_and_estimate(Leaf::Current).unwrap();
+    assert_eq!(anchors.len(), 10);
+    let read = skim.index().len() - skim.skimmed();
+    // The 10 labels are read in full anyway; each anchor needs its own entry (preview) and what follows
+    // its usage; the leaf the same.
+    assert!(read <= 40, "{read} of {} entries read in full", skim.index().len());
+}
