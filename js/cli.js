@@ -103,20 +103,28 @@ function parseArgs(argv) {
 }
 
 /**
- * Loads the file's bytes (no decoding in JS) into an index: a full one (entries kept whole) only for
- * `context`, facts only for the rest. `host` (a pi version, `--host`) fixes the estimate profile first.
+ * Loads the file's bytes (no decoding in JS) into an index: `how` is "full" (entries kept whole) for
+ * `context`, "skim" (a SessionSkim: contents read only where estimates need them) for `list` and `tokens`,
+ * "facts" for the rest. `host` (a pi version, `--host`) fixes the estimate profile first.
  * Reports skipped lines on stderr; throws InputError when the core says the file is no pi session.
  */
-function load(api, file, full, host) {
+function load(api, file, how, host) {
   let bytes;
   try {
     bytes = readFileSync(file);
   } catch (err) {
     throw new InputError(`${file}: cannot read: ${err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "is a directory" : err.message}`);
   }
-  const index = full ? api.SessionIndex.full() : api.SessionIndex.plugin();
-  if (host) index.setHostVersion(host);
-  const report = index.loadFileBytes(bytes);
+  let index, report;
+  if (how === "skim") {
+    // `list` and `tokens` need estimates only: message contents are read in full only where they count.
+    index = new api.SessionSkim(bytes, host);
+    report = index.report();
+  } else {
+    index = how === "full" ? api.SessionIndex.full() : api.SessionIndex.plugin();
+    if (host) index.setHostVersion(host);
+    report = index.loadFileBytes(bytes);
+  }
   if (report.problem !== null) throw new InputError(`${file}:${report.problem}`);
   const skipped = report.skipped;
   if (skipped.length) {
@@ -137,7 +145,8 @@ function checkLeaf(index, file, leaf) {
 const out = (s) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
 
 function run(api, opts) {
-  const { index, bytes } = load(api, opts.file, opts.command === "context", opts.host);
+  const how = opts.command === "context" ? "full" : opts.command === "list" || opts.command === "tokens" ? "skim" : "facts";
+  const { index, bytes } = load(api, opts.file, how, opts.host);
   const leaf = checkLeaf(index, opts.file, opts.leaf);
   // The index's current leaf is the file's last entry; `--leaf null` moves it before the first entry.
   if (leaf === null) index.setLeaf(null);
@@ -161,9 +170,9 @@ function run(api, opts) {
       return;
     }
     case "list": {
-      const anchors = index.anchors(...args);
+      const { anchors, estimate } = index.listAnchors(...args);
       if (opts.json) out(JSON.stringify(anchors));
-      else out(api.formatList(anchors, index.estimate(...args).tokens, opts.contextWindow ?? 0));
+      else out(api.formatList(anchors, estimate.tokens, opts.contextWindow ?? 0));
       return;
     }
     case "tree":

@@ -87,7 +87,7 @@ fn random_session(rng: &mut Rng) -> String {
             _ => "null".to_string(),
         };
         let head = format!(r#""id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:{:02}.000Z""#, i % 60);
-        let text = rng.pick(&texts).to_string();
+        let text = (*rng.pick(&texts)).to_string();
         let body = match rng.below(20) {
             0..=4 => format!(r#""type":"message",{head},"message":{{"role":"user","content":[{{"type":"text","text":"{text}"}}{}]}}"#, if rng.below(5) == 0 { r#",{"type":"image","data":"AA","mimeType":"image/png"}"# } else { "" }),
             5..=9 => {
@@ -98,7 +98,7 @@ fn random_session(rng: &mut Rng) -> String {
                     _ => format!(r#","usage":{{"input":{},"output":{},"cacheRead":{},"totalTokens":{}}}"#, rng.below(5000), rng.below(500), rng.below(3), rng.below(2) * rng.below(9000)),
                 };
                 let stop = *rng.pick(&["toolUse", "stop", "aborted", "error", "length"]);
-                let args = *rng.pick(&[r#"{"path":"a.rs"}"#, r#"{"n":1e400}"#, r#"{"k":1,"k":2}"#, r#"{}"#]);
+                let args = *rng.pick(&[r#"{"path":"a.rs"}"#, r#"{"n":1e400}"#, r#"{"k":1,"k":2}"#, "{}"]);
                 format!(r#""type":"message",{head},"message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"{text}"}},{{"type":"text","text":"{text}"}},{{"type":"toolCall","id":"c{i}","name":"read","arguments":{args}}}],"stopReason":"{stop}"{usage}}}"#)
             }
             10..=13 => {

@@ -14,7 +14,7 @@ use super::record::Slot;
 use super::tokens::{cumulative, Estimate};
 use super::view::{Anchor, LIST_HINT_MAX};
 use crate::text::ANCHOR_PREFIX;
-use super::Profile;
+use super::{Kind, Profile};
 use crate::error::SessionError;
 
 /// A session file read for estimates, with the file's text kept for the lines read later.
@@ -106,27 +106,51 @@ impl SkimmedSession {
     }
 
     /// Reads in full what the estimates at the path positions `wanted` use. First, for each estimate
-    /// that came out NaN, the entries back to the usage it would anchor on; if one still is (its usage
-    /// is not trusted there, or an edit recounts the context), everything up to it.
+    /// that came out NaN, the messages pi's estimate there counts ([`Self::counted_before`]); if one still
+    /// is NaN (which that reckoning should never leave), everything up to it.
     fn settle(&mut self, path: &[Slot], wanted: impl Fn(usize) -> bool) {
         for round in 0..2 {
             let unknown: Vec<usize> =
                 cumulative(&self.index, path).iter().enumerate().filter(|(pos, e)| e.tokens.is_nan() && wanted(*pos)).map(|(pos, _)| pos).collect();
             let Some(&last) = unknown.last() else { return };
-            if round == 1 {
-                for &slot in &path[..=last] {
-                    self.index.measure(slot, &self.text);
-                }
-                return;
-            }
-            for &pos in &unknown {
-                for &slot in path[..=pos].iter().rev() {
-                    if self.index.has_usage(slot) {
-                        break;
-                    }
-                    self.index.measure(slot, &self.text);
-                }
+            let reads: Vec<Slot> = match round {
+                0 => unknown.iter().flat_map(|&pos| self.counted_before(&path[..=pos])).collect(),
+                _ => path[..=last].to_vec(),
+            };
+            for slot in reads {
+                self.index.measure(slot, &self.text);
             }
         }
+    }
+
+    /// The skimmed entries whose tokens pi's estimate with the last of `path` as leaf adds: walking back,
+    /// those after the usage it anchors on — or, when no usage is trusted there (a compaction or an edit
+    /// comes after it), every message of the context: back to the compaction's first kept entry, or the
+    /// root.
+    fn counted_before(&self, path: &[Slot]) -> Vec<Slot> {
+        let (mut out, mut trusted, mut first_kept) = (Vec::new(), true, None);
+        for &slot in path.iter().rev() {
+            let entry = self.index.entry(slot);
+            if let Some(first) = first_kept {
+                if self.index.is_skimmed(slot) {
+                    out.push(slot);
+                }
+                if self.index.id_of(slot) == first {
+                    break;
+                }
+                continue;
+            }
+            match entry.kind() {
+                Kind::Compaction => match entry.first_kept() {
+                    Some(first) => first_kept = Some(first),
+                    None => break,
+                },
+                Kind::ContextEdit => trusted = false,
+                _ if trusted && self.index.has_usage(slot) => break,
+                _ if self.index.is_skimmed(slot) => out.push(slot),
+                _ => {}
+            }
+        }
+        out
     }
 }

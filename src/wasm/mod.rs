@@ -6,6 +6,7 @@ mod error;
 pub mod full;
 pub mod tool;
 pub mod agent;
+pub mod skim;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use serde::Serialize;
