@@ -1,6 +1,20 @@
 //! Whether a loaded file is a pi session at all: the rule the CLI applies before it shows anything.
 
+use serde::Serialize;
+use tsify_next::Tsify;
+
 use crate::session::{parse_line, Header, IngestReport, Line, LineProblem, SessionIndex};
+
+/// A whole file's `IngestReport`; `problem` says why the file is no pi session (see `not_a_session`), or is null.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(missing_as_null)]
+pub struct FileReport {
+    /// What loading the file did.
+    #[serde(flatten)]
+    pub report: IngestReport,
+    /// `"<line>: <reason>"` when the file is no pi session.
+    pub problem: Option<String>,
+}
 
 /// Why the file `bytes`, loaded into `index` with `report`, is no pi session, as `<line>: <reason>` — or
 /// `None` when it is one (a header-only session is one; so is a file pi loads as empty for want of a

@@ -490,7 +490,7 @@ mod tests {
 
     #[test]
     fn texts_carry_their_facts() {
-        let a = [Anchor { name: "start".into(), slot: 0, tokens: 12_800.0, hint: None }];
+        let a = [Anchor { name: "start".into(), entry_id: "e0".into(), slot: 0, tokens: 12_800.0, hint: None }];
         let h = pressure_hint(96_000.0, 128_000.0, &a);
         assert!(h.starts_with("[context 75.0% of 128k]"), "{h}");
         assert!(h.contains("'start' (10.0%)"), "{h}");

@@ -1,6 +1,6 @@
 //! Integration tests of the core index: feeding, links, labels, walks, estimates, bad input.
 
-use pi_tree_navigator::session::{Leaf, Mode, Part, SessionIndex, TreeFilter, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
+use pi_tree_navigator::session::{Leaf, Mode, ViewPart, SessionIndex, TreeFilter, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
 use pi_tree_navigator::SessionError;
 
 fn ts(n: u64) -> String {
@@ -318,15 +318,19 @@ fn context_view_lists_what_the_model_reads() {
     let page = idx.context_view(Leaf::Current, 0, usize::MAX).unwrap();
     let (total, view) = (page.total, page.messages);
     assert_eq!(total, 3);
-    assert_eq!(page.model_json, r#"{"provider":"p","modelId":"m"}"#);
-    assert_eq!(page.thinking_json.as_deref(), Some(r#""off""#));
+    assert_eq!(page.model, serde_json::json!({"provider":"p","modelId":"m"}));
+    assert_eq!(page.thinking_level, Some(serde_json::json!("off")));
     let meta = view[1].assistant.as_ref().unwrap();
     assert_eq!((meta.model.as_deref(), meta.stop_reason.as_deref(), meta.usage_total), (Some("p/m"), Some("stop"), Some(9.0)));
     let roles: Vec<(&str, &str)> = view.iter().map(|m| (m.role, m.stored_role.as_str())).collect();
     assert_eq!(roles, [("user", "user"), ("assistant", "assistant"), ("user", "branchSummary")]);
     assert_eq!(
         view[2].parts,
-        [Part::Wrapper(BRANCH_SUMMARY_PREFIX.into()), Part::Text("did things".into()), Part::Wrapper(BRANCH_SUMMARY_SUFFIX.into())]
+        [
+            ViewPart::Wrapper { text: BRANCH_SUMMARY_PREFIX.into() },
+            ViewPart::Text { text: "did things".into() },
+            ViewPart::Wrapper { text: BRANCH_SUMMARY_SUFFIX.into() }
+        ]
     );
     let page = idx.context_view(Leaf::Current, 1, 2).unwrap();
     assert_eq!((page.total, page.messages.len(), page.messages[0].role), (3, 1, "assistant"));

@@ -1,6 +1,8 @@
 //! The resident session index: entries by id, parent/child links, labels, the leaf, and the walks
 //! pi's own tree navigation does (path, common ancestor, entries between two points).
 
+use serde::Serialize;
+use tsify_next::Tsify;
 
 use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 use super::read::{read_line, skim_line};
@@ -31,7 +33,7 @@ pub enum Leaf<'a> {
 }
 
 /// A line that was not taken, with its 1-based line number in the fed text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
 pub struct Skipped {
     /// 1-based line number within the text given to [`SessionIndex::append_jsonl`] (for entries given
     /// one by one: the 1-based position in that batch).
@@ -99,8 +101,8 @@ impl Keys for RecordIds<'_> {
     }
 }
 
-/// What one append call did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What one append call did (the `IngestReport` object of the wasm API).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Tsify)]
 pub struct IngestReport {
     /// Entries added.
     pub appended: usize,

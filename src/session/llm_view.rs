@@ -4,7 +4,9 @@
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
 use serde_json::Value;
+use tsify_next::Tsify;
 
 use super::context::Source;
 use super::entry::Kind;
@@ -24,14 +26,24 @@ pub const COMPACTION_SUMMARY_PREFIX: &str =
 pub const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
 
 /// One readable piece of a message.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Part {
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ViewPart {
     /// Text the message holds.
-    Text(String),
+    Text {
+        /// The text.
+        text: String,
+    },
     /// Model reasoning.
-    Thinking(String),
+    Thinking {
+        /// The reasoning text.
+        text: String,
+    },
     /// Text pi adds around stored content (summary framing).
-    Wrapper(String),
+    Wrapper {
+        /// The framing text.
+        text: String,
+    },
     /// A tool call with its arguments as JSON text.
     ToolCall {
         /// Call id.
@@ -42,6 +54,7 @@ pub enum Part {
         arguments: String,
     },
     /// An image (its data is not repeated).
+    #[serde(rename_all = "camelCase")]
     Image {
         /// `mimeType`.
         mime_type: String,
@@ -50,13 +63,21 @@ pub enum Part {
     },
 }
 
-/// One message of the context.
-#[derive(Debug, Clone, PartialEq)]
+/// A context message as the model receives it (role after pi's `convertToLlm`; `"none"` = dropped there).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
 pub struct ViewMessage {
-    /// The entry it comes from.
+    /// The entry it comes from (inside the core only).
+    #[serde(skip)]
     pub source: Source,
+    /// The id of the entry it comes from.
+    pub entry_id: String,
+    /// Whether it is a compaction's summary.
+    pub from_compaction: bool,
     /// Role after `convertToLlm` (`user`, `assistant`, `toolResult`; `system` on pi ≥0.87), or `none` when
     /// pi drops it there.
+    #[tsify(type = "\"user\" | \"assistant\" | \"toolResult\" | \"system\" | \"none\"")]
     pub role: &'static str,
     /// The role as stored (`user`, `assistant`, `toolResult`, `custom`, `bashExecution`, `branchSummary`,
     /// `compactionSummary`, …).
@@ -68,13 +89,15 @@ pub struct ViewMessage {
     /// Whether a tool result reported an error.
     pub is_error: bool,
     /// The readable parts.
-    pub parts: Vec<Part>,
-    /// For assistant messages: `provider/model`, stop reason, error message and reported total usage.
+    pub parts: Vec<ViewPart>,
+    /// Assistant messages only: `provider/model`, stop reason, error message, reported `usage.totalTokens`.
     pub assistant: Option<AssistantMeta>,
 }
 
 /// What a viewer shows in an assistant message's header.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
 pub struct AssistantMeta {
     /// `provider/model` as recorded on the message.
     pub model: Option<String>,
@@ -86,23 +109,27 @@ pub struct AssistantMeta {
     pub usage_total: Option<f64>,
 }
 
-/// A page of the context at a leaf, with the settings in force there.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ContextPage {
+/// A page of the context at a leaf, with the model and thinking level in force there (as `buildContext`).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextView {
     /// How many messages the whole context has.
     pub total: usize,
     /// The requested messages.
     pub messages: Vec<ViewMessage>,
-    /// The model in force, as JSON text (`null` when none).
-    pub model_json: String,
-    /// The thinking level, as JSON text (`None` when pi would leave it undefined).
-    pub thinking_json: Option<String>,
+    /// The model in force (`null` when none).
+    #[tsify(type = "{ provider?: unknown; modelId?: unknown } | null")]
+    pub model: Value,
+    /// The thinking level (absent when pi would leave it undefined).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(type = "unknown")]
+    pub thinking_level: Option<Value>,
 }
 
 impl SessionIndex {
     /// Messages `start..end` of the context at `leaf` as the model receives them, and how many there are in
     /// all (so a viewer can page through a long context). Needs a full index.
-    pub fn context_view(&mut self, leaf: Leaf<'_>, start: usize, end: usize) -> Result<ContextPage, SessionError> {
+    pub fn context_view(&mut self, leaf: Leaf<'_>, start: usize, end: usize) -> Result<ContextView, SessionError> {
         if self.mode() != Mode::Full {
             return Err(SessionError::NeedsFullMode);
         }
@@ -115,7 +142,8 @@ impl SessionIndex {
         for &source in &sources[start..end] {
             out.push(self.view_message(source)?);
         }
-        Ok(ContextPage { total, messages: out, model_json, thinking_json })
+        let json = |t: &str| parse_value(t).unwrap_or(Value::Null);
+        Ok(ContextView { total, messages: out, model: json(&model_json), thinking_level: thinking_json.as_deref().map(json) })
     }
 
     fn view_message(&self, source: Source) -> Result<ViewMessage, SessionError> {
@@ -125,6 +153,8 @@ impl SessionIndex {
         let tokens = self.source_tokens(source);
         let mut view = ViewMessage {
             source,
+            entry_id: self.id_of(slot).into(),
+            from_compaction: matches!(source, Source::CompactionSummary(_)),
             role: "user",
             stored_role: String::new(),
             tokens,
@@ -158,8 +188,8 @@ impl SessionIndex {
     }
 }
 
-fn framed(prefix: &str, body: String, suffix: &str) -> Vec<Part> {
-    vec![Part::Wrapper(prefix.into()), Part::Text(body), Part::Wrapper(suffix.into())]
+fn framed(prefix: &str, body: String, suffix: &str) -> Vec<ViewPart> {
+    vec![ViewPart::Wrapper { text: prefix.into() }, ViewPart::Text { text: body }, ViewPart::Wrapper { text: suffix.into() }]
 }
 
 fn fill_from_message(view: &mut ViewMessage, msg: &Value, profile: super::Profile) {
@@ -191,7 +221,7 @@ fn fill_from_message(view: &mut ViewMessage, msg: &Value, profile: super::Profil
             if msg.get("excludeFromContext").and_then(Value::as_bool).unwrap_or(false) {
                 view.role = "none";
             }
-            view.parts = vec![Part::Text(bash_execution_text(msg))];
+            view.parts = vec![ViewPart::Text { text: bash_execution_text(msg) }];
         }
         "branchSummary" => view.parts = framed(BRANCH_SUMMARY_PREFIX, str_of("summary").unwrap_or_default().into(), BRANCH_SUMMARY_SUFFIX),
         "system" if profile.sends_system_messages() => {
@@ -232,25 +262,25 @@ fn bash_execution_text(msg: &Value) -> String {
     text
 }
 
-fn content_parts(content: Option<&Value>) -> Vec<Part> {
+fn content_parts(content: Option<&Value>) -> Vec<ViewPart> {
     match content {
-        Some(Value::String(s)) => vec![Part::Text(s.clone())],
+        Some(Value::String(s)) => vec![ViewPart::Text { text: s.clone() }],
         Some(Value::Array(blocks)) => blocks.iter().filter_map(block_part).collect(),
         _ => Vec::new(),
     }
 }
 
-fn block_part(block: &Value) -> Option<Part> {
+fn block_part(block: &Value) -> Option<ViewPart> {
     let s = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
     Some(match block.get("type").and_then(Value::as_str)? {
-        "text" => Part::Text(s("text")),
-        "thinking" => Part::Thinking(s("thinking")),
-        "toolCall" => Part::ToolCall {
+        "text" => ViewPart::Text { text: s("text") },
+        "thinking" => ViewPart::Thinking { text: s("thinking") },
+        "toolCall" => ViewPart::ToolCall {
             id: s("id"),
             name: s("name"),
             arguments: block.get("arguments").map_or_else(|| "undefined".into(), Value::to_string),
         },
-        "image" => Part::Image { mime_type: s("mimeType"), bytes: s("data").len() / 4 * 3 },
+        "image" => ViewPart::Image { mime_type: s("mimeType"), bytes: s("data").len() / 4 * 3 },
         _ => return None,
     })
 }

@@ -23,11 +23,11 @@ pub use entry_ref::{AssistantRef, EntryRef};
 pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped};
 pub use read::parse_line;
 pub use llm_view::{
-    source_slot, AssistantMeta, ContextPage, Part, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
+    source_slot, AssistantMeta, ContextView, ViewPart, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
     COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
 };
 pub use profile::{Profile, ProfileSource};
 pub use record::Slot;
 pub use skim::SkimmedSession;
-pub use tokens::{cumulative, Estimate};
-pub use view::{Anchor, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};
+pub use tokens::{cumulative, Estimate, TokenEstimate};
+pub use view::{Anchor, AnchorList, EntriesBetween, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};

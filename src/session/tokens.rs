@@ -9,6 +9,9 @@
 
 use std::collections::HashMap;
 
+use serde::Serialize;
+use tsify_next::Tsify;
+
 use super::entry::{patch_parts, Kind, RoleKind};
 use super::read::ceil_quarter;
 use super::index::{Leaf, SessionIndex};
@@ -17,8 +20,10 @@ use super::record::Slot;
 use crate::error::SessionError;
 
 /// pi's `estimateContextTokens` result.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Estimate {
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct TokenEstimate {
     /// `usageTokens + trailingTokens`.
     pub tokens: f64,
     /// The anchoring assistant's usage, or 0.
@@ -28,6 +33,9 @@ pub struct Estimate {
     /// Index of the anchoring assistant in the context's messages.
     pub last_usage_index: Option<usize>,
 }
+
+/// The name the core's code uses for [`TokenEstimate`] (the public type's name is the wasm API's).
+pub type Estimate = TokenEstimate;
 
 /// Running estimate over a context being built message by message.
 #[derive(Debug, Default, Clone, Copy)]
@@ -63,9 +71,9 @@ impl Running {
     /// The estimate; `distrust_until`: a usage from this path position or before is not trusted (the
     /// shared rule of `estimateProjectedContextTokens`, see [`super::profile`]). Without a trusted usage
     /// every message counts, the system messages as `system` (their replay, or their sum).
-    fn estimate(&self, distrust_until: Option<usize>, system: Option<f64>) -> Estimate {
+    fn estimate(&self, distrust_until: Option<usize>, system: Option<f64>) -> TokenEstimate {
         match self.usage {
-            Some(u) if distrust_until.map_or(true, |p| self.usage_pos > p) => Estimate {
+            Some(u) if distrust_until.map_or(true, |p| self.usage_pos > p) => TokenEstimate {
                 tokens: u + self.trailing,
                 usage_tokens: u,
                 trailing_tokens: self.trailing,
@@ -73,7 +81,7 @@ impl Running {
             },
             _ => {
                 let all = system.map_or(self.all, |system| self.all - self.system + system);
-                Estimate { tokens: all, usage_tokens: 0.0, trailing_tokens: all, last_usage_index: None }
+                TokenEstimate { tokens: all, usage_tokens: 0.0, trailing_tokens: all, last_usage_index: None }
             }
         }
     }
@@ -277,7 +285,7 @@ impl<'i> Context<'i> {
         }
     }
 
-    fn estimate(&self) -> Estimate {
+    fn estimate(&self) -> TokenEstimate {
         let system = self.profile.counts_system_messages().then(|| self.replay.tokens());
         self.run.estimate(self.distrust_until, system)
     }
@@ -286,7 +294,7 @@ impl<'i> Context<'i> {
 /// For each position `i` of `path` (root first), the estimate of the context pi would build with
 /// `path[i]` as leaf, under the index's profile. One pass; a compaction restarts the context from its
 /// kept entries, and an edit recounts the context built so far.
-pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<Estimate> {
+pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<TokenEstimate> {
     let mut context = Context::new(index);
     // Position of each path entry, to find a compaction's first kept entry without scanning the path.
     // Filled only up to the latest compaction met, so a path without one never touches the table.
@@ -345,7 +353,7 @@ fn kept_start(index: &SessionIndex, path: &[Slot], position: &[u32], first: &str
 
 impl SessionIndex {
     /// pi's estimate for the context with `leaf` as leaf.
-    pub fn estimate(&mut self, leaf: Leaf<'_>) -> Result<Estimate, SessionError> {
+    pub fn estimate(&mut self, leaf: Leaf<'_>) -> Result<TokenEstimate, SessionError> {
         let slot = self.resolve_leaf(leaf);
         let path = self.path(slot)?;
         Ok(cumulative(self, &path).last().copied().unwrap_or_default())

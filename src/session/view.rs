@@ -4,24 +4,32 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use serde::{Deserialize, Serialize};
+use tsify_next::Tsify;
+
 use super::entry::{Kind, RoleKind, StopReason};
 use super::index::{Leaf, SessionIndex};
 use super::record::Slot;
-use super::tokens::{cumulative, Estimate};
+use super::tokens::{cumulative, TokenEstimate};
 use crate::error::SessionError;
-use crate::text::{to_one_line, ANCHOR_PREFIX};
+use crate::text::{to_one_line, ListRow, ANCHOR_PREFIX};
 
 /// Preview length for `list` rows.
 pub const LIST_HINT_MAX: usize = 50;
 /// Preview length for tree rows.
 const TREE_HINT_MAX: usize = 60;
 
-/// An anchor (label `anchor:<name>`) on the active path.
-#[derive(Debug, Clone, PartialEq)]
+/// An `anchor:<name>` label on the active path with the estimate as if its entry were the leaf.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
 pub struct Anchor {
     /// The name after `anchor:`.
     pub name: String,
-    /// The labelled entry.
+    /// The labelled entry's id.
+    pub entry_id: String,
+    /// The labelled entry (inside the core only).
+    #[serde(skip)]
     pub slot: Slot,
     /// Estimated context tokens with this entry as leaf.
     pub tokens: f64,
@@ -29,11 +37,50 @@ pub struct Anchor {
     pub hint: Option<String>,
 }
 
-/// One row of the tree in display order.
-#[derive(Debug, Clone, PartialEq)]
+impl Anchor {
+    /// The anchor as a row of the `list` text.
+    pub fn row(&self) -> ListRow<'_> {
+        ListRow { name: &self.name, tokens: self.tokens, hint: self.hint.as_deref() }
+    }
+}
+
+/// The anchors on the path and the estimate at the leaf: what `list` shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct AnchorList {
+    /// The anchors, root → leaf.
+    pub anchors: Vec<Anchor>,
+    /// The estimate at the leaf.
+    pub estimate: TokenEstimate,
+}
+
+/// pi's `collectEntriesForBranchSummary`, as ids.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct EntriesBetween {
+    /// The entries left behind, oldest first.
+    pub entry_ids: Vec<String>,
+    /// The deepest entry on both paths.
+    pub common_ancestor_id: Option<String>,
+}
+
+/// One row of the tree in display order. `depth` grows only at branch points.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
 pub struct TreeRow {
-    /// The entry.
+    /// The entry (inside the core only).
+    #[serde(skip)]
     pub slot: Slot,
+    /// The entry's id.
+    pub id: String,
+    /// Its parent's id.
+    pub parent_id: Option<String>,
+    /// The entry's `type`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The message's role, for message entries.
+    pub role: Option<String>,
     /// Indentation level: grows only where the tree branches, so long chains stay flat.
     pub depth: u32,
     /// Number of children.
@@ -44,8 +91,24 @@ pub struct TreeRow {
     pub leaf: bool,
     /// The entry's current label.
     pub label: Option<String>,
-    /// Index one past this row's last descendant (rows `i+1..end` are its subtree): for folding.
+    /// The anchor's name when `label` is an anchor label (`anchor:<name>`), else null.
+    pub anchor: Option<String>,
+    /// The entry's own estimated tokens.
+    pub tokens: f64,
+    /// A one-line description: `user: "…"`, `branch_summary: "…"`, `label`, …
+    pub text: String,
+    /// One past the last row of this row's subtree (rows `i+1..end` are its descendants): for folding.
     pub end: u32,
+}
+
+/// A [`TreeRow`]'s place in the tree, before its texts.
+struct Layout {
+    slot: Slot,
+    depth: u32,
+    children: u32,
+    active: bool,
+    leaf: bool,
+    end: u32,
 }
 
 /// pi's `/tree` filter modes.
@@ -77,12 +140,14 @@ impl TreeFilter {
     }
 }
 
-/// Summary numbers for a session.
-#[derive(Debug, Clone, PartialEq)]
+/// Session statistics.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
 pub struct Stats {
     /// Entries held (header excluded).
     pub entries: usize,
     /// Entry count per `type`.
+    #[tsify(type = "Record<string, number>")]
     pub by_type: BTreeMap<String, usize>,
     /// Entries with no children (tips of branches).
     pub tips: usize,
@@ -98,8 +163,8 @@ pub struct Stats {
     pub anchors: usize,
     /// Size of the file, as given by the caller.
     pub file_bytes: f64,
-    /// Estimate at the current leaf.
-    pub estimate: Estimate,
+    /// The estimate at the current leaf.
+    pub estimate: TokenEstimate,
 }
 
 impl SessionIndex {
@@ -110,7 +175,7 @@ impl SessionIndex {
     }
 
     /// [`Self::anchors`] and the estimate at the leaf itself, from one walk (what `list` shows).
-    pub fn anchors_and_estimate(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Anchor>, Estimate), SessionError> {
+    pub fn anchors_and_estimate(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Anchor>, TokenEstimate), SessionError> {
         let slot = self.resolve_leaf(leaf);
         let path = self.path(slot)?;
         let estimates = cumulative(self, &path);
@@ -121,13 +186,41 @@ impl SessionIndex {
                 None => continue,
             };
             let hint = self.hint_from(s, LIST_HINT_MAX);
-            out.push(Anchor { name, slot: s, tokens: estimate.tokens, hint });
+            out.push(Anchor { name, entry_id: self.id_of(s).into(), slot: s, tokens: estimate.tokens, hint });
         }
         Ok((out, estimates.last().copied().unwrap_or_default()))
     }
 
     /// The whole tree in display order (roots in file order, children oldest first), iteratively.
     pub fn tree_rows(&mut self) -> Result<Vec<TreeRow>, SessionError> {
+        let layout = self.tree_layout()?;
+        let mut rows = Vec::with_capacity(layout.len());
+        for l in layout {
+            let text = self.describe(l.slot);
+            let e = self.entry(l.slot);
+            let label = self.label_at(l.slot).map(String::from);
+            rows.push(TreeRow {
+                slot: l.slot,
+                id: e.id().into(),
+                parent_id: e.parent_id().map(String::from),
+                ty: e.type_name().into(),
+                role: e.role_name().map(String::from),
+                depth: l.depth,
+                children: l.children,
+                active: l.active,
+                leaf: l.leaf,
+                anchor: label.as_deref().and_then(crate::text::anchor_name).map(String::from),
+                label,
+                tokens: e.tokens(),
+                text,
+                end: l.end,
+            });
+        }
+        Ok(rows)
+    }
+
+    /// The tree's shape in display order: what [`Self::tree_rows`] and [`Self::tree_filter`] walk.
+    fn tree_layout(&mut self) -> Result<Vec<Layout>, SessionError> {
         let leaf = self.leaf();
         let mut active = vec![false; self.len()];
         for s in self.path(leaf)? {
@@ -143,13 +236,12 @@ impl SessionIndex {
             for &k in kids.iter().rev() {
                 stack.push((k, child_depth));
             }
-            rows.push(TreeRow {
+            rows.push(Layout {
                 slot,
                 depth,
                 children: kids.len() as u32,
                 active: active[slot as usize],
                 leaf: Some(slot) == leaf,
-                label: self.label_at(slot).map(String::from),
                 end: 0,
             });
         }
@@ -177,7 +269,7 @@ impl SessionIndex {
     /// search and folding. In every mode an assistant message with no text is hidden unless it stopped
     /// with something other than `stop`/`toolUse`, or is the current leaf.
     pub fn tree_filter(&mut self, filter: TreeFilter) -> Result<Vec<u32>, SessionError> {
-        let rows = self.tree_rows()?;
+        let rows = self.tree_layout()?;
         let leaf = self.leaf();
         let mut out = Vec::new();
         for (i, row) in rows.iter().enumerate() {
@@ -196,7 +288,7 @@ impl SessionIndex {
                 TreeFilter::Default => !bookkeeping,
                 TreeFilter::NoTools => !bookkeeping && entry.kind() != Kind::Message(RoleKind::ToolResult),
                 TreeFilter::UserOnly => entry.kind() == Kind::Message(RoleKind::User),
-                TreeFilter::LabeledOnly => row.label.is_some(),
+                TreeFilter::LabeledOnly => self.label_at(row.slot).is_some(),
                 TreeFilter::All => true,
             };
             if shown {
@@ -316,7 +408,7 @@ fn push_children(stack: &mut Vec<(Slot, String, String)>, kids: &[Slot], prefix:
 
 impl SessionIndex {
     /// The estimate at every entry of the path to `leaf` (root first), for plotting context over time.
-    pub fn path_estimates(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Slot>, Vec<Estimate>), SessionError> {
+    pub fn path_estimates(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Slot>, Vec<TokenEstimate>), SessionError> {
         let slot = self.resolve_leaf(leaf);
         let path = self.path(slot)?;
         let estimates = cumulative(self, &path);

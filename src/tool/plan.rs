@@ -12,7 +12,7 @@ use tsify_next::Tsify;
 
 use crate::error::SessionError;
 use crate::js::utf16_len;
-use crate::session::{cumulative, Kind, Leaf, RoleKind, SessionIndex, Slot, StopReason};
+use crate::session::{cumulative, Anchor, Kind, Leaf, RoleKind, SessionIndex, Slot, StopReason};
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
@@ -330,17 +330,11 @@ fn list_warning(facts_reach: bool) -> Option<&'static str> {
 fn list(index: &mut SessionIndex, facts: &ToolFacts) -> Result<ToolPlan, SessionError> {
     let (anchors, estimate) = index.anchors_and_estimate(Leaf::Current)?;
     let current = estimate.tokens;
-    let rows: Vec<ListRow<'_>> =
-        anchors.iter().map(|a| ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }).collect();
+    let rows: Vec<ListRow<'_>> = anchors.iter().map(Anchor::row).collect();
     let text = format_list(&rows, current, facts.context_window, list_warning(facts.refresh_reaches));
     let anchors = anchors
-        .iter()
-        .map(|a| AnchorRow {
-            name: a.name.clone(),
-            entry_id: index.id_of(a.slot).into(),
-            tokens: a.tokens,
-            hint: a.hint.as_deref().map(Into::into),
-        })
+        .into_iter()
+        .map(|a| AnchorRow { name: a.name, entry_id: a.entry_id, tokens: a.tokens, hint: a.hint })
         .collect::<Vec<_>>();
     Ok(ToolPlan::List(ListPlan {
         text,

@@ -5,7 +5,6 @@ use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
 use super::to_js;
-use super::dto::{FileReportDto, AnchorDto, ContextViewDto, EntriesBetweenDto, EstimateDto, ListDto, StatsDto, TreeRowDto};
 use super::error::{invalid, js_error};
 use super::{leaf_of, nullable, report_js, SessionIndex};
 use crate::session;
@@ -33,7 +32,7 @@ impl SessionIndex {
     pub fn load_file_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
         let report = self.inner.load_file_bytes(bytes).map_err(js_error)?;
         let problem = crate::file::not_a_session(bytes, &self.inner, &report);
-        to_js(&FileReportDto { report: (&report).into(), problem })
+        to_js(&crate::file::FileReport { report, problem })
     }
 
     /// Entry ids from the root to the leaf.
@@ -71,7 +70,7 @@ impl SessionIndex {
         let old = old_leaf_id.map(|id| self.slot(&id)).transpose()?;
         let target = self.slot(target_id)?;
         let (slots, ancestor) = self.inner.entries_between(old, target).map_err(js_error)?;
-        to_js(&EntriesBetweenDto {
+        to_js(&session::EntriesBetween {
             entry_ids: slots.iter().map(|&s| self.inner.id_of(s).to_string()).collect(),
             common_ancestor_id: ancestor.map(|s| self.inner.id_of(s).to_string()),
         })
@@ -93,15 +92,13 @@ impl SessionIndex {
     #[wasm_bindgen(unchecked_return_type = "TokenEstimate")]
     pub fn estimate(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
                 let est = self.inner.estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
-        to_js(&EstimateDto::from(est))
+        to_js(&est)
     }
 
     /// Anchors (`anchor:<name>` labels) on the path, root → leaf, with the estimate at each.
     #[wasm_bindgen(unchecked_return_type = "Anchor[]")]
     pub fn anchors(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
-                let anchors = self.inner.anchors(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
-        let dtos: Vec<AnchorDto> = anchors.into_iter().map(|a| AnchorDto::new(a, &self.inner)).collect();
-        to_js(&dtos)
+                to_js(&self.inner.anchors(leaf_of(leaf_id.as_deref())).map_err(js_error)?)
     }
 
     /// The estimate at every entry of the path (root first), aligned with `path(leafId)`: for plotting.
@@ -128,19 +125,16 @@ impl SessionIndex {
     }
 
     /// `anchors()` and `estimate()` from one walk: what `list` shows.
-    #[wasm_bindgen(js_name = listAnchors, unchecked_return_type = "{ anchors: Anchor[]; estimate: TokenEstimate }")]
+    #[wasm_bindgen(js_name = listAnchors, unchecked_return_type = "AnchorList")]
     pub fn list_anchors(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
         let (anchors, estimate) = self.inner.anchors_and_estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
-        let anchors: Vec<AnchorDto> = anchors.into_iter().map(|a| AnchorDto::new(a, &self.inner)).collect();
-        to_js(&ListDto { anchors, estimate: estimate.into() })
+        to_js(&session::AnchorList { anchors, estimate })
     }
 
     /// The tree in display order, one row per entry.
     #[wasm_bindgen(js_name = treeRows, unchecked_return_type = "TreeRow[]")]
     pub fn tree_rows(&mut self) -> Result<JsValue, JsValue> {
-        let rows = self.inner.tree_rows().map_err(js_error)?;
-        let dtos: Vec<TreeRowDto> = rows.into_iter().map(|r| TreeRowDto::new(r, &mut self.inner)).collect();
-        to_js(&dtos)
+        to_js(&self.inner.tree_rows().map_err(js_error)?)
     }
 
     /// Positions in `treeRows()` of the rows pi's `/tree` shows with a filter: `"default"`, `"no-tools"`,
@@ -157,16 +151,14 @@ impl SessionIndex {
     pub fn context_view(&mut self, leaf_id: Option<String>, start: Option<u32>, end: Option<u32>) -> Result<JsValue, JsValue> {
         let (start, end) = (start.unwrap_or(0) as usize, end.map_or(usize::MAX, |e| e as usize));
         let page = self.inner.context_view(leaf_of(leaf_id.as_deref()), start, end).map_err(js_error)?;
-        to_js(&ContextViewDto::new(page, &self.inner))
+        to_js(&page)
     }
 
     /// The same rows as `treeRows()`, as JSON text: much cheaper for large trees (one `JSON.parse`
     /// instead of an object built per field across the boundary).
     #[wasm_bindgen(js_name = treeRowsJson)]
     pub fn tree_rows_json(&mut self) -> Result<String, JsValue> {
-        let rows = self.inner.tree_rows().map_err(js_error)?;
-        let dtos: Vec<TreeRowDto> = rows.into_iter().map(|r| TreeRowDto::new(r, &mut self.inner)).collect();
-        serde_json::to_string(&dtos).map_err(|e| invalid(&e.to_string()))
+        serde_json::to_string(&self.inner.tree_rows().map_err(js_error)?).map_err(|e| invalid(&e.to_string()))
     }
 
     /// The tree as text, like pi's `/tree`.
@@ -178,8 +170,7 @@ impl SessionIndex {
     /// Entry counts, branches, abandoned share, labels and the estimate at the leaf.
     #[wasm_bindgen(unchecked_return_type = "Stats")]
     pub fn stats(&mut self, file_bytes: f64) -> Result<JsValue, JsValue> {
-        let stats = self.inner.stats(file_bytes).map_err(js_error)?;
-        to_js(&StatsDto::from(stats))
+        to_js(&self.inner.stats(file_bytes).map_err(js_error)?)
     }
 
     fn slot(&self, id: &str) -> Result<session::Slot, JsValue> {
@@ -237,7 +228,7 @@ pub fn format_list(
     current_tokens: f64,
     context_window: f64,
 ) -> Result<String, JsValue> {
-    let anchors: Vec<AnchorDto> = serde_wasm_bindgen::from_value(anchors).map_err(|e| invalid(&e.to_string()))?;
-    let rows: Vec<text::ListRow<'_>> = anchors.iter().map(AnchorDto::row).collect();
+    let anchors: Vec<session::Anchor> = serde_wasm_bindgen::from_value(anchors).map_err(|e| invalid(&e.to_string()))?;
+    let rows: Vec<text::ListRow<'_>> = anchors.iter().map(session::Anchor::row).collect();
     Ok(text::format_list(&rows, current_tokens, context_window, None))
 }

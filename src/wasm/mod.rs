@@ -1,7 +1,6 @@
 //! The wasm-bindgen binding: short methods that convert, call the core and map errors. No domain rules.
 #![allow(clippy::needless_pass_by_value, reason = "wasm-bindgen hands arguments over as owned values")]
 
-mod dto;
 mod error;
 pub mod full;
 pub mod tool;
@@ -14,13 +13,16 @@ use wasm_bindgen::prelude::*;
 
 use crate::session::{self, IngestReport, Leaf};
 use crate::tool::RewindPlan;
-use dto::IngestReportDto;
 use error::{invalid, js_error};
 
+// `buildContext` returns pi's own context object (`JSON.parse` of `contextJson`), which has no Rust type:
+// written as JSON text by `session::context`, so its TypeScript shape is declared here.
 #[wasm_bindgen(typescript_custom_section)]
-const TS_INGEST: &str = r#"
-/** What one append call did. `line` is 1-based (for appendEntries: the position in the batch). */
-export interface IngestReport { appended: number; skipped: { line: number; reason: string }[]; warnings: string[] }
+const TS_CONTEXT: &str = r#"
+/** A message as pi's buildSessionContext returns it (the stored message, or a custom/branch/compaction wrapper). */
+export interface ContextMessage { role: string; [field: string]: unknown }
+/** pi's buildSessionContext result. */
+export interface SessionContext { messages: ContextMessage[]; thinkingLevel?: unknown; model: { provider?: unknown; modelId?: unknown } | null }
 "#;
 
 /// How many entries `appendEntries` stringifies and copies into wasm at a time (see there).
@@ -34,7 +36,7 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
 
 /// An ingest report as the `IngestReport` object.
 fn report_js(r: &IngestReport) -> Result<JsValue, JsValue> {
-    to_js(&IngestReportDto::from(r))
+    to_js(r)
 }
 
 /// A resident index of one pi session, kept in wasm memory and fed incrementally.
