@@ -3,7 +3,6 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::dto::{AnchorDto, EstimateDto, FileReportDto, ListDto};
 use super::error::{invalid, js_error};
 use super::{leaf_of, to_js};
 use crate::session;
@@ -35,7 +34,7 @@ impl SessionSkim {
     /// What the load did, and why the file is no pi session (`problem`, or `null`), as `loadFileBytes`.
     #[wasm_bindgen(unchecked_return_type = "FileReport")]
     pub fn report(&self) -> Result<JsValue, JsValue> {
-        to_js(&FileReportDto { report: self.inner.report().into(), problem: self.problem.clone() })
+        to_js(&crate::file::FileReport { report: self.inner.report().clone(), problem: self.problem.clone() })
     }
 
     /// Whether an entry has this id.
@@ -54,14 +53,13 @@ impl SessionSkim {
     #[wasm_bindgen(unchecked_return_type = "TokenEstimate")]
     pub fn estimate(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
         let est = self.inner.estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
-        to_js(&EstimateDto::from(est))
+        to_js(&est)
     }
 
     /// The anchors on the path and the estimate at the leaf, as `SessionIndex.listAnchors`.
-    #[wasm_bindgen(js_name = listAnchors, unchecked_return_type = "{ anchors: Anchor[]; estimate: TokenEstimate }")]
+    #[wasm_bindgen(js_name = listAnchors, unchecked_return_type = "AnchorList")]
     pub fn list_anchors(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
         let (anchors, estimate) = self.inner.anchors_and_estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
-        let anchors: Vec<AnchorDto> = anchors.into_iter().map(|a| AnchorDto::new(a, self.inner.index())).collect();
-        to_js(&ListDto { anchors, estimate: estimate.into() })
+        to_js(&session::AnchorList { anchors, estimate })
     }
 }
