@@ -275,19 +275,21 @@ fn usage_facts<'a>(usage: &Obj<Usage<'a>>, stop_reason: &'a Js<'a>, facts: &mut 
 /// (What a whole-file estimate needs of most lines: an assistant's usage makes the content before it
 /// irrelevant to pi's estimate.)
 pub(super) fn skim_line<R>(line: &str, legacy_v2: bool, take: impl FnOnce(&Facts<'_>) -> R) -> Option<R> {
-    let skim = wire::skim(line)?;
-    let role = RoleKind::of(&skim.message.value.role.text()?, legacy_v2);
-    if !skim.ty.str()?.is("message") || !matches!(role, RoleKind::User | RoleKind::Assistant | RoleKind::ToolResult) {
-        return None;
-    }
-    let mut facts = Facts::new(skim.id.text()?, skim.parent_id.text(), date_ms(&skim.timestamp));
-    facts.kind = Kind::Message(role);
-    facts.tokens = f64::NAN;
-    if role == RoleKind::Assistant {
-        let (usage, stop_reason) = (&skim.message.value.usage, &skim.message.value.stop_reason);
-        usage_facts(usage, stop_reason, &mut facts);
-    }
-    Some(take(&facts))
+    wire::skim(line, |e| {
+        let msg = &e.message.value;
+        let role = RoleKind::of(&msg.role.text()?, legacy_v2);
+        if !e.ty.str()?.is("message") || !matches!(role, RoleKind::User | RoleKind::Assistant | RoleKind::ToolResult) {
+            return None;
+        }
+        let mut facts = Facts::new(e.id.text()?, e.parent_id.text(), date_ms(&e.timestamp));
+        facts.kind = Kind::Message(role);
+        facts.tokens = f64::NAN;
+        if role == RoleKind::Assistant {
+            usage_facts(&msg.usage, &msg.stop_reason, &mut facts);
+        }
+        Some(take(&facts))
+    })
+    .flatten()
 }
 
 /// An assistant content's characters (text, thinking, tool calls' name + arguments); `call` sees each

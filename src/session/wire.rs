@@ -297,6 +297,10 @@ impl<'de> FromJs<'de> for Content<'de> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if SKIMMING.get() {
+            IgnoredAny::deserialize(d)?;
+            return Ok(Content::Other);
+        }
         any::<D, Content<'de>>(d)
     }
 }
@@ -506,39 +510,29 @@ pub struct Entry<'a> {
     #[serde(borrow)] pub cwd: Js<'a>,
 }
 
-/// A `message` line as [`skim`] reads it: where the entry sits and the usage pi's estimate may anchor on;
-/// the content is skipped unread (its syntax is still checked).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct Skim<'a> {
-    /// `type`.
-    #[serde(rename = "type", borrow)] pub ty: Js<'a>,
-    /// `id`.
-    #[serde(borrow)] pub id: Js<'a>,
-    /// `parentId`.
-    #[serde(borrow)] pub parent_id: Js<'a>,
-    /// `timestamp`.
-    #[serde(borrow)] pub timestamp: Js<'a>,
-    /// `message`: its `role`, `usage` and `stopReason`.
-    #[serde(borrow)] pub message: Obj<SkimMessage<'a>>,
+thread_local! {
+    /// Set while [`skim`] reads a line: a `content` is then skipped unread (see [`Content`]).
+    static SKIMMING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// The `message` of a [`Skim`].
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct SkimMessage<'a> {
-    /// `role`.
-    #[serde(borrow)] pub role: Js<'a>,
-    /// `usage` (assistant).
-    #[serde(borrow)] pub usage: Obj<Usage<'a>>,
-    /// `stopReason` (assistant).
-    #[serde(borrow)] pub stop_reason: Js<'a>,
-}
-
-/// A line's [`Skim`], or `None` when the direct pass refuses the line (repeated keys, unpaired surrogates,
-/// numbers beyond the double range, deep nesting, …): [`read`] then has the last word on it.
-pub fn skim(line: &str) -> Option<Skim<'_>> {
-    serde_json::from_str::<Obj<Skim<'_>>>(line).ok().filter(|s| s.is_object).map(|s| s.value)
+/// [`read`]'s direct pass with every `content` skipped unread (its syntax still checked) — what a line's
+/// place and usage need, at a fraction of the cost — handing the [`Entry`] to `take`; `None` when that
+/// pass refuses the line (repeated keys, unpaired surrogates, numbers beyond the double range, deep
+/// nesting, …): [`read`] has the last word on those. (A mode of the one [`Entry`] reader rather than a
+/// second set of types: serde's code is generated per type, and the module's size is a budget.)
+pub fn skim<R>(line: &str, take: impl FnOnce(&Entry<'_>) -> R) -> Option<R> {
+    /// Ends the mode however the pass ends.
+    struct Skimming;
+    impl Drop for Skimming {
+        fn drop(&mut self) {
+            SKIMMING.set(false);
+        }
+    }
+    SKIMMING.set(true);
+    let skimming = Skimming;
+    let entry = serde_json::from_str::<Obj<Entry<'_>>>(line).ok().filter(|e| e.is_object);
+    drop(skimming);
+    entry.map(|e| take(&e.value))
 }
 
 /// Why a line could not be read.
