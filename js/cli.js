@@ -103,23 +103,22 @@ function parseArgs(argv) {
 }
 
 /**
- * Loads the file's bytes (no decoding in JS) into an index: `how` is "full" (entries kept whole) for
- * `context`, "skim" (a SessionSkim: contents read only where estimates need them) for `list` and `tokens`,
- * "facts" for the rest. `host` (a pi version, `--host`) fixes the estimate profile first.
+ * Loads the file's bytes (no decoding in JS): `how` is "full" (an index with entries kept whole) for
+ * `context`, "list" (the anchors and estimate at `leaf` only, `listFileBytes`) for `list` and `tokens`,
+ * "facts" (an index of facts) for the rest. `host` (a pi version, `--host`) fixes the estimate profile first.
  * Reports skipped lines on stderr; throws InputError when the core says the file is no pi session.
  */
-function load(api, file, how, host) {
+function load(api, file, how, host, leaf) {
   let bytes;
   try {
     bytes = readFileSync(file);
   } catch (err) {
     throw new InputError(`${file}: cannot read: ${err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "is a directory" : err.message}`);
   }
-  let index, report;
-  if (how === "skim") {
+  let index, report, list;
+  if (how === "list") {
     // `list` and `tokens` need estimates only: message contents are read in full only where they count.
-    index = new api.SessionSkim(bytes, host);
-    report = index.report();
+    ({ report, list } = api.listFileBytes(bytes, leaf, host));
   } else {
     index = how === "full" ? api.SessionIndex.full() : api.SessionIndex.plugin();
     if (host) index.setHostVersion(host);
@@ -134,7 +133,7 @@ function load(api, file, how, host) {
   }
   for (const w of report.warnings.slice(0, 5)) process.stderr.write(`${NAME}: ${file}: warning: ${w}\n`);
   if (report.warnings.length > 5) process.stderr.write(`${NAME}: ${file}: … ${report.warnings.length - 5} more warnings\n`);
-  return { index, bytes: bytes.length };
+  return { index, list, bytes: bytes.length };
 }
 
 function checkLeaf(index, file, leaf) {
@@ -145,8 +144,8 @@ function checkLeaf(index, file, leaf) {
 const out = (s) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
 
 function run(api, opts) {
-  const how = opts.command === "context" ? "full" : opts.command === "list" || opts.command === "tokens" ? "skim" : "facts";
-  const { index, bytes } = load(api, opts.file, how, opts.host);
+  if (opts.command === "list" || opts.command === "tokens") return runList(api, opts);
+  const { index, bytes } = load(api, opts.file, opts.command === "context" ? "full" : "facts", opts.host);
   const leaf = checkLeaf(index, opts.file, opts.leaf);
   // The index's current leaf is the file's last entry; `--leaf null` moves it before the first entry.
   if (leaf === null) index.setLeaf(null);
@@ -157,8 +156,26 @@ function run(api, opts) {
       out(opts.json ? json : JSON.stringify(JSON.parse(json), null, 2));
       return;
     }
+    case "tree":
+      out(opts.json ? JSON.stringify(index.treeRows()) : index.renderTree());
+      return;
+    case "stats": {
+      const p = index.profile();
+      const s = { ...index.stats(bytes), profile: `${p.name} (${p.source === "set" ? "--host" : p.source})` };
+      if (opts.json) out(JSON.stringify(s));
+      else out(formatStats(opts.file, s));
+      return;
+    }
+  }
+}
+
+/** `list` and `tokens`: one core call on the file's bytes (`listFileBytes`), no index kept. */
+function runList(api, opts) {
+  const { list } = load(api, opts.file, "list", opts.host, opts.leaf);
+  if (list === null) throw new InputError(`${opts.file}: no entry with id "${opts.leaf}"`);
+  switch (opts.command) {
     case "tokens": {
-      const e = index.estimate(...args);
+      const e = list.estimate;
       const est = { tokens: e.tokens, usageTokens: e.usageTokens, trailingTokens: e.trailingTokens, lastUsageIndex: e.lastUsageIndex };
       if (opts.json) out(JSON.stringify(est));
       else {
@@ -170,19 +187,9 @@ function run(api, opts) {
       return;
     }
     case "list": {
-      const { anchors, estimate } = index.listAnchors(...args);
+      const { anchors, estimate } = list;
       if (opts.json) out(JSON.stringify(anchors));
       else out(api.formatList(anchors, estimate.tokens, opts.contextWindow ?? 0));
-      return;
-    }
-    case "tree":
-      out(opts.json ? JSON.stringify(index.treeRows()) : index.renderTree());
-      return;
-    case "stats": {
-      const p = index.profile();
-      const s = { ...index.stats(bytes), profile: `${p.name} (${p.source === "set" ? "--host" : p.source})` };
-      if (opts.json) out(JSON.stringify(s));
-      else out(formatStats(opts.file, s));
       return;
     }
   }

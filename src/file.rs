@@ -1,9 +1,10 @@
-//! Whether a loaded file is a pi session at all: the rule the CLI applies before it shows anything.
+//! Whether a loaded file is a pi session at all: the rule the CLI applies before it shows anything; and
+//! [`list_file`], what the CLI's `list` and `tokens` show of a whole file.
 
 use serde::Serialize;
 use tsify_next::Tsify;
 
-use crate::session::{parse_line, Header, IngestReport, Line, LineProblem, SessionIndex};
+use crate::session::{parse_line, AnchorList, Header, IngestReport, Leaf, Line, LineProblem, Profile, SessionIndex, SkimmedSession};
 
 /// A whole file's `IngestReport`; `problem` says why the file is no pi session (see `not_a_session`), or is null.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
@@ -14,6 +15,30 @@ pub struct FileReport {
     pub report: IngestReport,
     /// `"<line>: <reason>"` when the file is no pi session.
     pub problem: Option<String>,
+}
+
+/// What `list` (and `tokens`) show of a whole file: see [`list_file`].
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(missing_as_null)]
+pub struct FileList {
+    /// What loading the file did, and why it is no pi session (`problem`).
+    pub report: FileReport,
+    /// The anchors on the path and the estimate at the leaf; null when no entry has the leaf id asked for.
+    pub list: Option<AnchorList>,
+}
+
+/// The anchors and the estimate at `leaf` of the session file `bytes`, read under `profile` (else as its
+/// contents say) with only the message contents the answer needs decoded ([`SkimmedSession`]).
+pub fn list_file(bytes: Vec<u8>, profile: Option<Profile>, leaf: Leaf<'_>) -> FileList {
+    let mut session = SkimmedSession::load(bytes, profile);
+    let problem = not_a_session(session.text().as_bytes(), session.index(), session.report());
+    let known = match leaf {
+        Leaf::Id(id) => session.index().slot_of(id).is_some(),
+        _ => true,
+    };
+    // The index's own leaf is the last entry; `Leaf::Null` and known ids need no move.
+    let list = known.then(|| session.anchors_and_estimate(leaf).ok()).flatten().map(|(anchors, estimate)| AnchorList { anchors, estimate });
+    FileList { report: FileReport { report: session.report().clone(), problem }, list }
 }
 
 /// Why the file `bytes`, loaded into `index` with `report`, is no pi session, as `<line>: <reason>` — or

@@ -60,11 +60,6 @@ impl SkimmedSession {
         (0..self.index.len() as Slot).filter(|&s| self.index.is_skimmed(s)).count()
     }
 
-    /// Moves the leaf (see [`SessionIndex::set_leaf`]).
-    pub fn set_leaf(&mut self, id: Option<&str>) -> Result<(), SessionError> {
-        self.index.set_leaf(id)
-    }
-
     /// pi's estimate with `leaf` as leaf ([`SessionIndex::estimate`]).
     pub fn estimate(&mut self, leaf: Leaf<'_>) -> Result<Estimate, SessionError> {
         let path = self.path(leaf)?;

@@ -1,65 +1,35 @@
-//! `SessionSkim`: a whole session file read for `list` and `tokens` only (the CLI's fast path; see
-//! `session::SkimmedSession`).
+//! `listFileBytes`: what the CLI's `list` and `tokens` show of a whole session file, in one call
+//! (`crate::file::list_file`).
 
 use wasm_bindgen::prelude::*;
 
-use super::error::{invalid, js_error};
-use super::{leaf_of, to_js};
-use crate::session;
+use super::error::invalid;
+use super::to_js;
+use crate::session::{Leaf, Profile};
 
-/// A session file read for its estimates: `listAnchors` and `estimate` give what a full `SessionIndex`
-/// gives, reading in full only the lines they need (a few per anchor on a session with usage).
-#[wasm_bindgen]
-#[derive(Debug)]
-pub struct SessionSkim {
-    inner: session::SkimmedSession,
-    problem: Option<String>,
-}
-
-#[wasm_bindgen]
-impl SessionSkim {
-    /// Reads a whole session file's bytes (`readFileSync(path)`), under the rules of pi `hostVersion`
-    /// when given (else as the contents say). Throws on a version that names no pi.
-    #[wasm_bindgen(constructor)]
-    pub fn new(bytes: Vec<u8>, host_version: Option<String>) -> Result<SessionSkim, JsValue> {
-        let profile = match host_version {
-            Some(v) => Some(session::Profile::for_version(&v).ok_or_else(|| invalid(&format!("not a pi version: {v}")))?),
-            None => None,
-        };
-        let inner = session::SkimmedSession::load(bytes, profile);
-        let problem = crate::file::not_a_session(inner.text().as_bytes(), inner.index(), inner.report());
-        Ok(SessionSkim { inner, problem })
-    }
-
-    /// What the load did, and why the file is no pi session (`problem`, or `null`), as `loadFileBytes`.
-    #[wasm_bindgen(unchecked_return_type = "FileReport")]
-    pub fn report(&self) -> Result<JsValue, JsValue> {
-        to_js(&crate::file::FileReport { report: self.inner.report().clone(), problem: self.problem.clone() })
-    }
-
-    /// Whether an entry has this id.
-    #[wasm_bindgen(js_name = hasEntry)]
-    pub fn has_entry(&self, id: &str) -> bool {
-        self.inner.index().slot_of(id).is_some()
-    }
-
-    /// Moves the leaf (`null`: before the first entry), as `SessionIndex.setLeaf`.
-    #[wasm_bindgen(js_name = setLeaf)]
-    pub fn set_leaf(&mut self, id: Option<String>) -> Result<(), JsValue> {
-        self.inner.set_leaf(id.as_deref()).map_err(js_error)
-    }
-
-    /// pi's context estimate with `leafId` (default: the current leaf) as leaf.
-    #[wasm_bindgen(unchecked_return_type = "TokenEstimate")]
-    pub fn estimate(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
-        let est = self.inner.estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
-        to_js(&est)
-    }
-
-    /// The anchors on the path and the estimate at the leaf, as `SessionIndex.listAnchors`.
-    #[wasm_bindgen(js_name = listAnchors, unchecked_return_type = "AnchorList")]
-    pub fn list_anchors(&mut self, leaf_id: Option<String>) -> Result<JsValue, JsValue> {
-        let (anchors, estimate) = self.inner.anchors_and_estimate(leaf_of(leaf_id.as_deref())).map_err(js_error)?;
-        to_js(&session::AnchorList { anchors, estimate })
-    }
+/// The anchors and the estimate at the leaf of a whole session file's bytes (`readFileSync(path)`), as
+/// `SessionIndex.listAnchors` gives them after `loadFileBytes`, with the load's report — reading in full
+/// only the message contents the estimates count (a few per anchor on a session with usage). `leafId`:
+/// omitted = the last entry, `null` = before the first entry, an id = that entry (`list` is `null` when no
+/// entry has it). `hostVersion`: estimate with that pi's rules (else as the contents say).
+///
+/// # Errors
+/// `InvalidArgument` for a `hostVersion` that names no pi version.
+#[wasm_bindgen(js_name = listFileBytes, unchecked_return_type = "FileList")]
+pub fn list_file_bytes(
+    bytes: Vec<u8>,
+    #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] leaf_id: JsValue,
+    host_version: Option<String>,
+) -> Result<JsValue, JsValue> {
+    let profile = match host_version {
+        Some(v) => Some(Profile::for_version(&v).ok_or_else(|| invalid(&format!("not a pi version: {v}")))?),
+        None => None,
+    };
+    let id = leaf_id.as_string();
+    let leaf = match &id {
+        Some(id) => Leaf::Id(id),
+        None if leaf_id.is_null() => Leaf::Null,
+        None => Leaf::Current,
+    };
+    to_js(&crate::file::list_file(bytes, profile, leaf))
 }
