@@ -5,7 +5,8 @@
 //      and ~/.cargo/bin next (wasm-bindgen-cli = Cargo.lock version, wasm-pack 0.15.1; see scripts/setup.sh);
 //   2. merges pkg.json over the generated pkg/package.json (pkg.json wins, "files" are unioned);
 //      then drops the JSDoc comments from the generated glue (the .d.ts keeps them);
-//   3. copies js/ (loaders, entry points, index.d.ts, cli.js, extension files, viewer/ …) into pkg/.
+//   3. copies js/ (loaders, entry points, index.d.ts, cli.js, extension files, viewer/ …) into pkg/, and
+//      drops whole-line comments from every shipped .js (scripts/strip-comments.mjs).
 // Usage: node scripts/build.mjs [--dev]   (--dev: debug build, no wasm-opt)
 import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -58,6 +59,29 @@ for (const name of existsSync(jsDir) ? readdirSync(jsDir).sort() : []) {
   copied.push(isDir ? `${name}/` : name);
 }
 log(`copied from js/: ${copied.join(" ")}`);
+
+// The shipped JavaScript without whole-line comments (scripts/strip-comments.mjs: checked to be the same
+// program). The repo's js/ keeps them; so does the .d.ts, which editors read.
+const { stripComments } = await import("./strip-comments.mjs");
+let saved = 0;
+const stripTree = (dir) => {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) stripTree(path);
+    else if (name.endsWith(".js")) {
+      const text = readFileSync(path, "utf8");
+      const out = stripComments(text, name);
+      saved += text.length - out.length;
+      writeFileSync(path, out);
+    }
+  }
+};
+try {
+  stripTree(pkgDir);
+} catch (e) {
+  die(e.message);
+}
+log(`comments stripped from the shipped .js: ${saved} bytes`);
 
 // --- 3. package.json -----------------------------------------------------------------------------
 const generated = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));

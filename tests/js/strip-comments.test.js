@@ -1,0 +1,54 @@
+// scripts/strip-comments.mjs: the shipped shim loses its whole-line comments and nothing else.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { stripComments } from "../../scripts/strip-comments.mjs";
+
+test("whole-line comments go; code, trailing comments and comment-like text in literals stay", () => {
+  const source = [
+    "// a line comment",
+    "/**",
+    " * a block",
+    " */",
+    "const a = 1; // trailing stays",
+    "  /* indented block */",
+    "const t = `line one",
+    "// not a comment: template text",
+    "/* nor this */",
+    "`;",
+    'const s = "/* in a string */";',
+    "const r = /\\/\\/ x/;",
+    "/* a block */ const b = 2;",
+    "",
+  ].join("\n");
+  const out = stripComments(source, "x.js");
+  assert.equal(
+    out,
+    [
+      "const a = 1; // trailing stays",
+      "const t = `line one",
+      "// not a comment: template text",
+      "/* nor this */",
+      "`;",
+      'const s = "/* in a string */";',
+      "const r = /\\/\\/ x/;",
+      "/* a block */ const b = 2;",
+      "",
+    ].join("\n"),
+  );
+});
+
+test("every shipped shim file keeps its program (the build's own check, on js/)", async () => {
+  const { readdirSync, readFileSync, statSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const dir = new URL("../../js/", import.meta.url).pathname;
+  const files = [];
+  const walk = (d) => readdirSync(d).forEach((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : n.endsWith(".js") && files.push(join(d, n))));
+  walk(dir);
+  assert.ok(files.length > 10, `${files.length} files`);
+  let saved = 0;
+  for (const f of files) {
+    const text = readFileSync(f, "utf8");
+    saved += text.length - stripComments(text, f).length;
+  }
+  assert.ok(saved > 10000, `only ${saved} bytes of comments found`);
+});
