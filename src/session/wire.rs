@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::value::{MapAccessDeserializer, MapDeserializer, SeqDeserializer};
+use serde::de::value::{BorrowedBytesDeserializer, MapAccessDeserializer, MapDeserializer, SeqDeserializer};
 use serde::de::{self, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::{forward_to_deserialize_any, Deserialize};
 use serde_json::value::RawValue;
@@ -743,7 +743,9 @@ pub fn parse_value(text: &str) -> Result<serde_json::Value, String> {
     }
 }
 
-/// A [`Loose`] tree as a serde deserializer, so the same [`Entry`] is read from it.
+/// A [`Loose`] tree as a serde deserializer, so the same [`Entry`] is read from it. Strings are text, or
+/// WTF-8 bytes when they hold an unpaired surrogate; keys are always handed over as bytes (every key reader
+/// takes them: serde's field identifiers, `Key`, [`JsStr`] through `Via`).
 impl<'de, 'a: 'de> Deserializer<'de> for &'de Loose<'a> {
     type Error = serde_json::Error;
 
@@ -752,9 +754,12 @@ impl<'de, 'a: 'de> Deserializer<'de> for &'de Loose<'a> {
             Loose::Null => v.visit_unit(),
             Loose::Bool(b) => v.visit_bool(*b),
             Loose::Num(x) => v.visit_f64(*x),
-            Loose::Str(s) => s.into_deserializer().deserialize_any(v),
+            Loose::Str(JsStr::Utf8(s)) => v.visit_borrowed_str(s),
+            Loose::Str(JsStr::Wtf8(b)) => v.visit_borrowed_bytes(b),
             Loose::Arr(items) => v.visit_seq(SeqDeserializer::new(items.iter())),
-            Loose::Obj(members) => v.visit_map(MapDeserializer::new(members.iter().map(|(k, v)| (k, v)))),
+            Loose::Obj(members) => v.visit_map(MapDeserializer::new(
+                members.iter().map(|(k, v)| (BorrowedBytesDeserializer::new(k.bytes()), v)),
+            )),
         }
     }
 
@@ -768,32 +773,5 @@ impl<'de, 'a: 'de> IntoDeserializer<'de, serde_json::Error> for &'de Loose<'a> {
     type Deserializer = Self;
     fn into_deserializer(self) -> Self {
         self
-    }
-}
-
-/// A [`JsStr`] of a [`Loose`] tree as a deserializer: text as a string, WTF-8 as bytes.
-#[derive(Debug, Clone, Copy)]
-pub struct JsStrDeserializer<'de>(&'de JsStr<'de>);
-
-impl<'de, 'a: 'de> IntoDeserializer<'de, serde_json::Error> for &'de JsStr<'a> {
-    type Deserializer = JsStrDeserializer<'de>;
-    fn into_deserializer(self) -> JsStrDeserializer<'de> {
-        JsStrDeserializer(self)
-    }
-}
-
-impl<'de> Deserializer<'de> for JsStrDeserializer<'de> {
-    type Error = serde_json::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        match self.0 {
-            JsStr::Utf8(s) => v.visit_borrowed_str(s),
-            JsStr::Wtf8(b) => v.visit_borrowed_bytes(b),
-        }
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }
