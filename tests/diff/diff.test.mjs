@@ -18,7 +18,8 @@
 //    pi's null = setLeaf(null) then no argument, entry ids, unknown ids), contextJson/buildContext, estimate and
 //    anchors are compared deep-equal with pi's. The index is told the host's version (setHostVersion) first; the
 //    wasm side runs once per (generation, profile). A plugin-mode index fed in pieces (appendJsonl chunks or
-//    appendEntries) must give the same estimates and anchors. Also checked: entryCount, appended, skipped line
+//    appendEntries) must give the same estimates and anchors, and so must the CLI's skimmed read of the file
+//    (listFileBytes; null for an unknown leaf id, which the CLI refuses). Also checked: entryCount, appended, skipped line
 //    numbers, leafId() after loading, tree moves (collectEntriesForBranchSummary), and on pi ≥0.87 whether the file
 //    is a session at all (pi refuses to open it ⇔ loadFileBytes reports a problem).
 // Any mismatch fails the test; the seed, session index, leaf and first differing JSON path are printed and the
@@ -190,6 +191,7 @@ function wasmSession(api, session, hostVersion, generation) {
       pluginMode: viaEntries ? "appendEntries" : "appendJsonl chunks",
       leaves: {},
     };
+    const bytes = readFileSync(session.file);
     for (const leaf of session.leaves) {
       const key = JSON.stringify(leaf);
       const f = (fn) => attempt(() => atLeaf(full, leaf, (a) => roundTrip(fn(a))));
@@ -201,6 +203,9 @@ function wasmSession(api, session, hostVersion, generation) {
         anchors: f((a) => full.anchors(...a)),
         pluginEstimate: p((a) => plugin.estimate(...a)),
         pluginAnchors: p((a) => plugin.anchors(...a)),
+        // The CLI's list/tokens: the file skimmed, read in full only where the answer needs it.
+        skim: attempt(() => roundTrip(api.listFileBytes(bytes, leaf === "$default" ? undefined : leaf, hostVersion).list)),
+        known: leaf === null || leaf === "$default" || full.hasEntry(leaf),
       };
     }
     // Tree navigation: what a move between the last entry and each chosen leaf leaves behind.
@@ -367,6 +372,14 @@ function compareLeg(version, ref, wasm) {
       add(s.index, rr.leaf, "anchors", piAnchors, anchorsOf(val(wl.anchors)));
       add(s.index, rr.leaf, `plugin estimate (${w.pluginMode})`, rr.estimate, val(wl.pluginEstimate));
       add(s.index, rr.leaf, `plugin anchors (${w.pluginMode})`, piAnchors, anchorsOf(val(wl.pluginAnchors)));
+      const skim = val(wl.skim);
+      if (wl.known) {
+        add(s.index, rr.leaf, "skimmed estimate (listFileBytes)", rr.estimate, skim?.estimate ?? skim);
+        add(s.index, rr.leaf, "skimmed anchors (listFileBytes)", piAnchors, anchorsOf(skim?.anchors ?? skim));
+        // pi has no previews: the skim's must be the full index's.
+        const hints = (list) => (Array.isArray(list) ? list.map((a) => a.hint) : list);
+        add(s.index, rr.leaf, "skimmed anchor hints = full index's", hints(val(wl.anchors)), hints(skim?.anchors ?? skim));
+      } else add(s.index, rr.leaf, "skimmed list of an unknown leaf id", null, skim);
       if (wl.anchors.ok && Array.isArray(wl.anchors.value)) {
         for (const a of wl.anchors.value) {
           if (!(a.hint === null || typeof a.hint === "string")) add(s.index, rr.leaf, "anchor hint type", "string|null", a.hint);
