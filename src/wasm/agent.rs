@@ -154,6 +154,13 @@ impl SessionIndex {
         #[wasm_bindgen(unchecked_param_type = "StartAnchorFacts")] facts: JsValue,
         turn: Option<u8>,
     ) -> Result<JsValue, JsValue> {
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Out {
+            step: StartAnchorStep,
+            entry_id: Option<String>,
+            label: String,
+        }
         let facts: StartAnchorFacts = from_js(facts, "facts")?;
         let label = format!("{ANCHOR_PREFIX}{}", guidance::START_ANCHOR);
         let leaf = self.inner.leaf();
@@ -164,13 +171,6 @@ impl SessionIndex {
             _ => None,
         };
         let step = if step == StartAnchorStep::Write && entry_id.is_none() { StartAnchorStep::Wait } else { step };
-        #[derive(serde::Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Out {
-            step: StartAnchorStep,
-            entry_id: Option<String>,
-            label: String,
-        }
         to_js(&Out { step, entry_id, label })
     }
 }
