@@ -4,18 +4,19 @@
 //! Most of a session's bytes are message content, and pi's estimate needs little of it: it anchors on the
 //! last assistant usage and counts only the messages after it. So the user, assistant and tool result
 //! messages are *skimmed* ([`super::read::skim_line`]: place, kind and usage, the content's syntax checked
-//! but not decoded) and a line is read in full only when an answer turns out to need its tokens or its
-//! preview. Which ones those are is not guessed: a skimmed entry's tokens are NaN until it is read, so an
-//! estimate that used one is NaN and gets the entries it may depend on read before it is computed again.
-//! Every answer is therefore the one a full read gives (`tests/skim.rs` holds the two side by side).
+//! but not decoded) and a line is read in full only when an answer needs its tokens or its preview: the
+//! messages pi's estimate counts there ([`SkimmedSession::counted_before`]) and the anchors' previews. A
+//! skimmed entry's tokens are NaN until it is read, so an estimate that still used one would come out NaN
+//! and everything before it is read first: every answer is the one a full read gives (`tests/skim.rs` and
+//! the differential tests hold the two side by side).
 
 use super::index::{IngestReport, Leaf, Mode, SessionIndex};
 use super::record::Slot;
 use super::tokens::{cumulative, Estimate};
 use super::view::{Anchor, LIST_HINT_MAX};
-use crate::text::ANCHOR_PREFIX;
 use super::{Kind, Profile};
 use crate::error::SessionError;
+use crate::text::ANCHOR_PREFIX;
 
 /// A session file read for estimates, with the file's text kept for the lines read later.
 #[derive(Debug)]
