@@ -7,10 +7,10 @@
 mod common;
 
 use common::Rng;
-use pi_tree_navigator::session::{Anchor, Estimate, Leaf, Mode, Profile, SessionIndex, SkimmedSession};
+use pi_tree_navigator::session::{Anchor, TokenEstimate, Leaf, Mode, Profile, SessionIndex, SkimmedSession};
 
 /// Both answers at one leaf, with NaN never equal (a skimmed token must not leak into an answer).
-fn same_estimate(a: &Estimate, b: &Estimate) -> bool {
+fn same_estimate(a: &TokenEstimate, b: &TokenEstimate) -> bool {
     !a.tokens.is_nan() && a == b
 }
 

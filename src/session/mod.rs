@@ -29,5 +29,5 @@ pub use llm_view::{
 pub use profile::{Profile, ProfileSource};
 pub use record::Slot;
 pub use skim::SkimmedSession;
-pub use tokens::{cumulative, Estimate, TokenEstimate};
+pub use tokens::{cumulative, TokenEstimate};
 pub use view::{Anchor, AnchorList, EntriesBetween, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};

@@ -12,7 +12,7 @@
 
 use super::index::{IngestReport, Leaf, Mode, SessionIndex};
 use super::record::Slot;
-use super::tokens::{cumulative, Estimate};
+use super::tokens::{cumulative, TokenEstimate};
 use super::view::{Anchor, LIST_HINT_MAX};
 use super::{Kind, Profile};
 use crate::error::SessionError;
@@ -62,14 +62,14 @@ impl SkimmedSession {
     }
 
     /// pi's estimate with `leaf` as leaf ([`SessionIndex::estimate`]).
-    pub fn estimate(&mut self, leaf: Leaf<'_>) -> Result<Estimate, SessionError> {
+    pub fn estimate(&mut self, leaf: Leaf<'_>) -> Result<TokenEstimate, SessionError> {
         let path = self.path(leaf)?;
         self.settle(&path, |pos| pos + 1 == path.len());
         self.index.estimate(leaf)
     }
 
     /// The anchors on the path and the estimate at the leaf ([`SessionIndex::anchors_and_estimate`]).
-    pub fn anchors_and_estimate(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Anchor>, Estimate), SessionError> {
+    pub fn anchors_and_estimate(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Anchor>, TokenEstimate), SessionError> {
         let path = self.path(leaf)?;
         let index = &self.index;
         let anchored = |pos: usize| index.label_at(path[pos]).is_some_and(|l| l.starts_with(ANCHOR_PREFIX));

@@ -34,9 +34,6 @@ pub struct TokenEstimate {
     pub last_usage_index: Option<usize>,
 }
 
-/// The name the core's code uses for [`TokenEstimate`] (the public type's name is the wasm API's).
-pub type Estimate = TokenEstimate;
-
 /// Running estimate over a context being built message by message.
 #[derive(Debug, Default, Clone, Copy)]
 struct Running {
