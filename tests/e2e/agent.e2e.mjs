@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import test from "node:test";
 import { assertAllPaired, labelsOf, resultText } from "./lib/checks.mjs";
 import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
@@ -132,4 +133,85 @@ test("an existing anchor:start counts, and anchor(name='start') moves it", async
   // The automatic writer never wrote: the model's own anchor counted.
   const writes = sm.getEntries().filter((e) => e.type === "label" && e.label === "anchor:start");
   assert.equal(writes.length, 2, "the model's two anchor calls only");
+});
+
+/**
+ * The extension loaded through a wrapper whose `pi.sendMessage` throws (a host that cannot steer a message
+ * into the loop), and — with `ui` — whose handlers get a context with a UI whose notes are recorded.
+ */
+function throwingSendExtension(t, { ui = false } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "ptn-wrap-"));
+  const file = join(dir, "wrap.mjs");
+  writeFileSync(
+    file,
+    `import ext from ${JSON.stringify(pathToFileURL(join(PKG_DIR, "extension.js")).href)};
+export default function (pi) {
+  const seen = (globalThis.__ptnFallback = { sends: 0, notes: [] });
+  const api = Object.create(pi);
+  api.sendMessage = () => { seen.sends++; throw new Error("this host cannot steer a message (test)"); };
+  if (${ui}) {
+    const ui = { notify: (text, level) => seen.notes.push({ text, level }) };
+    // The host's context as it is (its methods bound to it), with a UI.
+    const withUi = (ctx) => new Proxy(ctx, {
+      get(target, key) {
+        if (key === "hasUI") return true;
+        if (key === "ui") return ui;
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    api.on = (event, handler) => pi.on(event, (e, ctx) => handler(e, ctx ? withUi(ctx) : ctx));
+  }
+  return ext(api);
+}
+`,
+  );
+  t.after(() => delete globalThis.__ptnFallback);
+  return file;
+}
+
+/** The hint's crossing as in the test above, with the extension loaded from `extension`. */
+async function crossWith(t, extension) {
+  const m = new ScriptedModel(host);
+  for (const s of [bulk(60_000, "b1"), bulk(60_000, "b2"), bulk(8_000, "b3"), "done"]) m.agent.push(typeof s === "string" ? m.text(s) : m.calls([s]));
+  const agentDir = mkdtempSync(join(tmpdir(), "ptn-agent-"));
+  writeFileSync(join(agentDir, "tree-navigator.json"), JSON.stringify({ contextHint: 20 }));
+  const before = process.env.PI_CODING_AGENT_DIR;
+  process.env.PI_CODING_AGENT_DIR = agentDir;
+  t.after(() => {
+    if (before === undefined) delete process.env.PI_CODING_AGENT_DIR;
+    else process.env.PI_CODING_AGENT_DIR = before;
+  });
+  const s = await createSession(host, m, { extensions: [extension, join(FIXTURES, "bulk-ext/index.js")], tools: TOOLS, cwd: agentDir });
+  t.after(() => s.dispose());
+  return { m, s, sm: s.sm };
+}
+
+const pressureEntries = (sm) => sm.getEntries().filter((e) => e.type === "custom_message" && e.customType === "tree-navigator-pressure");
+
+test("a host that cannot steer the hint in gets it as a session entry instead", async (t) => {
+  const { m, s, sm } = await crossWith(t, throwingSendExtension(t));
+  await s.session.prompt("read everything");
+  assert.equal(globalThis.__ptnFallback.sends, 1, "one crossing, one attempt to steer");
+  const entries = pressureEntries(sm);
+  assert.equal(entries.length, 1, "the hint is stored once, as a custom message the next context carries");
+  assert.match(JSON.stringify(entries[0].content), /\[context \d+\.\d% of 128k\]/);
+  assert.equal(m.requests.length, 4, "the run is not disturbed");
+  assertAllPaired(m);
+});
+
+test("when the session cannot take the hint either, the user gets it as a note", async (t) => {
+  const { m, s, sm } = await crossWith(t, throwingSendExtension(t, { ui: true }));
+  sm.appendCustomMessageEntry = () => {
+    throw new Error("the session cannot take a custom message (test)");
+  };
+  await s.session.prompt("read everything");
+  const { sends, notes } = globalThis.__ptnFallback;
+  assert.equal(sends, 1);
+  assert.equal(pressureEntries(sm).length, 0);
+  const warnings = notes.filter((n) => n.level === "warning");
+  assert.equal(warnings.length, 1, `notes: ${JSON.stringify(notes)}`);
+  assert.match(warnings[0].text, /\[context \d+\.\d% of 128k\]/);
+  assert.deepEqual(m.requests.map((r) => hints(r).length), [0, 0, 0, 0], "nothing reached the model");
+  assertAllPaired(m);
 });
