@@ -72,9 +72,12 @@ pub fn not_a_session(bytes: &[u8], index: &SessionIndex, report: &IngestReport) 
 /// parses), else `None`. The lines are the file's own, a leading byte-order mark included (JavaScript's
 /// `trim()` blanks a line holding only one).
 fn first_line_not_a_header(bytes: &[u8]) -> Option<usize> {
-    let text = String::from_utf8_lossy(bytes);
     let mut first = None;
-    for (i, line) in text.split('\n').enumerate() {
+    // Line by line, decoded as Node decodes the file (a '\n' byte ends any broken sequence, so the lines
+    // are the same): the answer comes from the first lines, and a whole-file decode would check every
+    // byte of a large file for nothing.
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = String::from_utf8_lossy(line);
         let trimmed = line.trim();
         if trimmed.is_empty() {
             continue;
