@@ -2,7 +2,7 @@
 // `tsc --noEmit --strict` against pkg/ via the package name). Never executed.
 // It pins the wasm API contract of HACKING.md: every public return type is concrete (not `any`),
 // absent values are `null`, and the documented argument forms are accepted.
-import { SessionIndex, ready, toolDefinition, checkAuth, checkSummary } from "pi-tree-navigator";
+import { SessionIndex, ready, toolDefinition, checkAuth, checkSummary, listFileBytes } from "pi-tree-navigator";
 
 /** Compiles only when T is not `any` (`any` is not assignable to `never`). */
 type IsAny<T> = 0 extends 1 & T ? true : false;
@@ -116,3 +116,15 @@ plugin.free();
 export const used = [appended, appended2, count, leaf, p2, p3, first, label, found, found2, found3, ca, betweenIds,
   betweenCa, between2, ctx, ctx2, ctx3, json, tokens, usageTokens, trailingTokens, lastUsageIndex, est2, est3,
   anchors2, row, tree, stats, toolName, mode, authText, summaryCode, appended3];
+
+// The CLI's list/tokens of a whole file: the load's report and, unless the leaf id is unknown, the list.
+const fileList = concrete(listFileBytes(new Uint8Array(), "leaf-id", "1.5.2"));
+const problem: string | null = fileList.report.problem;
+const skippedLines: number[] = fileList.report.skipped.map((s) => s.line);
+const listed = fileList.list;
+if (listed !== null) {
+  const firstName: string | undefined = concrete(listed.anchors)[0]?.name;
+  const leafTokens: number = concrete(listed.estimate.tokens);
+  void firstName, leafTokens;
+}
+void problem, skippedLines, concrete(listFileBytes(new Uint8Array(), null)), concrete(listFileBytes(new Uint8Array(), undefined));
