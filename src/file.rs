@@ -4,6 +4,7 @@
 use serde::Serialize;
 use tsify_next::Tsify;
 
+use crate::error::SessionError;
 use crate::session::{parse_line, AnchorList, Header, IngestReport, Leaf, Line, LineProblem, Profile, SessionIndex, SkimmedSession};
 
 /// A whole file's `IngestReport`; `problem` says why the file is no pi session (see `not_a_session`), or is null.
@@ -29,16 +30,23 @@ pub struct FileList {
 
 /// The anchors and the estimate at `leaf` of the session file `bytes`, read under `profile` (else as its
 /// contents say) with only the message contents the answer needs decoded ([`SkimmedSession`]).
-pub fn list_file(bytes: Vec<u8>, profile: Option<Profile>, leaf: Leaf<'_>) -> FileList {
+///
+/// # Errors
+/// `Cycle` when the path to the leaf runs in a circle (as [`SessionIndex::anchors_and_estimate`]).
+pub fn list_file(bytes: Vec<u8>, profile: Option<Profile>, leaf: Leaf<'_>) -> Result<FileList, SessionError> {
     let mut session = SkimmedSession::load(bytes, profile);
     let problem = not_a_session(session.text().as_bytes(), session.index(), session.report());
     let known = match leaf {
         Leaf::Id(id) => session.index().slot_of(id).is_some(),
         _ => true,
     };
-    // The index's own leaf is the last entry; `Leaf::Null` and known ids need no move.
-    let list = known.then(|| session.anchors_and_estimate(leaf).ok()).flatten().map(|(anchors, estimate)| AnchorList { anchors, estimate });
-    FileList { report: FileReport { report: session.report().clone(), problem }, list }
+    let list = if known {
+        let (anchors, estimate) = session.anchors_and_estimate(leaf)?;
+        Some(AnchorList { anchors, estimate })
+    } else {
+        None
+    };
+    Ok(FileList { report: FileReport { report: session.report().clone(), problem }, list })
 }
 
 /// Why the file `bytes`, loaded into `index` with `report`, is no pi session, as `<line>: <reason>` — or

@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::error::invalid;
+use super::error::{invalid, js_error};
 use super::to_js;
 use crate::session::{Leaf, Profile};
 
@@ -14,7 +14,7 @@ use crate::session::{Leaf, Profile};
 /// entry has it). `hostVersion`: estimate with that pi's rules (else as the contents say).
 ///
 /// # Errors
-/// `InvalidArgument` for a `hostVersion` that names no pi version.
+/// `InvalidArgument` for a `hostVersion` that names no pi version; `Cycle` for a path that runs in a circle.
 #[wasm_bindgen(js_name = listFileBytes, unchecked_return_type = "FileList")]
 pub fn list_file_bytes(
     bytes: Vec<u8>,
@@ -31,5 +31,5 @@ pub fn list_file_bytes(
         None if leaf_id.is_null() => Leaf::Null,
         None => Leaf::Current,
     };
-    to_js(&crate::file::list_file(bytes, profile, leaf))
+    to_js(&crate::file::list_file(bytes, profile, leaf).map_err(js_error)?)
 }

@@ -219,14 +219,19 @@ test("bad input exits 1 with one line naming the file (and line)", () => {
   try {
     const zero = join(work, "zero.jsonl");
     writeFileSync(zero, "");
+    // Parent links in a circle: every command that walks the path to the leaf says so.
+    const cycle = join(work, "cycle.jsonl");
+    const msg = (id, parentId) => JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: id } });
+    writeFileSync(cycle, [JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" }), msg("a", "b"), msg("b", "a"), ""].join("\n"));
     const cases = [
       [fx("all-malformed.jsonl"), /all-malformed\.jsonl:1: /],
       [join(work, "missing.jsonl"), /missing\.jsonl: cannot read/],
       [work, /cannot read/],
       [zero, /zero\.jsonl:1: /],
+      [cycle, /cycle\.jsonl: \[Cycle\] parent links form a cycle/, ["context", "tokens", "list"]],
     ];
-    for (const [file, re] of cases) {
-      for (const cmd of ["context", "tokens", "list", "tree", "stats"]) {
+    for (const [file, re, commands = ["context", "tokens", "list", "tree", "stats"]] of cases) {
+      for (const cmd of commands) {
         const r = cli(cmd, file);
         assert.equal(r.code, 1, `${cmd} ${file} → exit ${r.code}: ${r.stderr}`);
         assert.equal(r.stdout, "", `${cmd} ${file}: nothing on stdout`);
