@@ -4,7 +4,6 @@
 //      with node_modules/.bin first on PATH (npm's binaryen wasm-opt; Debian's wasm-opt 108 breaks the build)
 //      and ~/.cargo/bin next (wasm-bindgen-cli = Cargo.lock version, wasm-pack 0.15.1; see scripts/setup.sh);
 //   2. merges pkg.json over the generated pkg/package.json (pkg.json wins, "files" are unioned);
-//      then drops the JSDoc comments from the generated glue (the .d.ts keeps them);
 //   3. copies js/ (loaders, entry points, index.d.ts, cli.js, extension files, viewer/ …) into pkg/, and
 //      drops whole-line comments from every shipped .js (scripts/strip-comments.mjs).
 // Usage: node scripts/build.mjs [--dev]   (--dev: debug build, no wasm-opt)
@@ -42,11 +41,6 @@ const wasmPack = (argv, extraEnv = {}) => {
 };
 wasmPack(args);
 
-// The glue's JSDoc blocks repeat the declarations of pi_tree_navigator.d.ts (which editors read) and are
-// ~4 KB of the packed package: the glue ships without them.
-const gluePath = join(pkgDir, "pi_tree_navigator.js");
-const glue = readFileSync(gluePath, "utf8");
-writeFileSync(gluePath, glue.replace(/^[ \t]*\/\*\*(?:[^*]|\*(?!\/))*\*\/\n/gm, ""));
 
 // --- 2. copy js/ into pkg/ -----------------------------------------------------------------------
 const skip = (name) => name.startsWith(".") || /\.test\.[cm]?[jt]s$/.test(name) || name === "node_modules";
@@ -61,7 +55,8 @@ for (const name of existsSync(jsDir) ? readdirSync(jsDir).sort() : []) {
 log(`copied from js/: ${copied.join(" ")}`);
 
 // The shipped JavaScript without whole-line comments (scripts/strip-comments.mjs: checked to be the same
-// program). The repo's js/ keeps them; so does the .d.ts, which editors read.
+// program), the generated glue included: its JSDoc blocks repeat pi_tree_navigator.d.ts. The repo's js/
+// keeps its comments; so does the .d.ts, which editors read.
 const { stripComments } = await import("./strip-comments.mjs");
 let saved = 0;
 const stripTree = (dir) => {
