@@ -22,27 +22,35 @@ fn same_anchors(a: &[Anchor], b: &[Anchor]) -> bool {
 /// Compares a skimmed read of `text` with a full one at every entry as leaf (a fresh skim per leaf, so
 /// each answer starts from a file of which nothing was read in full yet), then the skim read out whole.
 fn check(name: &str, text: &str, profile: Option<Profile>) {
+    check_bytes(name, text.as_bytes(), profile);
+}
+
+/// [`check`] on a file's bytes, valid UTF-8 or not: the full read gets the file as Node decodes it
+/// (`String::from_utf8_lossy` of the whole file), the skim the bytes themselves.
+fn check_bytes(name: &str, bytes: &[u8], profile: Option<Profile>) {
+    let decoded = String::from_utf8_lossy(bytes);
+    let text: &str = &decoded;
     let mut full = SessionIndex::new(Mode::Plugin);
     if let Some(p) = profile {
         full.set_profile(p);
     }
     let full_report = full.load_file(text).unwrap();
-    let skim = SkimmedSession::load(text.as_bytes().to_vec(), profile);
+    let skim = SkimmedSession::load(bytes.to_vec(), profile);
     assert_eq!(skim.report(), &full_report, "{name}: report");
     assert_eq!(skim.index().profile(), full.profile(), "{name}: profile");
     let ids: Vec<String> = (0..full.len() as u32).map(|s| full.id_of(s).to_string()).collect();
     let leaves = ids.iter().map(|id| Leaf::Id(id.as_str())).chain([Leaf::Current]);
     for leaf in leaves {
         let want = full.anchors_and_estimate(leaf).unwrap();
-        let mut skim = SkimmedSession::load(text.as_bytes().to_vec(), profile);
+        let mut skim = SkimmedSession::load(bytes.to_vec(), profile);
         let got = skim.anchors_and_estimate(leaf).unwrap();
         assert!(same_estimate(&got.1, &want.1) && same_anchors(&got.0, &want.0), "{name} {profile:?} leaf {leaf:?}: skim {got:?}, full {want:?}");
-        let mut skim = SkimmedSession::load(text.as_bytes().to_vec(), profile);
+        let mut skim = SkimmedSession::load(bytes.to_vec(), profile);
         let got = skim.estimate(leaf).unwrap();
         assert!(same_estimate(&got, &want.1), "{name} {profile:?} leaf {leaf:?}: estimate skim {got:?}, full {:?}", want.1);
     }
     // Read out whole, the skim is the full index: every estimate along the path and the tree's previews.
-    let mut whole = SkimmedSession::load(text.as_bytes().to_vec(), profile).into_index();
+    let mut whole = SkimmedSession::load(bytes.to_vec(), profile).into_index();
     assert_eq!(whole.path_estimates(Leaf::Current).unwrap(), full.path_estimates(Leaf::Current).unwrap(), "{name}: path estimates");
     let rows = |index: &mut SessionIndex| -> Vec<(String, f64)> {
         (0..index.len() as u32).map(|s| (index.hint_from(s, 60).unwrap_or_default(), index.entry(s).tokens())).collect()
@@ -133,6 +141,42 @@ fn random_sessions_answer_as_a_full_read() {
             check(&format!("random session {round}:\n{text}"), &text, profile);
         }
     }
+}
+
+/// The skim reads bytes that were never checked as UTF-8 as a whole: a broken sequence in a skipped
+/// content, in a string the skim decodes (an id, a role), in a label or between tokens reads as the same
+/// file decoded the way Node decodes it (each broken sequence one U+FFFD) reads in full.
+#[test]
+fn invalid_utf8_anywhere_answers_as_the_decoded_file() {
+    let mut rng = Rng(0xBAD_0D8);
+    let broken: [&[u8]; 4] = [b"\xFF", b"\xE2\x9C", b"\xC3", b"\xF0\x9F\x98"];
+    for round in 0..40 {
+        let text = random_session(&mut rng);
+        let mut bytes = text.into_bytes();
+        // A few breaks at random places: inside strings of every kind, and sometimes outside any.
+        for _ in 0..1 + rng.below(4) {
+            let at = rng.below(bytes.len() as u64) as usize;
+            let what = broken[rng.below(broken.len() as u64) as usize];
+            bytes.splice(at..at, what.iter().copied());
+        }
+        for profile in PROFILES {
+            check_bytes(&format!("broken session {round}:\n{}", String::from_utf8_lossy(&bytes)), &bytes, profile);
+        }
+    }
+    // And one made to hit each place in turn: a user's content, an assistant's id, a label's text.
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let mut file = Vec::from(format!("{header}\n").as_bytes());
+    file.extend_from_slice(b"{\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"h\xFFi\"}}\n");
+    file.extend_from_slice(b"{\"type\":\"message\",\"id\":\"a\xE2\x9C1\",\"parentId\":\"u1\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"message\":{\"role\":\"assistant\",\"content\":[],\"usage\":{\"input\":5,\"output\":5,\"totalTokens\":10},\"stopReason\":\"stop\"}}\n");
+    file.extend_from_slice(b"{\"type\":\"label\",\"id\":\"l1\",\"parentId\":\"a\xE2\x9C1\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"targetId\":\"u1\",\"label\":\"anchor:\xC3x\"}\n");
+    for profile in PROFILES {
+        check_bytes("broken by hand", &file, profile);
+    }
+    let mut skim = SkimmedSession::load(file, None);
+    let (anchors, estimate) = skim.anchors_and_estimate(Leaf::Current).unwrap();
+    assert_eq!(anchors.len(), 1, "the label's target and the path survive the broken id");
+    assert_eq!(anchors[0].name, "\u{fffd}x");
+    assert_eq!(estimate.tokens, 10.0);
 }
 
 #[test]

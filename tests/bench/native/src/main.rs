@@ -1,7 +1,8 @@
 //! Drives the core natively for profilers:
-//!   ptn-bench-native ingest|full|list|hold <session.jsonl> [iterations]
+//!   ptn-bench-native ingest|full|list|skim|hold|mem <session.jsonl> [iterations]
 //! `ingest`/`full`: append the whole file to a fresh plugin/full index, `iterations` times.
 //! `list`: one plugin index, then `anchors()` + `estimate()` `iterations` times.
+//! `skim`: the CLI's `list` (`file::list_file` on the file's bytes), `iterations` times.
 //! `hold`: one plugin index kept alive (for heap profilers: the resident facts at their peak).
 //! `mem`: heap bytes per entry of a plugin index (live after ingest, and the peak above the input text),
 //! fed in 256 KB chunks cut at line ends like the shim feeds a file; counted by the allocator below.
@@ -80,6 +81,13 @@ fn main() {
             let (live, peak) = (LIVE.load(Relaxed) - base, PEAK.load(Relaxed) - base);
             eprintln!("mem: {} entries, live {live} B ({:.1} B/entry), peak {peak} B ({:.1} B/entry)", index.len(), live as f64 / n, peak as f64 / n);
             std::hint::black_box(&index);
+        }
+        "skim" => {
+            // The CLI's `list`: `file::list_file` on the file's bytes (skim, then the lines the answer reads).
+            for _ in 0..n {
+                let listed = pi_tree_navigator::file::list_file(text.clone().into_bytes(), None, Leaf::Current).expect("list_file");
+                std::hint::black_box(&listed);
+            }
         }
         other => panic!("unknown mode {other}"),
     }
