@@ -2,7 +2,7 @@
 // pi-tree-navigator CLI: inspect a pi session file with the wasm core (Node >= 20).
 // Runs from inside the built package (the build copies js/cli.js to pkg/cli.js next to index-node.js).
 // All session logic lives in the core; this file only reads the file, parses arguments and prints.
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -111,7 +111,9 @@ function parseArgs(argv) {
 function load(api, file, how, host, leaf) {
   let bytes;
   try {
-    bytes = readFileSync(file);
+    // `list` reads the file piece by piece into the module's memory (`FileBytes`): never whole in a
+    // JavaScript buffer too.
+    bytes = how === "list" ? readIntoModule(api, file) : readFileSync(file);
   } catch (err) {
     throw new InputError(`${file}: cannot read: ${err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "is a directory" : err.message}`);
   }
@@ -133,7 +135,21 @@ function load(api, file, how, host, leaf) {
   }
   for (const w of report.warnings.slice(0, 5)) process.stderr.write(`${NAME}: ${file}: warning: ${w}\n`);
   if (report.warnings.length > 5) process.stderr.write(`${NAME}: ${file}: … ${report.warnings.length - 5} more warnings\n`);
-  return { index, list, bytes: bytes.length };
+  // The file's size (for `stats`; `list` has handed its bytes to the core).
+  return { index, list, bytes: how === "list" ? undefined : bytes.length };
+}
+
+/** The file's bytes as a `FileBytes`, read in 1 MB pieces (to its end, should it have grown since `fstat`). */
+function readIntoModule(api, file) {
+  const fd = openSync(file, "r");
+  try {
+    const bytes = new api.FileBytes(fstatSync(fd).size);
+    const piece = Buffer.allocUnsafe(1 << 20);
+    for (let n; (n = readSync(fd, piece, 0, piece.length, null)) > 0; ) bytes.push(piece.subarray(0, n));
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function checkLeaf(index, file, leaf) {

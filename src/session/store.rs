@@ -142,14 +142,25 @@ impl<T> std::ops::IndexMut<usize> for Chunks<T> {
 }
 
 /// A set of slots keyed by their id string, which the caller supplies (from the arena): open addressing
-/// over `u32` slots, 4 bytes a bucket, instead of a map holding a boxed copy of every id.
+/// over 8-byte buckets (the slot and 32 bits of its id's hash) instead of a map holding a boxed copy of
+/// every id.
 ///
 /// The hash is FxHash-style multiply–rotate: ids are written by pi or the user's own files, so there is
-/// no adversary to defend against with `SipHash`, and ingest hashes every id.
+/// no adversary to defend against with `SipHash`, and ingest hashes every id. Its top bits pick the
+/// bucket, its low 32 bits are kept in the bucket as a tag: a probe fetches a stored id (from records
+/// spread over memory) only when the tags agree, so a new id — every ingested entry's — costs a few
+/// integer compares instead of a string compare per occupied bucket on its way.
 #[derive(Debug, Default)]
 pub(super) struct IdTable {
-    buckets: Vec<u32>,
+    buckets: Vec<Bucket>,
     len: usize,
+}
+
+/// One bucket of an [`IdTable`]: a slot ([`EMPTY`] for none) and the low bits of its id's hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Bucket {
+    slot: u32,
+    tag: u32,
 }
 
 const EMPTY: u32 = u32::MAX;
@@ -175,7 +186,7 @@ pub(super) trait Keys {
 impl IdTable {
     /// The slot stored under `id`.
     pub(super) fn find(&self, id: &str, keys: &dyn Keys) -> Option<u32> {
-        let slot = self.buckets.get(self.bucket(id, keys)?).copied()?;
+        let slot = self.buckets.get(self.bucket(id, hash(id), keys)?)?.slot;
         (slot != EMPTY).then_some(slot)
     }
 
@@ -184,35 +195,36 @@ impl IdTable {
         // At most 7/8 full: probe runs stay short without a bucket of slack per entry.
         if (self.len + 1) * 8 > self.buckets.len() * 7 {
             let size = (self.buckets.len() * 2).max(16);
-            let old = std::mem::replace(&mut self.buckets, vec![EMPTY; size]);
+            let old = std::mem::replace(&mut self.buckets, vec![Bucket { slot: EMPTY, tag: 0 }; size]);
             // Ids in the table are distinct, so each one's probe ends at an empty bucket.
-            for s in old.into_iter().filter(|&s| s != EMPTY) {
-                self.put(keys.key(s), s, keys);
+            for b in old.into_iter().filter(|b| b.slot != EMPTY) {
+                let key = keys.key(b.slot);
+                self.put(key, hash(key), b.slot, keys);
             }
         }
-        let old = self.put(id, slot, keys).filter(|&old| old != EMPTY);
+        let old = self.put(id, hash(id), slot, keys).filter(|&old| old != EMPTY);
         self.len += usize::from(old.is_none());
         old
     }
 
     /// Writes `slot` into `id`'s bucket and returns what was there (`EMPTY` for a new id).
-    fn put(&mut self, id: &str, slot: u32, keys: &dyn Keys) -> Option<u32> {
-        let at = self.bucket(id, keys)?;
-        self.buckets.get_mut(at).map(|b| std::mem::replace(b, slot))
+    fn put(&mut self, id: &str, hash: u64, slot: u32, keys: &dyn Keys) -> Option<u32> {
+        let at = self.bucket(id, hash, keys)?;
+        self.buckets.get_mut(at).map(|b| std::mem::replace(b, Bucket { slot, tag: hash as u32 }).slot)
     }
 
-    /// The bucket holding `id`, or the empty one where it would go (`None` while there are no buckets).
-    /// The one probe loop of the table: hash, then triangular steps, which reach every bucket of a
-    /// power-of-two table that always keeps an empty one.
+    /// The bucket holding `id` (whose hash is `hash`), or the empty one where it would go (`None` while
+    /// there are no buckets). The one probe loop of the table: triangular steps from the hash's top bits,
+    /// which reach every bucket of a power-of-two table that always keeps an empty one.
     #[inline(never)]
-    fn bucket(&self, id: &str, keys: &dyn Keys) -> Option<usize> {
+    fn bucket(&self, id: &str, hash: u64, keys: &dyn Keys) -> Option<usize> {
         let mask = self.buckets.len().checked_sub(1)?;
         let bits = self.buckets.len().trailing_zeros();
-        let (mut i, mut step) = ((hash(id) >> (64 - bits)) as usize, 1);
+        let (mut i, mut step, tag) = ((hash >> (64 - bits)) as usize, 1, hash as u32);
         loop {
             match self.buckets.get(i).copied() {
-                Some(EMPTY) | None => return Some(i),
-                Some(slot) if keys.key(slot) == id => return Some(i),
+                Some(Bucket { slot: EMPTY, .. }) | None => return Some(i),
+                Some(b) if b.tag == tag && keys.key(b.slot) == id => return Some(i),
                 Some(_) => (i, step) = ((i + step) & mask, step + 1),
             }
         }

@@ -2,7 +2,7 @@
 // and through the package name + exports map from a throwaway consumer folder.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -198,4 +198,27 @@ test("appendJsonl and appendJsonlBytes take big inputs in pieces with the same r
     assert.equal(full.entryJson(id), fed, id);
     assert.equal(fullBytes.entryJson(id), fed, id);
   }
+});
+
+test("listFileBytes takes a FileBytes gathered in pieces (spent afterwards) as it takes the file's Uint8Array", () => {
+  const dir = fileURLToPath(new URL("../fixtures/", import.meta.url));
+  const files = readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
+  assert.ok(files.length >= 10, `fixtures: ${files.length}`);
+  let seed = 7;
+  const below = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+  for (const name of files) {
+    const bytes = readFileSync(join(dir, name));
+    for (const leaf of [undefined, null]) {
+      // Pieces of any size, cut anywhere (inside UTF-8 sequences too); the capacity is only a hint.
+      const gathered = new api.FileBytes(below(2) ? bytes.length : 0);
+      for (let at = 0; at < bytes.length; ) {
+        const n = 1 + below(64);
+        gathered.push(bytes.subarray(at, at + n));
+        at += n;
+      }
+      assert.deepEqual(api.listFileBytes(gathered, leaf), api.listFileBytes(bytes, leaf), `${name} leaf ${leaf}`);
+      assert.equal(codeOf(() => api.listFileBytes(gathered, leaf)), "InvalidArgument", "a spent FileBytes is no bytes");
+    }
+  }
+  assert.equal(codeOf(() => api.listFileBytes("not bytes")), "InvalidArgument");
 });

@@ -2,7 +2,7 @@
 // `tsc --noEmit --strict` against pkg/ via the package name). Never executed.
 // It pins the wasm API contract of HACKING.md: every public return type is concrete (not `any`),
 // absent values are `null`, and the documented argument forms are accepted.
-import { SessionIndex, ready, toolDefinition, checkAuth, checkSummary, listFileBytes } from "pi-tree-navigator";
+import { SessionIndex, ready, toolDefinition, checkAuth, checkSummary, listFileBytes, FileBytes } from "pi-tree-navigator";
 
 /** Compiles only when T is not `any` (`any` is not assignable to `never`). */
 type IsAny<T> = 0 extends 1 & T ? true : false;
@@ -128,3 +128,8 @@ if (listed !== null) {
   void firstName, leafTokens;
 }
 void problem, skippedLines, concrete(listFileBytes(new Uint8Array(), null)), concrete(listFileBytes(new Uint8Array(), undefined));
+// A file gathered in the module's memory piece by piece goes where the bytes go.
+const gathered = new FileBytes(2);
+gathered.push(new Uint8Array([123, 125]));
+void concrete(listFileBytes(gathered, undefined).report.problem);
+
