@@ -139,11 +139,16 @@ function load(api, file, how, host, leaf) {
   return { index, list, bytes: how === "list" ? undefined : bytes.length };
 }
 
-/** The file's bytes as a `FileBytes`, read in 1 MB pieces (to its end, should it have grown since `fstat`). */
+/**
+ * The file's bytes as a `FileBytes`, read in 1 MB pieces (to its end, should it have grown since `fstat`).
+ * Files over 2 GiB are refused as `readFileSync` refuses them (the module's memory could not hold them).
+ */
 function readIntoModule(api, file) {
   const fd = openSync(file, "r");
   try {
-    const bytes = new api.FileBytes(fstatSync(fd).size);
+    const size = fstatSync(fd).size;
+    if (size > 2 ** 31 - 1) throw Object.assign(new RangeError(`File size (${size}) is greater than 2 GiB`), { code: "ERR_FS_FILE_TOO_LARGE" });
+    const bytes = new api.FileBytes(size);
     const piece = Buffer.allocUnsafe(1 << 20);
     for (let n; (n = readSync(fd, piece, 0, piece.length, null)) > 0; ) bytes.push(piece.subarray(0, n));
     return bytes;

@@ -5,7 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -223,7 +223,12 @@ test("bad input exits 1 with one line naming the file (and line)", () => {
     const cycle = join(work, "cycle.jsonl");
     const msg = (id, parentId) => JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: id } });
     writeFileSync(cycle, [JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" }), msg("a", "b"), msg("b", "a"), ""].join("\n"));
+    // Over 2 GiB (sparse: no disk used): refused before anything is read, by every command.
+    const huge = join(work, "huge.jsonl");
+    writeFileSync(huge, "");
+    truncateSync(huge, 2 ** 31 + 5);
     const cases = [
+      [huge, /huge\.jsonl: cannot read: File size \(2147483653\) is greater than 2 GiB/],
       [fx("all-malformed.jsonl"), /all-malformed\.jsonl:1: /],
       [join(work, "missing.jsonl"), /missing\.jsonl: cannot read/],
       [work, /cannot read/],
