@@ -52,10 +52,14 @@ pub struct FileBytes {
 
 #[wasm_bindgen]
 impl FileBytes {
-    /// Empty, with room for `capacity` bytes (the file's size: then no piece moves what came before).
+    /// Empty, with room for `capacity` bytes (the file's size: then no piece moves what came before). Only
+    /// a hint: room the module's memory cannot give is not reserved (the pieces then grow it as they come).
     #[wasm_bindgen(constructor)]
     pub fn new(capacity: usize) -> FileBytes {
-        FileBytes { bytes: Vec::with_capacity(capacity) }
+        let mut bytes = Vec::new();
+        // A failed reservation leaves the Vec empty and usable; it is no error of the caller's.
+        let _ = bytes.try_reserve_exact(capacity);
+        FileBytes { bytes }
     }
 
     /// Appends the next piece of the file.

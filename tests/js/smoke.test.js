@@ -221,4 +221,8 @@ test("listFileBytes takes a FileBytes gathered in pieces (spent afterwards) as i
     }
   }
   assert.equal(codeOf(() => api.listFileBytes("not bytes")), "InvalidArgument");
+  // The capacity is a hint: more than the module's memory can hold is not reserved, and no trap.
+  const roomy = new api.FileBytes(4 * 2 ** 30 - 1);
+  roomy.push(readFileSync(join(dir, "example.jsonl")));
+  assert.deepEqual(api.listFileBytes(roomy), api.listFileBytes(readFileSync(join(dir, "example.jsonl"))));
 });
