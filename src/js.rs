@@ -7,6 +7,20 @@
 
 use serde_json::Value;
 
+/// Whether JavaScript's `String.prototype.trim` removes `c` (ECMAScript's `WhiteSpace` and `LineTerminator`):
+/// Unicode's `White_Space`, which Rust's `char::is_whitespace` follows, without U+0085 and with U+FEFF.
+pub fn is_trim_space(c: char) -> bool {
+    c == '\u{feff}' || (c.is_whitespace() && c != '\u{85}')
+}
+
+/// `s.trim()` as JavaScript trims (pi skips a line for which it is empty).
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(is_trim_space)
+}
+
+/// The whitespace `JSON.parse` allows around a value: space, tab, line feed, carriage return.
+pub const JSON_SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+
 /// Length of `s` as JavaScript's `String.prototype.length` counts it (UTF-16 code units).
 pub fn utf16_len(s: &str) -> usize {
     utf16_units(s.as_bytes())
@@ -287,6 +301,18 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trim_removes_what_javascript_trim_removes() {
+        // ECMAScript: TAB VT FF SP NBSP ZWNBSP, the Zs category (Unicode 15), LF CR LS PS.
+        let js: Vec<char> = "\u{9}\u{b}\u{c}\u{20}\u{a0}\u{feff}\u{1680}\u{2000}\u{2001}\u{2002}\u{2003}\u{2004}\u{2005}\u{2006}\u{2007}\u{2008}\u{2009}\u{200a}\u{202f}\u{205f}\u{3000}\u{a}\u{d}\u{2028}\u{2029}".chars().collect();
+        let got: Vec<char> = (0..=0x0010_ffff).filter_map(char::from_u32).filter(|&c| is_trim_space(c)).collect();
+        let mut want = js.clone();
+        want.sort_unstable();
+        assert_eq!(got, want);
+        assert_eq!(trim("\u{85}\u{a0} x \u{feff}\u{3000}"), "\u{85}\u{a0} x", "NEL stays, as in JavaScript");
+        assert_eq!(trim("\u{a0}\u{2028}"), "");
+    }
 
     #[test]
     fn utf16_len_counts_like_javascript_at_every_alignment() {

@@ -425,3 +425,32 @@ fn a_batch_of_entries_as_one_json_array_reads_like_the_same_lines() {
     }
     assert_eq!(SessionIndex::new(Mode::Plugin).append_entry_array("[]").appended, 0);
 }
+
+/// pi reads a line as `JSON.parse(line)` once `line.trim()` is not empty: only JSON's own whitespace may
+/// surround an entry (a line led by U+00A0 or a vertical tab is skipped; one of only such spaces is blank).
+/// pi ≤0.75 trims the whole file first, so there the first and the last line may carry any of it. Line
+/// numbers stay the file's, also for what is appended after the load.
+#[test]
+fn lines_are_read_as_json_parse_reads_them() {
+    use pi_tree_navigator::session::Profile;
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+    let text = format!(
+        "\n\u{a0}\n\u{3000} {header}\n\u{a0}{}\n\u{b}{}\n \u{2028}\u{a0}\n\u{85}\n\t{} \r\n{}\u{a0}\n\n",
+        user("u1", None, 1, "led by a no-break space"),
+        user("u2", None, 2, "led by a vertical tab"),
+        user("u3", None, 3, "JSON's own whitespace around"),
+        user("u4", Some("u3"), 4, "the last line, a no-break space after it"),
+    );
+    let mut old = SessionIndex::new(Mode::Plugin);
+    let report = old.load_file(&text).unwrap();
+    assert_eq!(report.skipped.iter().map(|s| s.line).collect::<Vec<_>>(), vec![4, 5, 7], "{report:?}");
+    assert_eq!((old.len(), old.header().is_some()), (2, true), "u3 and u4 taken");
+    assert_eq!(old.append_jsonl("not json\n").skipped[0].line, 11, "numbering goes on after the file's 10 lines");
+    // pi ≥0.87 reads the lines as they are: the header's line does not parse, and the first that does (8)
+    // is no header, so the file loads as empty.
+    let mut new = SessionIndex::new(Mode::Plugin);
+    new.set_profile(Profile::Pi087);
+    let report = new.load_file(&text).unwrap();
+    assert_eq!((new.len(), new.header().is_some()), (0, false));
+    assert!(report.warnings[0].starts_with("line 8: not a pi session header"), "{report:?}");
+}

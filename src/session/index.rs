@@ -9,6 +9,7 @@ use super::read::{read_line, skim_line};
 use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, PENDING};
 use super::store::{Arena, Chunks, IdTable, Keys, Span, StrMap};
 use crate::error::SessionError;
+use crate::js::{self, JSON_SPACE};
 
 
 /// What an index keeps besides the facts of each entry.
@@ -180,6 +181,14 @@ impl ByteFeed {
     }
 }
 
+/// The byte range of `text.trim()` as JavaScript trims: pi ≤0.75 reads a file as
+/// `content.trim().split("\n")`, so the first and the last non-blank line lose the whitespace at the file's
+/// ends, also where `JSON.parse` would refuse it (U+00A0, U+3000, …).
+fn js_trimmed_range(text: &str) -> std::ops::Range<usize> {
+    let start = text.len() - text.trim_start_matches(js::is_trim_space).len();
+    start..text.trim_end_matches(js::is_trim_space).len().max(start)
+}
+
 /// `String::from_utf8_lossy`: valid input (the norm) is checked by `str::from_utf8`, whose word-at-a-time
 /// ASCII path is several times faster in wasm than the lossy decoder's byte-by-byte one, and invalid input
 /// is repaired with the same check (each maximal invalid subpart becomes one U+FFFD, as in
@@ -326,9 +335,10 @@ impl SessionIndex {
             };
             rest = next;
             self.lines_seen += 1;
-            let trimmed = line.trim();
-            if !trimmed.is_empty() {
-                self.take_line(trimmed, self.lines_seen, report);
+            // pi: a line is blank when `line.trim()` is empty, else it is `JSON.parse(line)` — which allows
+            // only JSON's own whitespace around the value (a line led by U+00A0 is no entry).
+            if !js::trim(line).is_empty() {
+                self.take_line(line.trim_matches(JSON_SPACE), self.lines_seen, report);
             }
         }
         // A trailing newline is not a line of its own.
@@ -345,11 +355,18 @@ impl SessionIndex {
             return Err(SessionError::InvalidArgument("load_file needs an empty index".into()));
         }
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        // pi ≤0.75 trims the whole text first; pi ≥0.87 reads the file's lines as they are. The lines are
+        // fed from `text` itself (a skim keeps their places in it), numbered as the file's.
+        let body = if self.profile.opens_only_files_led_by_a_header() { 0..text.len() } else { js_trimmed_range(text) };
+        let newlines = |part: Option<&str>| part.map_or(0, |p| p.bytes().filter(|&b| b == b'\n').count());
+        let lines_before = newlines(text.get(..body.start));
+        let (head, tail) = (text.get(..body.end).unwrap_or_default(), text.get(body.end..));
+        let text = head.get(body.start..).unwrap_or_default();
         // The first line `JSON.parse` takes, and whether it is a header with a string id.
-        let first = text.split('\n').enumerate().filter(|(_, l)| !l.trim().is_empty()).find_map(|(i, l)| {
-            match read_line(l.trim(), false, |line| matches!(line, Line::Header(Header { id: Some(_), .. }))) {
+        let first = text.split('\n').enumerate().filter(|(_, l)| !js::trim(l).is_empty()).find_map(|(i, l)| {
+            match read_line(l.trim_matches(JSON_SPACE), false, |line| matches!(line, Line::Header(Header { id: Some(_), .. }))) {
                 Err(LineProblem::Malformed(_)) => None,
-                read => Some((i + 1, read.unwrap_or(false))),
+                read => Some((lines_before + i + 1, read.unwrap_or(false))),
             }
         });
         if let Some((line, is_header)) = first {
@@ -361,7 +378,14 @@ impl SessionIndex {
                 return Ok(report);
             }
         }
-        Ok(self.append_jsonl(text))
+        self.lines_seen += lines_before;
+        let report = self.append_jsonl(text);
+        // The blank lines after the trimmed end still count, except one a last newline would make.
+        self.lines_seen += newlines(tail);
+        if tail.is_some_and(|t| t.ends_with('\n')) && !text.ends_with('\n') {
+            self.lines_seen -= 1;
+        }
+        Ok(report)
     }
 
     /// [`Self::load_file`] from the file's bytes, decoded as UTF-8 with invalid sequences replaced (as
