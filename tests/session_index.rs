@@ -441,11 +441,26 @@ fn lines_are_read_as_json_parse_reads_them() {
         user("u3", None, 3, "JSON's own whitespace around"),
         user("u4", Some("u3"), 4, "the last line, a no-break space after it"),
     );
+    let report_of = |index: &mut SessionIndex, text: &str| index.load_file(text).unwrap();
     let mut old = SessionIndex::new(Mode::Plugin);
-    let report = old.load_file(&text).unwrap();
+    let report = report_of(&mut old, &text);
     assert_eq!(report.skipped.iter().map(|s| s.line).collect::<Vec<_>>(), vec![4, 5, 7], "{report:?}");
     assert_eq!((old.len(), old.header().is_some()), (2, true), "u3 and u4 taken");
     assert_eq!(old.append_jsonl("not json\n").skipped[0].line, 11, "numbering goes on after the file's 10 lines");
+    // The same text whole through `append_jsonl`, and in pieces of any size (cut inside lines and UTF-8
+    // sequences) through a byte feed: the same lines taken and skipped.
+    let mut whole = SessionIndex::new(Mode::Plugin);
+    let whole_report = whole.append_jsonl(&text);
+    assert_eq!(whole_report, report_of(&mut SessionIndex::new(Mode::Plugin), &text));
+    for size in [1, 2, 3, 5, 64, 4096] {
+        let mut fed = SessionIndex::new(Mode::Plugin);
+        let mut feed = pi_tree_navigator::session::ByteFeed::default();
+        for piece in text.as_bytes().chunks(size) {
+            feed.push(&mut fed, piece);
+        }
+        assert_eq!(feed.finish(&mut fed), whole_report, "pieces of {size}");
+        assert_eq!((fed.len(), fed.leaf().map(|s| fed.id_of(s).to_string())), (whole.len(), whole.leaf().map(|s| whole.id_of(s).to_string())), "pieces of {size}");
+    }
     // pi ≥0.87 reads the lines as they are: the header's line does not parse, and the first that does (8)
     // is no header, so the file loads as empty.
     let mut new = SessionIndex::new(Mode::Plugin);

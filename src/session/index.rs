@@ -169,6 +169,7 @@ impl ByteFeed {
             let carried = std::mem::take(&mut self.carry);
             self.feed(index, &carried);
         }
+        index.end_file(&mut self.report);
         self.report
     }
 
@@ -176,6 +177,7 @@ impl ByteFeed {
         let text = utf8_lossy(bytes);
         // Only the stream's own start may carry a byte-order mark (pi drops it with `trim()`).
         let text = if self.started { &text } else { text.strip_prefix("\u{feff}").unwrap_or(&text) };
+        index.file_start |= !self.started && index.lines_seen == 0;
         self.started = true;
         index.feed_jsonl(text, &mut self.report);
     }
@@ -245,6 +247,13 @@ pub struct SessionIndex {
     leaf: Option<Slot>,
     /// Lines seen by `append_jsonl`, so line numbers continue across appended chunks.
     lines_seen: usize,
+    /// pi ≤0.75 reads a file as `content.trim().split("\n")`: its first and last line lose the whitespace
+    /// at the file's ends, also where `JSON.parse` would refuse it (U+00A0, …). Set while the fed text is
+    /// at a file's start (nothing fed before it, no non-blank line yet).
+    file_start: bool,
+    /// A line that parses only without the whitespace after it (with its number): skipped, unless it
+    /// turns out to be the file's last non-blank line (see `file_start`).
+    held: Option<(String, usize)>,
     /// A reusable per-slot table for [`super::tokens::cumulative`] (all `u32::MAX` between uses).
     position_scratch: Scratch,
     /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
@@ -285,6 +294,8 @@ impl SessionIndex {
             labels: StrMap::default(),
             leaf: None,
             lines_seen: 0,
+            file_start: false,
+            held: None,
             duplicate_ids: false,
             position_scratch: Scratch::default(),
             profile: super::Profile::default(),
@@ -318,8 +329,11 @@ impl SessionIndex {
     /// not parse is skipped and reported with its line number (counted across calls); nothing is fatal.
     pub fn append_jsonl(&mut self, text: &str) -> IngestReport {
         let mut report = IngestReport::default();
-        // pi reads files with `content.trim()`, which also drops a byte-order mark.
+        // pi reads files with `content.trim()`, which also drops a byte-order mark; the text is read as a
+        // file's: its end trimmed by pi ≤0.75's rule, and its start too when nothing came before it.
+        self.file_start = self.lines_seen == 0;
         self.feed_jsonl(text.strip_prefix('\u{feff}').unwrap_or(text), &mut report);
+        self.end_file(&mut report);
         report
     }
 
@@ -335,16 +349,52 @@ impl SessionIndex {
             };
             rest = next;
             self.lines_seen += 1;
-            // pi: a line is blank when `line.trim()` is empty, else it is `JSON.parse(line)` — which allows
-            // only JSON's own whitespace around the value (a line led by U+00A0 is no entry).
-            if !js::trim(line).is_empty() {
-                self.take_line(line.trim_matches(JSON_SPACE), self.lines_seen, report);
-            }
+            self.feed_line(line, report);
         }
         // A trailing newline is not a line of its own.
         if text.as_bytes().last() == Some(&b'\n') {
             self.lines_seen -= 1;
         }
+    }
+
+    /// One line of JSONL. pi: a line is blank when `line.trim()` is empty, else it is `JSON.parse(line)`,
+    /// which allows only JSON's own whitespace around the value (a line led by U+00A0 is no entry) — but
+    /// pi ≤0.75 trims the whole file first, so there the file's first and last non-blank lines may carry
+    /// any whitespace at the file's ends. The last is known only at the file's end ([`Self::end_file`]):
+    /// until then a line that would parse without what trails it is held.
+    fn feed_line(&mut self, line: &str, report: &mut IngestReport) {
+        if js::trim(line).is_empty() {
+            return;
+        }
+        let pi074 = !self.profile.opens_only_files_led_by_a_header();
+        let mut json = line.trim_matches(JSON_SPACE);
+        if std::mem::take(&mut self.file_start) && pi074 {
+            json = line.trim_start_matches(js::is_trim_space).trim_end_matches(JSON_SPACE);
+        }
+        // A held line is not the last after all: read (and skipped) where it was.
+        self.read_held(false, report);
+        if pi074 && json.len() != json.trim_end_matches(js::is_trim_space).len() {
+            self.held = Some((json.to_string(), self.lines_seen));
+            return;
+        }
+        self.take_line(json, self.lines_seen, report);
+    }
+
+    /// The end of a file's text: a held line is its last non-blank one, read with the whitespace after
+    /// it trimmed away as pi ≤0.75 trims the file.
+    fn end_file(&mut self, report: &mut IngestReport) {
+        self.read_held(true, report);
+        self.file_start = false;
+    }
+
+    /// Reads the held line, if any (`at_end`: as the file's last line). It is a copy, so it is read in
+    /// full, never skimmed.
+    fn read_held(&mut self, at_end: bool, report: &mut IngestReport) {
+        let Some((line, number)) = self.held.take() else { return };
+        let line = if at_end { line.trim_end_matches(js::is_trim_space) } else { &line };
+        let skimming = self.skim_base.take();
+        self.take_line(line, number, report);
+        self.skim_base = skimming;
     }
 
     /// Loads a whole session file into an empty index with pi's file rule: when the first line that parses
@@ -355,15 +405,11 @@ impl SessionIndex {
             return Err(SessionError::InvalidArgument("load_file needs an empty index".into()));
         }
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        // pi ≤0.75 trims the whole text first; pi ≥0.87 reads the file's lines as they are. The lines are
-        // fed from `text` itself (a skim keeps their places in it), numbered as the file's.
+        // The first line `JSON.parse` takes, and whether it is a header with a string id: pi ≤0.75 trims
+        // the whole text first, pi ≥0.87 reads the file's lines as they are.
         let body = if self.profile.opens_only_files_led_by_a_header() { 0..text.len() } else { js_trimmed_range(text) };
-        let newlines = |part: Option<&str>| part.map_or(0, |p| p.bytes().filter(|&b| b == b'\n').count());
-        let lines_before = newlines(text.get(..body.start));
-        let (head, tail) = (text.get(..body.end).unwrap_or_default(), text.get(body.end..));
-        let text = head.get(body.start..).unwrap_or_default();
-        // The first line `JSON.parse` takes, and whether it is a header with a string id.
-        let first = text.split('\n').enumerate().filter(|(_, l)| !js::trim(l).is_empty()).find_map(|(i, l)| {
+        let lines_before = text.get(..body.start).map_or(0, |h| h.bytes().filter(|&b| b == b'\n').count());
+        let first = text.get(body).unwrap_or_default().split('\n').enumerate().filter(|(_, l)| !js::trim(l).is_empty()).find_map(|(i, l)| {
             match read_line(l.trim_matches(JSON_SPACE), false, |line| matches!(line, Line::Header(Header { id: Some(_), .. }))) {
                 Err(LineProblem::Malformed(_)) => None,
                 read => Some((lines_before + i + 1, read.unwrap_or(false))),
@@ -378,14 +424,7 @@ impl SessionIndex {
                 return Ok(report);
             }
         }
-        self.lines_seen += lines_before;
-        let report = self.append_jsonl(text);
-        // The blank lines after the trimmed end still count, except one a last newline would make.
-        self.lines_seen += newlines(tail);
-        if tail.is_some_and(|t| t.ends_with('\n')) && !text.ends_with('\n') {
-            self.lines_seen -= 1;
-        }
-        Ok(report)
+        Ok(self.append_jsonl(text))
     }
 
     /// [`Self::load_file`] from the file's bytes, decoded as UTF-8 with invalid sequences replaced (as

@@ -123,10 +123,16 @@ const attempt = (fn) => {
 };
 
 /** Physical line numbers (1-based, like an editor) of the lines pi skips as malformed (non-blank, JSON.parse fails). */
-function malformedLines(text) {
+/** The text's lines as the host generation reads a file: pi ≤0.75 `content.trim().split("\n")` (which also
+ * strips a leading BOM), pi ≥0.87 line by line as they are; with the number of lines the trim took off. */
+function fileLines(text, generation) {
+  if (generation !== "0.74") return { lines: text.split("\n"), offset: 0 };
+  return { lines: text.trim().split("\n"), offset: text.slice(0, text.length - text.trimStart().length).split("\n").length - 1 };
+}
+
+function malformedLines(text, generation) {
   const out = [];
-  const lines = text.trim().split("\n"); // pi: content.trim().split("\n"), which also strips a leading BOM
-  const offset = text.slice(0, text.length - text.trimStart().length).split("\n").length - 1;
+  const { lines, offset } = fileLines(text, generation);
   lines.forEach((line, i) => {
     if (!line.trim()) return;
     try {
@@ -144,6 +150,9 @@ function splitLines(text, rngSeed) {
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) nl.push(i + 1);
   const cuts = [...new Set([nl[rngSeed % Math.max(nl.length, 1)], nl[(rngSeed * 7 + 3) % Math.max(nl.length, 1)]])]
     .filter((c) => c !== undefined && c < text.length)
+    // Not after a line that other whitespace ends (U+00A0, …): read then, it would be the file's last line,
+    // which pi ≤0.75's `content.trim()` trims — as pi reading the file at that moment would.
+    .filter((c) => { const t = text.slice(0, c - 1).split("\n").pop().replace(/[ \t\r]+$/, ""); return t === t.trimEnd(); })
     .sort((a, b) => a - b);
   const pieces = [];
   let prev = 0;
@@ -155,9 +164,9 @@ function splitLines(text, rngSeed) {
   return pieces.filter((p) => p.length);
 }
 
-function parsedEntries(text) {
+function parsedEntries(text, generation) {
   const out = [];
-  for (const line of text.trim().split("\n")) {
+  for (const line of fileLines(text, generation).lines) {
     if (!line.trim()) continue;
     try {
       const e = JSON.parse(line);
@@ -179,7 +188,7 @@ function wasmSession(api, session, hostVersion, generation) {
     const report = attempt(() => full.appendJsonl(text));
     const viaEntries = session.index % 2 === 1;
     const pluginIngest = attempt(() => {
-      if (viaEntries) plugin.appendEntries(parsedEntries(text));
+      if (viaEntries) plugin.appendEntries(parsedEntries(text, generation));
       else for (const piece of splitLines(text, session.index)) plugin.appendJsonl(piece);
     });
     const res = {
@@ -347,7 +356,7 @@ function compareLeg(version, ref, wasm) {
     // ingest facts: every entry pi holds is held, malformed lines are reported by their 1-based line number
     add(s.index, null, "entryCount", r.entryCount, w.entryCount.ok ? w.entryCount.value : w.entryCount.error);
     add(s.index, null, "appended", r.entryCount, w.report.appended);
-    add(s.index, null, "skipped lines", malformedLines(w.text), (w.report.skipped ?? []).map((x) => x.line));
+    add(s.index, null, "skipped lines", malformedLines(w.text, generationOf(version)), (w.report.skipped ?? []).map((x) => x.line));
     add(s.index, null, "leafId()", r.lastEntryId, w.leafId.ok ? w.leafId.value : w.leafId.error);
     if (!w.pluginIngest.ok) add(s.index, null, `plugin ${w.pluginMode}`, "no throw", w.pluginIngest.error);
     if (w.nullArg.ok) {

@@ -15,7 +15,8 @@
 // no leaf, labels (set/move/clear with ""/null/missing, unknown targets, anchor:*), compactions with
 // firstKeptEntryId on/off the path or unknown; astral chars, ZWJ emoji, combining marks, U+2028, BOM-in-text;
 // non-canonical JSON spelling (spaces, \u escapes, "\/"), CRLF files, blank and malformed lines, a leading BOM,
-// padded lines, adjacent lines swapped (children before parents), duplicate ids (never forming a cycle: pi would
+// padded lines (JSON's whitespace, and U+00A0, VT, U+3000, U+2028, U+FEFF, U+0085), whitespace at the file's ends,
+// blank lines of Unicode spaces, adjacent lines swapped (children before parents), duplicate ids (never forming a cycle: pi would
 // loop forever), a second `session` line, date-only and invalid timestamps, orphans and missing parentId keys.
 // Env DIFF_LONE_SURROGATES=0 leaves lone surrogates out (same random stream otherwise).
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -769,7 +770,8 @@ export function generateSession(seed, index, generation = "0.74") {
     trailingNewline: rng.chance(0.93),
     malformed: rng.chance(0.05),
     blank: rng.chance(0.04),
-    padded: rng.chance(0.02), // spaces/tabs around some lines
+    padded: rng.chance(0.04), // whitespace around some lines: JSON's own (taken) or other (U+00A0, VT, …: skipped)
+    spacedEnds: rng.chance(0.03), // whitespace at the file's ends, U+00A0 & co. included (pi ≤0.75 trims it away)
     swapped: rng.chance(0.03), // some adjacent lines swapped: children before parents, labels before targets
     secondHeader: rng.chance(0.01), // a second `session` line mid-file (concatenated files); pi drops it
   };
@@ -784,9 +786,13 @@ export function generateSession(seed, index, generation = "0.74") {
       style.upperHex = rng.chance(0.5);
     }
     let line = writeJson(obj, style);
-    if (fileStyle.padded && rng.chance(0.2)) line = rng.pick([" ", "\t", "  "]) + line + rng.pick(["", " ", "\t"]);
+    if (fileStyle.padded && rng.chance(0.2)) {
+      const around = rng.chance(0.7) ? [" ", "\t", "  ", "\r"] : ["\u00a0", "\u3000", "\u000b", "\u000c", "\u2028", "\ufeff", "\u0085"];
+      line = rng.pick(around.filter((c) => c !== "\r")) + line + rng.pick(["", ...around]);
+    }
     lines.push(line);
-    if (fileStyle.blank && rng.chance(0.05)) lines.push(rng.pick(["", "   ", "\t"]));
+    // Blank to JavaScript's trim() (U+2028, U+FEFF, U+00A0 too), and U+0085, which is not.
+    if (fileStyle.blank && rng.chance(0.05)) lines.push(rng.pick(["", "   ", "\t", "\u00a0", " \u2028", "\ufeff", "\u0085"]));
     if (fileStyle.malformed && rng.chance(0.04)) {
       lines.push(rng.pick(['{"type":"message","id":"deadbeef","parentId":', "not json at all", "{'single':'quotes'}", '{"type":"label",}', "]", '{"a":1}{"b":2}']));
     }
@@ -802,6 +808,7 @@ export function generateSession(seed, index, generation = "0.74") {
   }
   const nl = fileStyle.crlf ? "\r\n" : "\n";
   let fileText = lines.join(nl) + (fileStyle.trailingNewline ? nl : "");
+  if (fileStyle.spacedEnds) fileText = rng.pick(["\u00a0", "\u3000 ", "\n\u00a0\n\t", "\u000b"]) + fileText + rng.pick(["\u00a0", "\u3000\n", "\n\u00a0\n"]);
   if (fileStyle.bom) fileText = "\ufeff" + fileText;
 
   // ---- leaf choices ----
