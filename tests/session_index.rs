@@ -454,11 +454,11 @@ fn lines_are_read_as_json_parse_reads_them() {
     assert_eq!(whole_report, report_of(&mut SessionIndex::new(Mode::Plugin), &text));
     for size in [1, 2, 3, 5, 64, 4096] {
         let mut fed = SessionIndex::new(Mode::Plugin);
-        let mut feed = pi_tree_navigator::session::ByteFeed::default();
+        let mut pieces = pi_tree_navigator::session::ByteFeed::default();
         for piece in text.as_bytes().chunks(size) {
-            feed.push(&mut fed, piece);
+            pieces.push(&mut fed, piece);
         }
-        assert_eq!(feed.finish(&mut fed), whole_report, "pieces of {size}");
+        assert_eq!(pieces.finish(&mut fed), whole_report, "pieces of {size}");
         assert_eq!((fed.len(), fed.leaf().map(|s| fed.id_of(s).to_string())), (whole.len(), whole.leaf().map(|s| whole.id_of(s).to_string())), "pieces of {size}");
     }
     // pi ≥0.87 reads the lines as they are: the header's line does not parse, and the first that does (8)
