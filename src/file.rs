@@ -5,7 +5,7 @@ use serde::Serialize;
 use tsify_next::Tsify;
 
 use crate::error::SessionError;
-use crate::js::{self, JSON_SPACE};
+use crate::js;
 use crate::session::{parse_line, AnchorList, Header, IngestReport, Leaf, Line, LineProblem, Profile, SessionIndex, SkimmedSession};
 
 /// A whole file's `IngestReport`; `problem` says why the file is no pi session (see `not_a_session`), or is null.
@@ -87,12 +87,10 @@ fn first_line_not_a_header(bytes: &[u8]) -> Option<usize> {
     // byte of a large file for nothing.
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = String::from_utf8_lossy(line);
-        if js::trim(&line).is_empty() {
-            continue;
-        }
-        first.get_or_insert(i + 1);
         // `JSON.parse(line)`: JSON's own whitespace around the value, nothing else (no byte-order mark).
-        match parse_line(line.trim_matches(JSON_SPACE), false) {
+        let Some(json) = js::json_line(&line) else { continue };
+        first.get_or_insert(i + 1);
+        match parse_line(json, false) {
             Err(LineProblem::Malformed(_)) => {}
             Ok(Line::Header(Header { id: Some(_), .. })) => return None,
             _ => return first,

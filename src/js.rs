@@ -21,6 +21,12 @@ pub fn trim(s: &str) -> &str {
 /// The whitespace `JSON.parse` allows around a value: space, tab, line feed, carriage return.
 pub const JSON_SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
 
+/// A JSONL line as pi reads it: `None` when `line.trim()` is empty (pi skips the line), else the text
+/// `JSON.parse(line)` reads — the line without JSON's own whitespace around it, and nothing else taken off.
+pub fn json_line(line: &str) -> Option<&str> {
+    (!trim(line).is_empty()).then(|| line.trim_matches(JSON_SPACE))
+}
+
 /// Length of `s` as JavaScript's `String.prototype.length` counts it (UTF-16 code units).
 pub fn utf16_len(s: &str) -> usize {
     utf16_units(s.as_bytes())

@@ -363,11 +363,8 @@ impl SessionIndex {
     /// any whitespace at the file's ends. The last is known only at the file's end ([`Self::end_file`]):
     /// until then a line that would parse without what trails it is held.
     fn feed_line(&mut self, line: &str, report: &mut IngestReport) {
-        if js::trim(line).is_empty() {
-            return;
-        }
+        let Some(mut json) = js::json_line(line) else { return };
         let pi074 = !self.profile.opens_only_files_led_by_a_header();
-        let mut json = line.trim_matches(JSON_SPACE);
         if std::mem::take(&mut self.file_start) && pi074 {
             json = line.trim_start_matches(js::is_trim_space).trim_end_matches(JSON_SPACE);
         }
@@ -409,8 +406,9 @@ impl SessionIndex {
         // the whole text first, pi ≥0.87 reads the file's lines as they are.
         let body = if self.profile.opens_only_files_led_by_a_header() { 0..text.len() } else { js_trimmed_range(text) };
         let lines_before = text.get(..body.start).map_or(0, |h| h.bytes().filter(|&b| b == b'\n').count());
-        let first = text.get(body).unwrap_or_default().split('\n').enumerate().filter(|(_, l)| !js::trim(l).is_empty()).find_map(|(i, l)| {
-            match read_line(l.trim_matches(JSON_SPACE), false, |line| matches!(line, Line::Header(Header { id: Some(_), .. }))) {
+        let lines = text.get(body).unwrap_or_default().split('\n').enumerate();
+        let first = lines.filter_map(|(i, l)| Some((i, js::json_line(l)?))).find_map(|(i, json)| {
+            match read_line(json, false, |line| matches!(line, Line::Header(Header { id: Some(_), .. }))) {
                 Err(LineProblem::Malformed(_)) => None,
                 read => Some((lines_before + i + 1, read.unwrap_or(false))),
             }
