@@ -469,3 +469,14 @@ fn lines_are_read_as_json_parse_reads_them() {
     assert_eq!((new.len(), new.header().is_some()), (0, false));
     assert!(report.warnings[0].starts_with("line 8: not a pi session header"), "{report:?}");
 }
+
+/// A byte-order mark is dropped only at the start of the input (pi's `content.trim()`); one leading a
+/// later `append_jsonl` text sits mid-file, where `JSON.parse` refuses the line — as in a byte feed.
+#[test]
+fn a_byte_order_mark_after_earlier_input_is_content() {
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+    let mut index = SessionIndex::new(Mode::Plugin);
+    assert_eq!(index.append_jsonl(&format!("\u{feff}{header}\n{}\n", user("u1", None, 1, "a"))).appended, 1);
+    let later = index.append_jsonl(&format!("\u{feff}{}\n", user("u2", Some("u1"), 2, "b")));
+    assert_eq!((later.appended, later.skipped.iter().map(|s| s.line).collect::<Vec<_>>()), (0, vec![3]));
+}

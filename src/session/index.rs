@@ -175,9 +175,10 @@ impl ByteFeed {
 
     fn feed(&mut self, index: &mut SessionIndex, bytes: &[u8]) {
         let text = utf8_lossy(bytes);
-        // Only the stream's own start may carry a byte-order mark (pi drops it with `trim()`).
-        let text = if self.started { &text } else { text.strip_prefix("\u{feff}").unwrap_or(&text) };
+        // Only the input's own start may carry a byte-order mark (pi drops it with `trim()`): the start of
+        // the stream, when nothing was fed before it.
         index.file_start |= !self.started && index.lines_seen == 0;
+        let text = if index.file_start { text.strip_prefix("\u{feff}").unwrap_or(&text) } else { &text };
         self.started = true;
         index.feed_jsonl(text, &mut self.report);
     }
@@ -330,9 +331,11 @@ impl SessionIndex {
     pub fn append_jsonl(&mut self, text: &str) -> IngestReport {
         let mut report = IngestReport::default();
         // pi reads files with `content.trim()`, which also drops a byte-order mark; the text is read as a
-        // file's: its end trimmed by pi ≤0.75's rule, and its start too when nothing came before it.
+        // file's: its end trimmed by pi ≤0.75's rule, and its start too when nothing came before it (a
+        // mark after earlier input is a line's content, which `JSON.parse` refuses, as in a byte feed).
         self.file_start = self.lines_seen == 0;
-        self.feed_jsonl(text.strip_prefix('\u{feff}').unwrap_or(text), &mut report);
+        let text = if self.file_start { text.strip_prefix('\u{feff}').unwrap_or(text) } else { text };
+        self.feed_jsonl(text, &mut report);
         self.end_file(&mut report);
         report
     }
