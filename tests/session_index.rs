@@ -471,7 +471,7 @@ fn lines_are_read_as_json_parse_reads_them() {
 }
 
 /// A byte-order mark is dropped only at the start of the input (pi's `content.trim()`); one leading a
-/// later `append_jsonl` text sits mid-file, where `JSON.parse` refuses the line — as in a byte feed.
+/// later `append_jsonl` text or byte feed sits mid-file, where `JSON.parse` refuses the line.
 #[test]
 fn a_byte_order_mark_after_earlier_input_is_content() {
     let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
@@ -479,4 +479,10 @@ fn a_byte_order_mark_after_earlier_input_is_content() {
     assert_eq!(index.append_jsonl(&format!("\u{feff}{header}\n{}\n", user("u1", None, 1, "a"))).appended, 1);
     let later = index.append_jsonl(&format!("\u{feff}{}\n", user("u2", Some("u1"), 2, "b")));
     assert_eq!((later.appended, later.skipped.iter().map(|s| s.line).collect::<Vec<_>>()), (0, vec![3]));
+    // The same through a byte feed started on the index later (a second `appendJsonlBytes` call).
+    let mut feed = pi_tree_navigator::session::ByteFeed::default();
+    feed.push(&mut index, format!("\u{feff}{}\n", user("u3", Some("u1"), 3, "c")).as_bytes());
+    let report = feed.finish(&mut index);
+    assert_eq!((report.appended, report.skipped.iter().map(|s| s.line).collect::<Vec<_>>()), (0, vec![4]));
+    assert_eq!(index.len(), 1);
 }
