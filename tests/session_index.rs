@@ -1,6 +1,6 @@
 //! Integration tests of the core index: feeding, links, labels, walks, estimates, bad input.
 
-use pi_tree_navigator::session::{Leaf, Mode, ViewPart, SessionIndex, TreeFilter, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
+use pi_tree_navigator::session::{Leaf, Mode, Profile, ViewPart, SessionIndex, TreeFilter, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
 use pi_tree_navigator::SessionError;
 
 fn ts(n: u64) -> String {
@@ -432,7 +432,6 @@ fn a_batch_of_entries_as_one_json_array_reads_like_the_same_lines() {
 /// numbers stay the file's, also for what is appended after the load.
 #[test]
 fn lines_are_read_as_json_parse_reads_them() {
-    use pi_tree_navigator::session::Profile;
     let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
     let text = format!(
         "\n\u{a0}\n\u{3000} {header}\n\u{a0}{}\n\u{b}{}\n \u{2028}\u{a0}\n\u{85}\n\t{} \r\n{}\u{a0}\n\n",
@@ -485,4 +484,27 @@ fn a_byte_order_mark_after_earlier_input_is_content() {
     let report = feed.finish(&mut index);
     assert_eq!((report.appended, report.skipped.iter().map(|s| s.line).collect::<Vec<_>>()), (0, vec![4]));
     assert_eq!(index.len(), 1);
+}
+
+/// Blank lines before a marked line leave the input's start behind: pi ≥0.87 reads the line as it is (a
+/// byte-order mark that `JSON.parse` refuses), pi ≤0.75 trims the whole file first — wherever a byte feed
+/// cuts its pieces.
+#[test]
+fn a_byte_order_mark_after_blank_lines_reads_alike_in_pieces() {
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+    let text = format!("\n\n\u{feff}{header}\n{}\n", user("u1", None, 1, "a"));
+    for profile in [Profile::Pi074, Profile::Pi087] {
+        let mut whole = SessionIndex::new(Mode::Plugin);
+        whole.set_profile(profile);
+        let expected = whole.append_jsonl(&text);
+        for cut in 1..=3 {
+            let mut pieced = SessionIndex::new(Mode::Plugin);
+            pieced.set_profile(profile);
+            let mut feed = pi_tree_navigator::session::ByteFeed::default();
+            feed.push(&mut pieced, &text.as_bytes()[..cut]);
+            feed.push(&mut pieced, &text.as_bytes()[cut..]);
+            assert_eq!(feed.finish(&mut pieced), expected, "{profile:?}, cut at {cut}");
+            assert_eq!(pieced.header().is_some(), whole.header().is_some(), "{profile:?}, cut at {cut}");
+        }
+    }
 }

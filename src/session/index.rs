@@ -134,7 +134,6 @@ impl IngestReport {
 pub struct ByteFeed {
     carry: Vec<u8>,
     report: IngestReport,
-    started: bool,
 }
 
 impl ByteFeed {
@@ -175,11 +174,7 @@ impl ByteFeed {
 
     fn feed(&mut self, index: &mut SessionIndex, bytes: &[u8]) {
         let text = utf8_lossy(bytes);
-        // Only the input's own start may carry a byte-order mark (pi drops it with `trim()`): the start of
-        // the stream, when nothing was fed before it.
-        index.file_start |= !self.started && index.lines_seen == 0;
-        let text = if index.file_start { text.strip_prefix("\u{feff}").unwrap_or(&text) } else { &text };
-        self.started = true;
+        let text = index.begin_input(&text);
         index.feed_jsonl(text, &mut self.report);
     }
 }
@@ -330,14 +325,24 @@ impl SessionIndex {
     /// not parse is skipped and reported with its line number (counted across calls); nothing is fatal.
     pub fn append_jsonl(&mut self, text: &str) -> IngestReport {
         let mut report = IngestReport::default();
-        // pi reads files with `content.trim()`, which also drops a byte-order mark; the text is read as a
-        // file's: its end trimmed by pi ≤0.75's rule, and its start too when nothing came before it (a
-        // mark after earlier input is a line's content, which `JSON.parse` refuses, as in a byte feed).
-        self.file_start = self.lines_seen == 0;
-        let text = if self.file_start { text.strip_prefix('\u{feff}').unwrap_or(text) } else { text };
+        // The text is read as a file's: its end trimmed by pi ≤0.75's rule, and its start too when nothing
+        // came before it.
+        let text = self.begin_input(text);
         self.feed_jsonl(text, &mut report);
         self.end_file(&mut report);
         report
+    }
+
+    /// `text` as the next part of the input: at the input's own start (nothing fed before it) without a
+    /// byte-order mark, which pi's `content.trim()` drops, and marked as a file's start (see
+    /// `file_start`). Anywhere else a mark is a line's content, which `JSON.parse` refuses — also after
+    /// blank lines at the start, where only pi ≤0.75's trim of the whole file reaches it.
+    fn begin_input<'t>(&mut self, text: &'t str) -> &'t str {
+        if self.lines_seen > 0 {
+            return text;
+        }
+        self.file_start = true;
+        text.strip_prefix('\u{feff}').unwrap_or(text)
     }
 
     /// [`Self::append_jsonl`] for text that continues earlier input (a byte-order mark here is content),
