@@ -122,7 +122,6 @@ const attempt = (fn) => {
   }
 };
 
-/** Physical line numbers (1-based, like an editor) of the lines pi skips as malformed (non-blank, JSON.parse fails). */
 /** The text's lines as the host generation reads a file: pi ≤0.75 `content.trim().split("\n")` (which also
  * strips a leading BOM), pi ≥0.87 line by line as they are; with the number of lines the trim took off. */
 function fileLines(text, generation) {
@@ -130,6 +129,7 @@ function fileLines(text, generation) {
   return { lines: text.trim().split("\n"), offset: text.slice(0, text.length - text.trimStart().length).split("\n").length - 1 };
 }
 
+/** Physical line numbers (1-based, like an editor) of the lines pi skips as malformed (non-blank, JSON.parse fails). */
 function malformedLines(text, generation) {
   const out = [];
   const { lines, offset } = fileLines(text, generation);
