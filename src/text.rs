@@ -68,15 +68,34 @@ pub fn to_one_line(text: &str, max_len: usize) -> Option<String> {
     Some(out)
 }
 
-/// Tokens as a percentage of the window with one decimal (`12.3%`), or as thousands (`12.3k`) when the
-/// window is unknown.
+/// Tokens as a percentage of the window with one decimal (`12.3%`), or as a count people read
+/// ([`format_tokens`]: `36`, `1.2k`) when the window is unknown.
 pub fn format_pct1(tokens: f64, context_window: f64) -> String {
     // `toFixed` (not Rust's `{:.1}`, which rounds ties differently and prints "inf"): the numbers read
     // as the reference extension's do.
     if context_window <= 0.0 {
-        return format!("{}k", to_fixed(tokens / 1000.0, 1));
+        return format_tokens(tokens);
     }
     format!("{}%", to_fixed(tokens / context_window * 100.0, 1))
+}
+
+/// A token count as people read it: whole below a thousand (`36`, `840`), then thousands with one
+/// decimal (`1.2k`, `12.6k`), then millions (`1.3M`). Never `0.0k`: a few dozen tokens print as they are.
+pub fn format_tokens(tokens: f64) -> String {
+    if !tokens.is_finite() {
+        return js_string(tokens);
+    }
+    // The unit is chosen on the rounded text (`toFixed`), so 999.6 prints `1.0k`, never `1000`, and
+    // 999,960 prints `1.0M`, never `1000.0k`; comparing texts needs no float parser in the wasm.
+    let whole = to_fixed(tokens, 0);
+    if tokens.abs() < 1000.0 && whole.trim_start_matches('-') != "1000" {
+        return whole;
+    }
+    let thousands = to_fixed(tokens / 1000.0, 1);
+    if tokens.abs() < 1_000_000.0 && thousands.trim_start_matches('-') != "1000.0" {
+        return format!("{thousands}k");
+    }
+    format!("{}M", to_fixed(tokens / 1_000_000.0, 1))
 }
 
 /// A window size as `1.0M` or `200k`; empty when unknown.
@@ -206,11 +225,37 @@ mod tests {
     fn formats() {
         assert_eq!(format_pct1(30_400.0, 100_000.0), "30.4%");
         assert_eq!(format_pct1(1234.0, 0.0), "1.2k");
+        assert_eq!(format_pct1(36.0, 0.0), "36");
         assert_eq!(format_window(1_000_000.0), "1.0M");
         assert_eq!(format_window(200_000.0), "200k");
         assert_eq!(format_window(0.0), "");
         assert_eq!(format_context_delta(30_400.0, 4_100.0, 100_000.0), "context 30.4% → 4.1% of 100k");
         assert_eq!(format_context_delta(10.0, 5.0, 0.0), "tokens 10 → 5");
+    }
+
+    #[test]
+    fn token_counts_read_as_people_read_them() {
+        let cases = [
+            (0.0, "0"),
+            (6.0, "6"),
+            (36.0, "36"),
+            (840.0, "840"),
+            (999.0, "999"),
+            (999.6, "1.0k"),
+            (1000.0, "1.0k"),
+            (1234.0, "1.2k"),
+            (12_600.0, "12.6k"),
+            (128_000.0, "128.0k"),
+            (999_949.0, "999.9k"),
+            (999_960.0, "1.0M"),
+            (1_250_000.0, "1.3M"),
+            (-36.0, "-36"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+        ];
+        for (tokens, text) in cases {
+            assert_eq!(format_tokens(tokens), text, "{tokens}");
+        }
     }
 
     #[test]

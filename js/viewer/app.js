@@ -57,7 +57,7 @@ export function startViewer(doc, api) {
       const row = model?.rowOf.get(id);
       if (row !== undefined) select(row, { scroll: true });
     },
-    format: (tokens, win) => (win || tokens >= 10000 ? api.formatPct1(tokens, win) : int(tokens)),
+    format: (tokens, win) => api.formatPct1(tokens, win),
   });
 
   // ---- loading --------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ export class Timeline {
   /**
    * @param {HTMLElement} container
    * @param {{onPick(entryId: string): void, format(tokens: number, window: number): string}} handlers
-   *   `format` is the core's formatPct1 (`12.3k`, or `9.6%` of a window)
+   *   `format` is the core's formatPct1 (`840`, `12.3k`, or `9.6%` of a window)
    */
   constructor(container, handlers) {
     this.container = container;

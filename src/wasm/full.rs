@@ -191,7 +191,7 @@ pub fn to_one_line(text: &str, max_len: u32) -> JsValue {
     nullable(text::to_one_line(text, max_len as usize).as_deref())
 }
 
-/// `12.3%` of the window, or `12.3k` when the window is unknown (0).
+/// `12.3%` of the window, or the count (`36`, `12.3k`) when the window is unknown (0).
 #[wasm_bindgen(js_name = formatPct1)]
 pub fn format_pct1(tokens: f64, context_window: f64) -> String {
     text::format_pct1(tokens, context_window)

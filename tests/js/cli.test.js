@@ -138,6 +138,22 @@ test("list: human format from the core's formatter, with and without a context w
   assert.match(none.stdout, /^\[list\] · 0 anchors/);
 });
 
+test("list without a window: counts people read (`59`, `12`, `3.3k`), never `0.0k`", () => {
+  requireBuilt();
+  const small = cli("list", fx("labels.jsonl"));
+  assert.equal(small.code, 0, small.stderr);
+  const est = JSON.parse(cli("tokens", fx("labels.jsonl"), "--json").stdout);
+  const anchors = JSON.parse(cli("list", fx("labels.jsonl"), "--json").stdout);
+  assert.ok(est.tokens < 1000 && anchors.every((a) => a.tokens < 1000), "the fixture's counts are below a thousand");
+  assert.match(small.stdout, new RegExp(`^\\[list\\] · 2 anchors · ctx ${est.tokens}\n`));
+  const rows = [...small.stdout.matchAll(/^ {2}\s*(\S+) {2}(\S+)/gm)].map((m) => [m[2], m[1]]);
+  assert.deepStrictEqual(rows, anchors.map((a) => [a.name, String(a.tokens)]));
+  assert.doesNotMatch(small.stdout, /\d\.\dk/);
+  const big = cli("list", fx("example.jsonl"));
+  assert.match(big.stdout, /^\[list\] · 3 anchors · ctx \d+\.\dk\n/);
+  assert.doesNotMatch(big.stdout, /\b0\.\dk/);
+});
+
 test("tokens and context: human output", () => {
   requireBuilt();
   const t = cli("tokens", fx("example.jsonl"));
