@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const PI_PKG = "@earendil-works/pi-coding-agent";
 const OUR_NAME = "pi-tree-navigator";
@@ -59,6 +59,17 @@ function isOurs(entry, base) {
   if (/^(git:|https?:|ssh:)/.test(source)) return source.includes(OUR_NAME);
   const dir = isAbsolute(source) ? source : resolve(base, source);
   return readJson(join(dir, "package.json"))?.name === OUR_NAME;
+}
+
+/**
+ * The install line that works as written: `pi install <absolute path of this package>` (the directory doctor runs
+ * from, when it is the built package). Never a registry name: `pi-tree-navigator` on npm is not ours.
+ */
+export function installCommand() {
+  const here = dirname(fileURLToPath(import.meta.url));
+  if (readJson(join(here, "package.json"))?.name !== OUR_NAME) return "pi install <path of the built package, pkg/>";
+  // Quoted for a POSIX shell when the path holds anything but plain path characters.
+  return `pi install ${/^[\w./@+:,-]+$/.test(here) ? here : `'${here.replace(/'/g, "'\\''")}'`}`;
 }
 
 /**
@@ -125,7 +136,7 @@ export async function diagnose({ piDir, cwd = process.cwd(), profileOf } = {}) {
     }
   }
   if (!report.settings.listed) {
-    problems.push(`pi's settings do not list ${OUR_NAME}: run \`pi install npm:${OUR_NAME}\` (or \`pi install <path to the package>\`).`);
+    problems.push(`pi's settings do not list ${OUR_NAME}: run \`${installCommand()}\`.`);
   }
   return report;
 }

@@ -3,11 +3,12 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ALL_HOST_VERSIONS, hostAvailable, hostDir, nodeFor } from "../../scripts/hosts.mjs";
+import { ALL_HOST_VERSIONS, hostAvailable, hostDir, nodeFor, piCliPath } from "../../scripts/hosts.mjs";
+import { NEWEST_TESTED } from "../../js/tested-hosts.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const pkgDir = process.env.PTN_PKG_DIR ?? join(root, "pkg");
@@ -41,9 +42,53 @@ for (const version of ALL_HOST_VERSIONS) {
     const unlisted = doctor(node, ["--pi", hostDir(version)], agentDir(t, false));
     assert.equal(unlisted.status, 1);
     const problems = unlisted.stdout.split("\n\n").at(-1).trim().split("\n");
-    assert.deepEqual(problems, ["pi's settings do not list pi-tree-navigator: run `pi install npm:pi-tree-navigator` (or `pi install <path to the package>`)."]);
+    assert.deepEqual(problems, [`pi's settings do not list pi-tree-navigator: run \`pi install ${resolve(pkgDir)}\`.`]);
   });
 }
+
+test(`doctor's install advice, followed as written on pi ${NEWEST_TESTED}: pi install, pi list shows it, pi -p loads it`, (t) => {
+  const version = NEWEST_TESTED;
+  assert.ok(hostAvailable(version), `pi ${version} is not installed at ${hostDir(version)}: run bash scripts/setup-hosts.sh`);
+  const node = nodeFor(version);
+  const dir = agentDir(t, false);
+  const before = doctor(node, ["--pi", hostDir(version)], dir);
+  assert.equal(before.status, 1, before.stdout + before.stderr);
+  const advice = before.stdout.match(/: run `(pi install [^`]+)`\.$/m)?.[1];
+  assert.ok(advice, `no install advice in:\n${before.stdout}`);
+  assert.doesNotMatch(advice, /npm:/, "a registry name that is not ours");
+
+  // The advice runs in a shell as a user would type it, with `pi` on PATH being pi's own CLI, offline and
+  // with its agent dir in the temp dir.
+  const bin = join(dir, "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "pi"), `#!/bin/sh\nexec '${node}' '${piCliPath(version)}' "$@"\n`, { mode: 0o755 });
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, PI_CODING_AGENT_DIR: dir, PI_OFFLINE: "1" };
+  delete env.NODE_TEST_CONTEXT;
+  const sh = (command, extra = {}) => spawnSync("/bin/sh", ["-c", command], { cwd: dir, env: { ...env, ...extra }, encoding: "utf8", timeout: 120_000 });
+  const install = sh(advice);
+  assert.equal(install.status, 0, `${advice}: ${install.stderr}${install.stdout}`);
+  const list = sh("pi list");
+  assert.equal(list.status, 0, list.stderr);
+  assert.ok(list.stdout.includes(resolve(pkgDir)), `pi list does not show ${resolve(pkgDir)}:\n${list.stdout}`);
+  const after = doctor(node, ["--pi", hostDir(version)], dir);
+  assert.equal(after.status, 0, after.stdout);
+  assert.match(after.stdout, /settings: lists pi-tree-navigator/);
+
+  // A print-mode run with a scripted model: the installed package's navigate_tree answers the model's call.
+  const log = join(dir, "requests.jsonl");
+  const script = { agent: [{ calls: [["navigate_tree", { action: "anchor", name: "first-touch" }, "c1"]] }, { text: "all done" }], summary: [] };
+  const faux = join(root, "tests", "e2e", "fixtures", "faux-cli", "index.js");
+  const run = sh(`pi -p 'set an anchor' --provider faux --model faux-1 --no-session --offline -e '${faux}' -ns -nc -np --no-themes`,
+    { PTN_FAUX_LOG: log, PTN_FAUX_SCRIPT: JSON.stringify(script) });
+  assert.equal(run.status, 0, `pi -p failed (${run.status}): ${run.stderr}\n${run.stdout}`);
+  assert.match(run.stdout, /all done/);
+  const requests = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(requests.length, 2, JSON.stringify(requests));
+  const result = requests[1].messages.find((m) => m.role === "toolResult" && m.toolCallId === "c1");
+  assert.ok(result, "the tool call has a result");
+  assert.ok(!result.isError, JSON.stringify(result));
+  assert.match(JSON.stringify(result.content), /\[anchor 'first-touch'\] set at/);
+});
 
 test("doctor on a directory that is not pi: exit 1, one sentence", (t) => {
   const r = doctor(process.execPath, ["--pi", root], agentDir(t, true));
