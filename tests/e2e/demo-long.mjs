@@ -9,22 +9,19 @@
 // and the summary requests' input tokens as the faux provider accounts them: the same run once with
 // cache-preserving summaries and once with them switched off (cold requests).
 //
-//   node tests/e2e/demo-long.mjs [--host 0.87.1]
+//   node tests/e2e/demo-long.mjs [--host <tested version>]     (default: the newest tested pi)
 import { join } from "node:path";
 import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
-import { FIXTURES, hostAvailable, PKG_DIR, runDemoUnderHostNode } from "./lib/hosts.mjs";
+import { FIXTURES, PKG_DIR, runDemoUnderHostNode } from "./lib/hosts.mjs";
+import { NEWEST_TESTED } from "../../js/tested-hosts.js";
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : fallback;
 };
-// pi 0.87.1 has the capture event the cache-preserving summary needs; `npm run demo` installs only 0.75.5,
-// so without 0.87.1 the run uses 0.75.5 (cold summaries, reason no-capture) and says how to get 0.87.1.
-const preferred = arg("--host", process.env.PTN_HOST_VERSION ?? "0.87.1");
-const version = hostAvailable(preferred) || process.argv.includes("--host") ? preferred : "0.75.5";
-if (version !== preferred) {
-  console.log(`pi ${preferred} is not installed (PI_VERSIONS=${preferred} bash scripts/setup-hosts.sh); using pi ${version}: cold summaries only.`);
-}
+// The newest tested pi by default (what `npm run demo -- --long` installs); pi ≥0.87 has the capture event the
+// cache-preserving summary needs, older hosts get cold summaries (reason no-capture).
+const version = arg("--host", process.env.PTN_HOST_VERSION ?? NEWEST_TESTED);
 runDemoUnderHostNode(version, ["--long", "--host", version]);
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY"]) delete process.env[k];
 

@@ -3,16 +3,17 @@
 // anchor → bulky work → rewind (context % before/after) → list. Prints a readable transcript and leaves
 // the session .jsonl for the CLI (`node pkg/cli.js list|tree <file>`).
 //
-//   node tests/e2e/demo.mjs [--host 0.75.5] [--out <dir>]
+//   node tests/e2e/demo.mjs [--host <tested version>] [--out <dir>]     (default: the newest tested pi)
 //
-// Needs `npm run build` and the pi hosts of scripts/setup-hosts.sh. Re-runs itself under the Node the
-// chosen pi needs (Node 22 for pi ≥0.75).
+// Needs `npm run build` and the pi host (`npm run demo` = scripts/demo.mjs installs and builds both first).
+// Re-runs itself under the Node the chosen pi needs (Node 22 for pi ≥0.75).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR, REPO, runDemoUnderHostNode } from "./lib/hosts.mjs";
+import { NEWEST_TESTED } from "../../js/tested-hosts.js";
 
 // `--long`: the scripted ≥30-turn run of tests/e2e/demo-long.mjs.
 if (process.argv.includes("--long")) {
@@ -24,7 +25,7 @@ const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : fallback;
 };
-const version = arg("--host", process.env.PTN_HOST_VERSION ?? "0.75.5");
+const version = arg("--host", process.env.PTN_HOST_VERSION ?? NEWEST_TESTED);
 const out = arg("--out", join(tmpdir(), "pi-tree-navigator-demo"));
 
 runDemoUnderHostNode(version, ["--host", version, "--out", out]);
@@ -43,6 +44,12 @@ const FOCUS =
   "User's latest instruction, verbatim: 'Add input validation to the parser, then tell me what changed.' " +
   "Done: read src/parser.rs and its tests. Left: write the validation and report.";
 const call = (name, args, id) => m.calls([[name, args, id]]);
+// On pi ≥0.87 the rewind's summary request is the agent's last request plus one instruction (cache-preserving):
+// it reaches the model like an agent request, so it is routed to the summary script, not the agent's.
+const LIVE_SUMMARY = "Stop the task here: do not continue the work";
+const isLiveSummary = (req) => JSON.stringify(req.messages.at(-1)?.content ?? "").includes(LIVE_SUMMARY);
+m.router = (req) => (isLiveSummary(req) ? "live" : "agent");
+m.agentBy.agent = m.agent;
 m.agent.push(
   call("navigate_tree", { action: "anchor", name: "read-parser" }, "call_1"),
   call("bulk_read", { chars: 48000, tag: "src/parser.rs" }, "call_2"),
@@ -51,13 +58,12 @@ m.agent.push(
   call("navigate_tree", { action: "list" }, "call_5"),
   m.text("Validation plan ready: the parser reads tokens in `parse_expr`; I will add checks there next."),
 );
-m.summary.push(
-  m.text(
-    "## Goal\nAdd input validation to the parser and report what changed.\n## Progress\n### Done\n" +
-      "- Read src/parser.rs (entry point `parse_expr`) and tests/parser_test.rs\n### In Progress\n- Designing the validation\n" +
-      "## Next Steps\n- Add checks in `parse_expr`; report to the user",
-  ),
-);
+const SUMMARY =
+  "## Goal\nAdd input validation to the parser and report what changed.\n## Progress\n### Done\n" +
+  "- Read src/parser.rs (entry point `parse_expr`) and tests/parser_test.rs\n### In Progress\n- Designing the validation\n" +
+  "## Next Steps\n- Add checks in `parse_expr`; report to the user";
+m.summary.push(m.text(SUMMARY));
+m.agentBy.live = [m.text(SUMMARY)];
 
 mkdirSync(out, { recursive: true });
 const cwd = join(out, "cwd");
@@ -74,7 +80,8 @@ const s = await createSession(host, m, {
 console.log(bold(`pi-tree-navigator demo · pi ${version} · Node ${process.versions.node} · scripted model, offline\n`));
 m.onRequest = (req, isSummary) => {
   if (isSummary) console.log(dim(`    … summarizer request: ${req.messages.length} message(s), focus passed as custom instructions`));
-  else console.log(dim(`    → request ${m.requests.length}: ${req.messages.length} messages, ≈${approxTokens(req.messages)} tokens`));
+  else if (isLiveSummary(req)) console.log(dim(`    … summary request: the previous request + 1 instruction (${req.messages.length} messages; its prefix can come from the prompt cache)`));
+  else console.log(dim(`    → request ${m.requests.filter((r) => !isLiveSummary(r)).length}: ${req.messages.length} messages, ≈${approxTokens(req.messages)} tokens`));
 };
 s.session.subscribe((event) => {
   if (event.type !== "message_end") return;
@@ -93,12 +100,18 @@ s.session.subscribe((event) => {
     const text = msg.content.map((c) => c.text ?? "").join("");
     const shown = msg.toolName === "bulk_read" ? `(${text.length} characters of ${text.split(":")[0]})` : text;
     for (const line of String(shown).split("\n").filter(Boolean)) console.log(`  ${msg.isError ? "tool ✗" : "tool"} ▸ ${line}`);
+    const cache = msg.details?.summaryCache;
+    if (cache) {
+      const counts = typeof cache.cacheRead === "number" ? `: ${cache.input} fresh input + ${cache.cacheRead} cache-read tokens, as the provider counted them` : "";
+      console.log(dim(`    (summary ${cache.mode}${cache.reason ? ` (${cache.reason})` : ""}${counts})`));
+    }
   }
 });
 
 await s.session.prompt("Add input validation to the parser, then tell me what changed.");
 
-const sizes = m.requests.map((r) => approxTokens(r.messages));
+const agentRequests = m.requests.filter((r) => !isLiveSummary(r));
+const sizes = agentRequests.map((r) => approxTokens(r.messages));
 const at = sizes.length - 3; // the request right before the rewind call's result was sent back
 console.log(
   `\n${bold("Context per request")} (≈ tokens): ${sizes.join(" → ")}  ` +
