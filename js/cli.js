@@ -22,7 +22,8 @@ Commands:
                                           an npm install or an unpacked tarball) for what the plugin needs
   view    <file> [--port <n>] [--host <version>]
                                           open the session in the browser viewer: serves it on 127.0.0.1
-                                          and prints the URL (Ctrl-C stops)
+                                          and prints the URL, with a random token that every request
+                                          needs (Ctrl-C stops)
 
 Options:
   --leaf <id>            entry id to use as the leaf (default: the file's last entry, as pi does on load;

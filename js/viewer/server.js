@@ -2,6 +2,14 @@
 // 127.0.0.1 only and serves exactly: the viewer's files, the wasm loader and module of this package, and the
 // one session file. Every response carries the viewer's Content-Security-Policy; the page can reach nothing but
 // this server.
+//
+// A session holds code, tool output and secrets, and any local process or user can reach a port on 127.0.0.1:
+// as notebook servers do, every URL starts with a random token (`/<token>/viewer/…`) and a request without it
+// is refused (403). The token is a path prefix rather than a cookie: the page's relative URLs (its assets, the
+// module imports, the wasm next to `load-web.js`) and the `?file=` path carry it with no change to the page,
+// and it stays with this one server; a cookie for 127.0.0.1 would be sent to every port on the host and be
+// overwritten by a second viewer. `Referrer-Policy: no-referrer` keeps it out of Referer headers.
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { basename, extname, join } from "node:path";
@@ -40,13 +48,26 @@ const HEADERS = {
 const PACKAGE_FILES = ["load-web.js", "pi_tree_navigator.js", "pi_tree_navigator_bg.wasm"];
 const NOT_SERVED = new Set(["server.js"]);
 
+/** A fresh token: 32 random bytes from the OS's CSPRNG, base64url (43 URL-safe characters). */
+export const newToken = () => randomBytes(32).toString("base64url");
+
 /**
- * Starts the server. Resolves to `{ server, url }` once listening; `url` opens the viewer on the file.
- * `hostVersion` (a pi version, the CLI's `--host`) goes into the page's URL: the viewer then estimates with that
- * pi's rules instead of inferring them from the session.
+ * Starts the server. Resolves to `{ server, url }` once listening; `url` opens the viewer on the file and carries
+ * the token every request needs. `hostVersion` (a pi version, the CLI's `--host`) goes into the page's URL: the
+ * viewer then estimates with that pi's rules instead of inferring them from the session.
  * @param {{pkgDir: string, file: string, port?: number, host?: string, hostVersion?: string}} options
  */
 export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVersion }) {
+  const prefix = `/${newToken()}`;
+  const prefixBytes = Buffer.from(prefix);
+  /** The request target after the token (`/viewer/…`, `?…` or ``), or null when it does not start with it. */
+  const afterToken = (target) => {
+    const raw = Buffer.from(target);
+    // Compared in constant time: how long a refusal takes says nothing about how much of the token was right.
+    if (raw.length < prefixBytes.length || !timingSafeEqual(raw.subarray(0, prefixBytes.length), prefixBytes)) return null;
+    const rest = raw.subarray(prefixBytes.length).toString();
+    return rest === "" || rest[0] === "/" || rest[0] === "?" ? rest : null;
+  };
   const routes = new Map();
   const viewerDir = join(pkgDir, "viewer");
   for (const name of readdirSync(viewerDir)) {
@@ -55,7 +76,7 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVe
   routes.set("/viewer/", join(viewerDir, "index.html"));
   for (const name of PACKAGE_FILES) routes.set(`/${name}`, join(pkgDir, name));
   const sessionPath = `/session/${encodeURIComponent(basename(file))}`;
-  const page = `/viewer/?file=${encodeURIComponent(sessionPath)}${hostVersion ? `&host=${encodeURIComponent(hostVersion)}` : ""}`;
+  const page = `${prefix}/viewer/?file=${encodeURIComponent(prefix + sessionPath)}${hostVersion ? `&host=${encodeURIComponent(hostVersion)}` : ""}`;
 
   const server = createServer((req, res) => {
     const send = (status, body, headers = {}) => {
@@ -65,10 +86,12 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVe
     // A page on another site cannot reach us through DNS rebinding: only our own host names are answered.
     const hostName = (req.headers.host ?? "").replace(/:\d+$/, "");
     if (hostName !== "127.0.0.1" && hostName !== "localhost") return send(421, "wrong host\n");
+    const rest = afterToken(req.url ?? "");
+    if (rest === null) return send(403, "forbidden: open the URL that `pi-tree-navigator view` printed\n");
     if (req.method !== "GET" && req.method !== "HEAD") return send(405, "method not allowed\n", { Allow: "GET, HEAD" });
     let path;
     try {
-      path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+      path = new URL(rest || "/", "http://127.0.0.1").pathname;
     } catch {
       return send(400, "bad request\n");
     }

@@ -112,16 +112,18 @@ test("view serves the viewer, the wasm (application/wasm) and the file on 127.0.
   assert.match(page.body, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self' 'wasm-unsafe-eval';/);
   assert.doesNotMatch(page.body, /<script(?![^>]*\bsrc=)[^>]*>/, "no inline script in index.html");
   assert.equal(page.headers["x-content-type-options"], "nosniff");
-  const wasm = await get(`${u.origin}/pi_tree_navigator_bg.wasm`);
+  const root = `${u.origin}/${u.pathname.split("/")[1]}`; // the origin and the URL's token
+  const wasm = await get(`${root}/pi_tree_navigator_bg.wasm`);
   assert.equal(wasm.status, 200);
   assert.equal(wasm.headers["content-type"], "application/wasm");
   const file = await get(`${u.origin}${new URL(u.searchParams.get("file"), u.origin).pathname}`);
   assert.equal(file.status, 200);
   assert.equal(file.body.length, (await import("node:fs")).statSync(fx("example.jsonl")).size);
   for (const path of ["/cli.js", "/package.json", "/viewer/server.js", "/viewer/../cli.js", "/%2e%2e/package.json", "/session/other.jsonl", "/index-node.js"]) {
-    assert.equal((await get(`${u.origin}${path}`)).status, 404, path);
+    // `%2e%2e` climbs out of the token's segment in the URL parser: what is left has no token (403).
+    assert.equal((await get(`${root}${path}`)).status, path.startsWith("/%2e") ? 403 : 404, path);
   }
-  assert.equal((await get(`${u.origin}/`)).status, 302);
+  assert.equal((await get(`${root}/`)).status, 302);
   assert.equal((await get(s.url, { host: "evil.example" })).status, 421, "DNS rebinding: foreign Host refused");
   assert.equal((await get(s.url, { method: "POST" })).status, 405);
   // Not reachable on any other interface.
@@ -129,6 +131,55 @@ test("view serves the viewer, the wasm (application/wasm) and the file on 127.0.
   for (const i of others) await assert.rejects(get(`http://${i.address}:${u.port}/viewer/`), /ECONNREFUSED|EHOSTUNREACH|ETIMEDOUT/, i.address);
   const { code } = await s.stop();
   assert.equal(code, 0, "Ctrl-C ends view with status 0");
+});
+
+test("view: the URL carries a random token; without it, or altered, page, assets and session are refused (403)", async () => {
+  const [a, b] = [await serve(fx("example.jsonl")), await serve(fx("example.jsonl"))];
+  servers.push(a, b);
+  const u = new URL(a.url);
+  const token = u.pathname.split("/")[1];
+  assert.match(token, /^[A-Za-z0-9_-]{43}$/, "32 random bytes, base64url");
+  assert.notEqual(new URL(b.url).pathname.split("/")[1], token, "each server has its own token");
+  assert.equal(u.searchParams.get("file"), `/${token}/session/example.jsonl`, "the session path carries it too");
+  const paths = ["/viewer/", "/viewer/index.html", "/viewer/main.js", "/viewer/viewer.css", "/load-web.js", "/pi_tree_navigator.js", "/pi_tree_navigator_bg.wasm", "/session/example.jsonl", "/"];
+  for (const path of paths) assert.notEqual((await get(`${u.origin}/${token}${path}`)).status, 403, `with the token: ${path}`);
+  const flip = (c) => (c === "A" ? "B" : "A");
+  const wrong = [
+    "", // missing
+    `/${flip(token[0])}${token.slice(1)}`, // one character altered, first and last
+    `/${token.slice(0, -1)}${flip(token.at(-1))}`,
+    `/${token.slice(0, -1)}`, // cut short
+    `/${token}x`, // longer
+    `/${token.toLowerCase()}`,
+    `/${new URL(b.url).pathname.split("/")[1]}`, // another server's
+  ];
+  for (const prefix of wrong) {
+    for (const path of paths) {
+      const r = await get(`${u.origin}${prefix}${path}`);
+      assert.equal(r.status, 403, `${prefix || "(no token)"}${path}`);
+      assert.doesNotMatch(r.body, /"type":"session"|wasm|<html/i, "nothing of the session or the page");
+    }
+  }
+  for (const query of [`?token=${token}`, `?file=/${token}/session/example.jsonl`]) {
+    assert.equal((await get(`${u.origin}/viewer/${query}`)).status, 403, `token in the query only: ${query}`);
+  }
+  // The Host check stays, before the token check: a foreign Host gets 421 with or without it.
+  assert.equal((await get(a.url, { host: "evil.example" })).status, 421);
+  assert.equal((await get(`${u.origin}/viewer/`, { host: "evil.example" })).status, 421);
+
+  // In Chromium: the printed URL works, and every request the page makes carries the token; an altered one
+  // gets the refusal and no viewer.
+  const { page, seen } = await openViewer(browser.context, a.url);
+  assert.equal(await settled(page), "ready");
+  assert.ok(seen.requests.length >= 5, seen.requests.join("\n"));
+  for (const r of seen.requests) assert.ok(r.startsWith(`${u.origin}/${token}/`), r);
+  assert.deepEqual(seen.errors, []);
+  await page.close();
+  const bad = await browser.context.newPage();
+  const response = await bad.goto(`${u.origin}/${token.slice(0, -1)}${flip(token.at(-1))}/viewer/?file=${encodeURIComponent(u.searchParams.get("file"))}`);
+  assert.equal(response.status(), 403);
+  assert.equal(await bad.locator("#tree").count(), 0, "no viewer page");
+  await bad.close();
 });
 
 test("view: usage and input errors", () => {
@@ -414,7 +465,7 @@ test("file picker and drag-and-drop load a session without the server's file", a
   const s = await serve(fx("empty.jsonl"));
   servers.push(s);
   const base = new URL(s.url);
-  const { page } = await openViewer(browser.context, `${base.origin}/viewer/`);
+  const { page } = await openViewer(browser.context, new URL(".", base).href);
   assert.equal(await settled(page), "idle");
   await page.setInputFiles("#file-input", fx("branches.jsonl"));
   await page.waitForFunction(() => document.getElementById("file-name").textContent === "branches.jsonl" && document.documentElement.dataset.state === "ready");
@@ -434,7 +485,7 @@ test("?file= may only name this server's files", async () => {
   const s = await serve(fx("example.jsonl"));
   servers.push(s);
   const base = new URL(s.url);
-  const { page, seen } = await openViewer(browser.context, `${base.origin}/viewer/?file=${encodeURIComponent("http://198.51.100.7/x.jsonl")}`);
+  const { page, seen } = await openViewer(browser.context, new URL(`?file=${encodeURIComponent("http://198.51.100.7/x.jsonl")}`, base).href);
   assert.equal(await settled(page), "error");
   assert.deepEqual(seen.offHost, []);
   await page.close();
