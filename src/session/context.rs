@@ -223,10 +223,8 @@ impl SessionIndex {
                     _ => None,
                 };
                 if role == RoleKind::Custom && msg_role(msg).as_deref() == Some("hookMessage") {
-                    // pi migrates v2 sessions on load: `hookMessage` became `custom`.
-                    let mut v: Value = serde_json::from_str(msg.get()).map_err(|e| SessionError::Json(e.to_string()))?;
-                    v["role"] = Value::String("custom".into());
-                    out.push(v.to_string());
+                    // pi migrates v2 sessions on load: `hookMessage` became `custom`, in its place.
+                    out.push(with_field(msg.get(), "role", Some(r#""custom""#))?);
                 } else if let Some(empty) = empty.filter(|_| normalise && content_is_nullish(msg)) {
                     // pi ≥0.87: `{...message, content: ""}` / `{...message, content: []}`.
                     out.push(with_field(msg.get(), "content", Some(empty))?);

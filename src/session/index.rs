@@ -5,6 +5,7 @@ use serde::Serialize;
 use tsify_next::Tsify;
 
 use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
+use super::migrate::{Format, V1Chain};
 use super::read::{read_line, skim_line};
 use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, PENDING};
 use super::store::{Arena, Chunks, IdTable, Keys, Span, StrMap};
@@ -263,6 +264,8 @@ pub struct SessionIndex {
     /// The skimmed entries' lines, by slot (ascending): where each is in the skimmed text and the profile
     /// its tokens are counted under once it is read in full.
     skimmed: Vec<SkimmedLine>,
+    /// pi's v1 → v2 migration while the lines of a version-1 file are read (see [`super::migrate`]).
+    v1: Option<V1Chain>,
 }
 
 /// Where a skimmed entry's line is (a byte range of the skimmed text) and the profile it was taken under.
@@ -298,6 +301,7 @@ impl SessionIndex {
             profile_source: super::ProfileSource::default(),
             skim_base: None,
             skimmed: Vec::new(),
+            v1: None,
         }
     }
 
@@ -382,7 +386,7 @@ impl SessionIndex {
             self.held = Some((json.to_string(), self.lines_seen));
             return;
         }
-        self.take_line(json, self.lines_seen, report);
+        self.take_file_line(json, self.lines_seen, report);
     }
 
     /// The end of a file's text: a held line is its last non-blank one, read with the whitespace after
@@ -398,7 +402,7 @@ impl SessionIndex {
         let Some((line, number)) = self.held.take() else { return };
         let line = if at_end { line.trim_end_matches(js::is_trim_space) } else { &line };
         let skimming = self.skim_base.take();
-        self.take_line(line, number, report);
+        self.take_file_line(line, number, report);
         self.skim_base = skimming;
     }
 
@@ -487,8 +491,22 @@ impl SessionIndex {
         report
     }
 
+    /// Whether the header says version 1 or 2: pi's v2 → v3 step (`hookMessage` → `custom`) applies.
     fn is_legacy_v2(&self) -> bool {
-        self.header.as_ref().is_some_and(|h| h.version.is_some_and(|v| v < 3.0))
+        self.header.as_ref().is_some_and(|h| h.format < Format::Current)
+    }
+
+    /// [`Self::take_line`] for a line of JSONL input (`number`: its line in the file): in a version-1 file
+    /// the line as pi's migration leaves it (see [`super::migrate`]), read in full — a migrated line is a
+    /// copy, so it cannot be measured later from the skimmed text.
+    fn take_file_line(&mut self, text: &str, number: usize, report: &mut IngestReport) {
+        if let Some(migrated) = self.v1.as_mut().and_then(|chain| chain.migrate(text, number)) {
+            let skimming = self.skim_base.take();
+            self.take_line(&migrated, number, report);
+            self.skim_base = skimming;
+            return;
+        }
+        self.take_line(text, number, report);
     }
 
     /// Reads one line (or entry text) straight into the index, or reports it skipped. The one copy of
@@ -516,7 +534,11 @@ impl SessionIndex {
         });
         match taken {
             Err(problem) => report.skipped.push(Skipped { line: number, reason: problem.reason() }),
-            Ok(Taken::Header) => {}
+            Ok(Taken::Header) => {
+                if self.header.as_ref().is_some_and(|h| h.format == Format::V1) {
+                    self.v1 = Some(V1Chain::new());
+                }
+            }
             Ok(Taken::LaterHeader) => report.warn(number, &["a second session header was ignored"]),
             Ok(Taken::Entry { repeated }) => {
                 if self.mode == Mode::Full {

@@ -8,6 +8,7 @@ pub mod entry;
 mod entry_ref;
 mod index;
 mod llm_view;
+mod migrate;
 mod profile;
 mod read;
 mod record;
@@ -22,6 +23,7 @@ pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 pub use entry_ref::{AssistantRef, EntryRef};
 pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped};
 pub use read::parse_line;
+pub use migrate::{v1_id, Format};
 pub use llm_view::{
     source_slot, AssistantMeta, ContextView, ViewPart, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
     COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,

@@ -63,6 +63,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
         return Ok(Line::Header(Header {
             id: owned_text(&e.id),
             version: e.version.num(),
+            format: super::Format::of(&e.version),
             cwd: owned_text(&e.cwd),
             timestamp: owned_text(&e.timestamp),
         }));

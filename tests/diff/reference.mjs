@@ -181,6 +181,8 @@ export function computeSession087(pi, file, leaves, tmpDir) {
     return { invalid: String(err?.message ?? err) };
   }
   const entries = sm.getEntries();
+  // getEntries() hands out pi's own entry objects: renamed there, then pi's id maps rebuilt from them.
+  if (renameV1Ids(file, entries)) sm._buildIndex();
   const lastEntryId = entries.length ? entries[entries.length - 1].id ?? null : null;
   const session = { sessionManager: sm, model: { contextWindow: 1e15 } };
   session._limitsModel = () => session.model; // bundles ask _limitsModel(), 0.87.1 reads .model
@@ -233,12 +235,61 @@ export function computeSession087(pi, file, leaves, tmpDir) {
   return { entryCount: entries.length, lastEntryId, results, between };
 }
 
+/**
+ * The ids pi-tree-navigator gives a file's entries, in file order (session lines left out): as written, except in
+ * a version-1 file (header `version ?? 1` below 2), where pi gives each value after the header a random id and
+ * the core the id `line-<N>`, N its line in the file (src/session/migrate.rs). Written apart from the core: the
+ * lines JSON.parse takes, numbered from 1.
+ */
+export function coreEntryIds(text) {
+  return fileIds(text).ids;
+}
+
+/** coreEntryIds, and whether the file is a version-1 one. */
+function fileIds(text) {
+  const lines = text.replace(/^\uFEFF/, "").split("\n");
+  let header;
+  const values = [];
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    let value;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (header === undefined) header = value?.type === "session" ? value : null;
+    if (value?.type !== "session") values.push({ line: i + 1, value });
+  });
+  const v1 = Boolean(header) && (header.version ?? 1) < 2;
+  return { v1, ids: values.map(({ line, value }) => (v1 ? `line-${line}` : value?.id)) };
+}
+
+/**
+ * pi's random v1 ids in `entries` (pi's migrated entries of `file`, in file order, session lines left out)
+ * renamed to the core's (see coreEntryIds), with every reference to them: a renaming pi's functions cannot
+ * tell from its own ids, so the results name entries as the core does. A file of another version is left as it is.
+ */
+export function renameV1Ids(file, entries) {
+  const { v1, ids } = fileIds(readFileSync(file, "utf8"));
+  if (!v1) return false;
+  if (ids.length !== entries.length) throw new Error(`${file}: pi holds ${entries.length} entries, the file's lines give ${ids.length}`);
+  const to = new Map(entries.map((e, i) => [e.id, ids[i]]));
+  for (const e of entries) {
+    e.id = to.get(e.id);
+    if (e.parentId != null) e.parentId = to.get(e.parentId) ?? e.parentId;
+    if (e.type === "compaction" && typeof e.firstKeptEntryId === "string") e.firstKeptEntryId = to.get(e.firstKeptEntryId) ?? e.firstKeptEntryId;
+  }
+  return true;
+}
+
 /** Entries as SessionManager.open(file).getEntries() would hold them, plus pi's label map. */
 export function readSession(pi, file) {
   const fileEntries = pi.loadEntriesFromFile(file);
   const header = fileEntries.find((e) => e.type === "session");
   if (fileEntries.length && (header?.version ?? 1) < 3) pi.migrateSessionEntries(fileEntries);
   const entries = fileEntries.filter((e) => e.type !== "session");
+  renameV1Ids(file, entries);
   const labels = new Map();
   for (const e of entries) {
     if (e.type !== "label") continue;

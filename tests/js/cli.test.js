@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hostAvailable, hostDir, nodeFor } from "../../scripts/hosts.mjs";
+import { coreEntryIds } from "../diff/reference.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const pkgDir = resolve(process.env.PTN_PKG || join(root, "pkg"));
@@ -29,15 +30,14 @@ function requireBuilt() {
   assert.ok(existsSync(join(pkgDir, "index-node.js")), `${pkgDir}/index-node.js is missing: run \`npm run build\``);
 }
 
-/** Entry ids of a fixture, read the way pi does (header and unparsable lines left out). */
+/** Entry ids of a fixture, read the way pi does (header and unparsable lines left out; a version-1 file's as the core names them). */
 function entryIds(file) {
-  const ids = [];
+  const ids = coreEntryIds(readFileSync(file, "utf8"));
   const labelTargets = [];
   for (const line of readFileSync(file, "utf8").trim().split("\n")) {
     try {
       const e = JSON.parse(line);
       if (e.type === "session") continue;
-      ids.push(e.id);
       if (e.type === "label" && typeof e.label === "string" && e.label.startsWith("anchor:") && !labelTargets.includes(e.targetId)) labelTargets.push(e.targetId);
     } catch {}
   }

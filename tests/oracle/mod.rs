@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use crate::common::Rng;
 use pi_tree_navigator::js::{date_ms, utf16_len};
 use pi_tree_navigator::session::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, SystemPatch};
+use pi_tree_navigator::session::Format;
 use serde_json::{json, Map, Value};
 
 /// `rng.maybe(value)` with the value computed first (it borrows the generator too).
@@ -38,6 +39,34 @@ pub(crate) fn same(r: Result<Line<'static>, LineProblem>) -> Result<Line<'static
     })
 }
 
+/// pi's `header.version ?? 1` compared with 2 and 3 as JavaScript compares (`Number(v)`; NaN: no
+/// migration). Strings as far as Rust's parser agrees with `Number` (plus hex), which is all the tests use.
+fn format_of(version: Option<&Value>) -> Format {
+    let v = match version {
+        None | Some(Value::Null) => 1.0,
+        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+        Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+        Some(Value::String(s)) => {
+            let t = s.trim();
+            if t.is_empty() {
+                0.0
+            } else if let Some(hex) = t.strip_prefix("0x") {
+                i64::from_str_radix(hex, 16).map_or(f64::NAN, |n| n as f64)
+            } else if t.chars().any(|c| c.is_ascii_alphabetic() && c != 'e' && c != 'E') {
+                f64::NAN
+            } else {
+                t.parse().unwrap_or(f64::NAN)
+            }
+        }
+        Some(_) => f64::NAN,
+    };
+    match v {
+        v if v.is_nan() || v >= 3.0 => Format::Current,
+        v if v < 2.0 => Format::V1,
+        _ => Format::V2,
+    }
+}
+
 /// The oracle: what `JSON.parse` + pi's rules make of a line.
 #[allow(clippy::too_many_lines, reason = "pi's rules per entry type, one match, as the reader has them")]
 pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineProblem> {
@@ -49,6 +78,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
         return Ok(Line::Header(Header {
             id: s(&obj, "id"),
             version: obj.get("version").and_then(Value::as_f64),
+            format: format_of(obj.get("version")),
             cwd: s(&obj, "cwd"),
             timestamp: s(&obj, "timestamp"),
         }));
