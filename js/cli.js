@@ -37,7 +37,9 @@ Options:
   --version              package version
 
 Exit status: 0 ok, 1 unreadable or invalid session file, 2 usage error.
-Malformed lines are skipped (as pi does) and reported on stderr.`;
+Malformed lines are skipped (as pi does) and reported on stderr.
+Older session formats are read as pi migrates them on load. A version-1 file (no entry ids) has no ids
+to name a leaf by: there the entry on line N is "line-N" (e.g. --leaf line-7).`;
 
 class UsageError extends Error {}
 class InputError extends Error {}

@@ -106,6 +106,9 @@ for (const name of FIXTURES) {
       assert.equal(ctx.code, 0, `${where}: context exit ${ctx.code}: ${ctx.stderr}`);
       assert.equal(ctx.stdout.trim().split("\n").length, 1, `${where}: context --json prints one line`);
       assert.deepStrictEqual(roundTrip(JSON.parse(ctx.stdout)), expected.context, `${where}: context differs from pi's buildSessionContext`);
+      // Printed as pi's context holds it: the same keys in the same order (JSON.stringify's), also where the
+      // core rewrites a message (a version-1/2 file's hookMessage becomes custom in its place).
+      assert.equal(JSON.stringify(roundTrip(JSON.parse(ctx.stdout))), JSON.stringify(expected.context), `${where}: context's key order differs from pi's`);
 
       const tok = cli("tokens", fx(name), ...leafArgs(leaf), "--json");
       assert.equal(tok.code, 0, `${where}: tokens exit ${tok.code}: ${tok.stderr}`);
