@@ -14,6 +14,9 @@
 //    and the bundles (0.99.1 … 1.6.0) on Node 22 through their own SessionManager: the context the host
 //    sends the model, estimateProjectedContextTokens (what getContextUsage() uses; cross-checked against pi's own
 //    getContextUsage wherever that gives a number) and the per-anchor estimates;
+//    Every OLDER_EVERY-th base session is also written in pi's version-1 format (no ids, one chain; firstKeptEntryIndex)
+//    and another in version 2 (hookMessage), which every host migrates on load; the reference renames pi's random
+//    v1 ids to the core's line-N (renameV1Ids), so both name entries alike;
 // 3. the same files go through SessionIndex.full().appendJsonl(text) and, per leaf ("$default" = no argument,
 //    pi's null = setLeaf(null) then no argument, entry ids, unknown ids), contextJson/buildContext, estimate and
 //    anchors are compared deep-equal with pi's. The index is told the host's version (setHostVersion) first; the
@@ -72,7 +75,7 @@ for (const g of [...new Set(hosts.map(generationOf))]) {
     for (const [k, v] of Object.entries(s.types)) coverage.types[k] = (coverage.types[k] ?? 0) + v;
     for (const f of s.features) coverage.features[f] = (coverage.features[f] ?? 0) + 1;
   }
-  console.log(`[diff] generation ${g}: ${count} sessions in ${Math.round(performance.now() - tGen)} ms -> ${join(work, `sessions-${g}`)}`);
+  console.log(`[diff] generation ${g}: ${count} sessions (+${manifest.sessions.length - count} of them in older formats) in ${Math.round(performance.now() - tGen)} ms -> ${join(work, `sessions-${g}`)}`);
   console.log(`[diff]   entries by type: ${JSON.stringify(coverage.types)}`);
   console.log(`[diff]   sessions with: ${JSON.stringify(coverage.features)}`);
   generations[g] = { manifest, coverage, manifestPath: join(work, `sessions-${g}`, "manifest.json") };
@@ -186,7 +189,8 @@ function wasmSession(api, session, hostVersion, generation) {
   plugin.setHostVersion(hostVersion);
   try {
     const report = attempt(() => full.appendJsonl(text));
-    const viaEntries = session.index % 2 === 1;
+    // A host hands the plugin its entries migrated (pi migrates on load): an older format is fed as the file.
+    const viaEntries = session.index % 2 === 1 && !session.format;
     const pluginIngest = attempt(() => {
       if (viaEntries) plugin.appendEntries(parsedEntries(text, generation));
       else for (const piece of splitLines(text, session.index)) plugin.appendJsonl(piece);
@@ -258,7 +262,7 @@ async function wasmAll(version) {
   const t0 = performance.now();
   const results = new Map();
   for (const s of generations[generation].manifest.sessions) results.set(s.index, wasmSession(api, s, version, generation));
-  console.log(`[diff] wasm core, generation ${generation}, profile ${profile}: ${count} sessions in ${Math.round(performance.now() - t0)} ms`);
+  console.log(`[diff] wasm core, generation ${generation}, profile ${profile}: ${results.size} sessions in ${Math.round(performance.now() - t0)} ms`);
   wasmResults.set(key, results);
   return results;
 }
@@ -406,7 +410,7 @@ function report(version, mismatches) {
   mkdirSync(outDir, { recursive: true });
   const bySession = new Map();
   for (const m of mismatches) if (!bySession.has(m.index)) bySession.set(m.index, m);
-  const lines = [`pi ${version}: ${mismatches.length} mismatches in ${bySession.size}/${count} sessions (seed ${seed})`];
+  const lines = [`pi ${version}: ${mismatches.length} mismatches in ${bySession.size}/${manifest.sessions.length} sessions (seed ${seed})`];
   const kinds = {};
   for (const m of mismatches) kinds[m.what] = (kinds[m.what] ?? 0) + 1;
   lines.push(`  by kind: ${JSON.stringify(kinds)}`);
@@ -422,7 +426,7 @@ function report(version, mismatches) {
       lines.push(
         `  session ${index} leaf ${JSON.stringify(m.leaf)} ${m.what} at ${m.diff.path}\n` +
           `      pi:   ${short(m.diff.expected)}\n      wasm: ${short(m.diff.actual)}\n` +
-          `      file: ${dest}  (regenerate: node tests/diff/generate.mjs --seed ${seed} --generation ${generationOf(version)} --only ${index} --out DIR)`,
+          `      file: ${dest}  (regenerate: node tests/diff/generate.mjs --seed ${seed} --generation ${generationOf(version)} --only ${session.base ?? index}${session.format ? ` --format ${session.format}` : ""} --out DIR)`,
       );
     }
   }
@@ -441,7 +445,7 @@ async function leg(version) {
   const checked = [...ref.sessions.values()].reduce((a, s) => a + (s.results ?? []).filter((r) => r.usageTokens !== null && r.usageTokens !== undefined).length, 0);
   const invalid = [...ref.sessions.values()].filter((s) => s.invalid).length;
   console.log(
-    `[diff] pi ${version}: ${count} sessions (generation ${generationOf(version)}), ${leaves} leaves, ${anchors} anchors, ${moves} tree moves (entriesBetween) compared` +
+    `[diff] pi ${version}: ${manifest.sessions.length} sessions (generation ${generationOf(version)}; ${manifest.sessions.filter((s) => s.format).length} in pi's v1/v2 formats), ${leaves} leaves, ${anchors} anchors, ${moves} tree moves (entriesBetween) compared` +
       (generationOf(version) === "0.87" ? `, ${checked} leaves with getContextUsage() cross-checked, ${invalid} files pi does not open` : "") +
       `, ${mismatches.length} mismatches`,
   );
@@ -459,8 +463,8 @@ const MUST_COVER = {
   "0.87": ["message:system", "usage", "context_edit", "compaction", "branch_summary", "label", "custom_message", "message:toolResult"],
 };
 const MUST_FEATURE = {
-  "0.74": ["malformed", "crlf", "blank", "swapped"],
-  "0.87": ["context-edit", "context-edit-null", "compaction-systemMessage", "zero-usage", "null-content", "user-image"],
+  "0.74": ["malformed", "crlf", "blank", "swapped", "format-v1", "format-v2", "v1-compaction"],
+  "0.87": ["context-edit", "context-edit-null", "compaction-systemMessage", "zero-usage", "null-content", "user-image", "format-v1", "format-v2", "v1-compaction"],
 };
 for (const [g, { coverage }] of Object.entries(generations)) {
   test(`generator covers every entry type, generation ${g} (needs DIFF_COUNT >= 300)`, { skip: count < 300 && `only ${count} sessions` }, () => {

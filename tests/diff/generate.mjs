@@ -22,6 +22,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { fileIds } from "./reference.mjs";
 
 export const DEFAULT_COUNT = 600;
 /** DIFF_LONE_SURROGATES=0 leaves out lone surrogates (\udXXX escapes) without changing anything else. */
@@ -467,7 +468,16 @@ const ANCHOR_NAMES = ["impl-start", "tests-green", "a", "before-refactor", "x1",
  */
 export const GENERATIONS = Object.freeze(["0.74", "0.87"]);
 
-export function generateSession(seed, index, generation = "0.74") {
+/**
+ * Session `index` of `generation` in pi's current format ("v3"), or written in an older format pi migrates on
+ * load (src/session/migrate.rs): "v2" (header version 2; most `custom` messages as the `hookMessage` they were
+ * before v3), "v1" (no ids: the path to the leaf as one chain, header version missing/1/null, labels left
+ * out, a compaction's firstKeptEntryId as pi's firstKeptEntryIndex — the target's place among the parsed lines,
+ * the header at 0 — or some other index pi reads: the header, a later line, a fraction; hookMessage roles as in
+ * v2). The same entries as "v3" up to the file's text; whitespace at the file's ends and padded lines are left to
+ * v3 files (where the line a host reads first differs between hosts, v1 ids name lines).
+ */
+export function generateSession(seed, index, generation = "0.74", format = "v3") {
   if (!GENERATIONS.includes(generation)) throw new Error(`unknown generation ${generation} (want ${GENERATIONS.join(", ")})`);
   const v087 = generation === "0.87";
   // Another stream for the new generation (so its sessions are not the old ones plus a prefix).
@@ -761,9 +771,40 @@ export function generateSession(seed, index, generation = "0.74") {
     if (entries.length === before && rng.chance(0.3)) actions.user();
   }
 
+  // ---- older formats ----
+  let fileEntries = entries;
+  const toHook = (obj) => (obj.type === "message" && obj.message?.role === "custom" && rng.chance(0.8) ? { ...obj, message: { ...obj.message, role: "hookMessage" } } : obj);
+  if (format === "v2") fileEntries = entries.map(({ obj, id }) => ({ obj: toHook(obj), id }));
+  if (format === "v1") {
+    const last = entries.length ? entries[entries.length - 1].id : null;
+    const [a, b] = [pathIds(leaf), pathIds(last)];
+    const chain = (a.length >= b.length ? a : b).map((id) => byId.get(id)).filter((obj) => obj.type !== "label");
+    const at = new Map(chain.map((obj, i) => [obj.id, i + 1])); // pi's entries index: the header is 0
+    fileEntries = chain.map((obj, i) => {
+      const copy = { ...toHook(obj) };
+      delete copy.id;
+      delete copy.parentId;
+      if (copy.type === "compaction") {
+        delete copy.firstKeptEntryId;
+        const target = at.get(obj.firstKeptEntryId);
+        copy.firstKeptEntryIndex = rng.weighted([
+          [8, () => target ?? 1 + rng.int(i + 1)],
+          [1, () => 0],
+          [1, () => i + 1 + rng.range(0, 3)], // itself or a later line
+          [0.5, () => (target ?? 1) + 0.5],
+          [0.5, () => String(target ?? 1)],
+        ])();
+        features.add("v1-compaction");
+      }
+      return { obj: copy };
+    });
+  }
+
   // ---- file text ----
   const header = { type: "session", version: 3, id: `0190${rng.hex(4)}-${rng.hex(4)}-7${rng.hex(3)}-8${rng.hex(3)}-${rng.hex(12)}`, timestamp: new Date(Date.UTC(2024, 0, 1) + rng.int(1e10)).toISOString(), cwd: rng.pick(["/home/u/proj", "/tmp/проект", "C:\\Users\\x", "/srv/app 😀"]) };
   if (rng.chance(0.1)) header.parentSession = "/home/u/.pi/agent/sessions/--x--/old.jsonl";
+  if (format === "v2") header.version = 2;
+  if (format === "v1") rng.weighted([[7, () => delete header.version], [2, () => (header.version = 1)], [1, () => (header.version = null)]])();
   const fileStyle = {
     crlf: rng.chance(0.03),
     bom: rng.chance(0.01),
@@ -775,8 +816,9 @@ export function generateSession(seed, index, generation = "0.74") {
     swapped: rng.chance(0.03), // some adjacent lines swapped: children before parents, labels before targets
     secondHeader: rng.chance(0.01), // a second `session` line mid-file (concatenated files); pi drops it
   };
+  if (format === "v1") fileStyle.padded = fileStyle.spacedEnds = false;
   lines.push(writeJson(header));
-  for (const { obj } of entries) {
+  for (const { obj } of fileEntries) {
     const style = {};
     if (rng.chance(0.08)) {
       style.spaces = rng.chance(0.5);
@@ -813,6 +855,17 @@ export function generateSession(seed, index, generation = "0.74") {
 
   // ---- leaf choices ----
   const leaves = ["$default", null];
+  if (format === "v1") {
+    // The core's names for a v1 file's entries (line-N), as the reference renames pi's random ones.
+    const { ids, values } = fileIds(fileText);
+    for (let i = Math.min(ids.length, rng.range(2, 4)); i > 0; i--) leaves.push(rng.pick(ids));
+    const compactions = ids.filter((_, i) => values[i]?.type === "compaction");
+    if (compactions.length) leaves.push(rng.pick(compactions));
+    if (rng.chance(0.3)) leaves.push(rng.chance(0.5) ? `line-${lines.length + 5}` : rng.hex(8));
+    features.add(`format-${format}`);
+    return { text: fileText, leaves: [...new Set(leaves)], entryCount: ids.length, types: {}, features: [...features] };
+  }
+  if (format === "v2") features.add(`format-${format}`);
   const interestingTypes = v087 ? ["compaction", "branch_summary", "label", "context_edit", "usage"] : ["compaction", "branch_summary", "label"];
   const interesting = entries.filter(({ obj }) => interestingTypes.includes(obj.type) || labels.has(obj.id));
   const nRandom = Math.min(entries.length, rng.range(1, 3));
@@ -831,15 +884,23 @@ export function generateSession(seed, index, generation = "0.74") {
   return { text: fileText, leaves: [...new Set(leaves)], entryCount: entries.length, types, features: [...features] };
 }
 
+/** Which base sessions are also written in an older format: one in OLDER_EVERY as v1, another as v2. */
+export const OLDER_EVERY = 12;
+const olderFormatOf = (i) => (i % OLDER_EVERY === 0 ? "v1" : i % OLDER_EVERY === OLDER_EVERY / 2 ? "v2" : null);
+
 export function generateBatch({ seed, count, dir, generation = "0.74" }) {
   mkdirSync(dir, { recursive: true });
   const sessions = [];
-  for (let i = 0; i < count; i++) {
-    const s = generateSession(seed, i, generation);
-    const file = join(dir, `s${String(i).padStart(4, "0")}.jsonl`);
+  const write = (i, format) => {
+    const s = generateSession(seed, i, generation, format);
+    const index = sessions.length;
+    const file = join(dir, `s${String(i).padStart(4, "0")}${format === "v3" ? "" : `-${format}`}.jsonl`);
     writeFileSync(file, s.text);
-    sessions.push({ index: i, file, leaves: s.leaves, entryCount: s.entryCount, types: s.types, features: s.features });
-  }
+    sessions.push({ index, file, leaves: s.leaves, entryCount: s.entryCount, types: s.types, features: s.features, ...(format === "v3" ? {} : { base: i, format }) });
+  };
+  for (let i = 0; i < count; i++) write(i, "v3");
+  // The older formats after the base sessions (indexes from `count` on), so base session i keeps index i.
+  for (let i = 0; i < count; i++) if (olderFormatOf(i)) write(i, olderFormatOf(i));
   const manifest = { seed, count, generation, sessions };
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
   return manifest;
@@ -853,7 +914,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     return i >= 0 ? args[i + 1] : undefined;
   };
   if (args.includes("--help") || !opt("--out")) {
-    console.log("usage: node tests/diff/generate.mjs --out DIR [--seed N] [--count N] [--only INDEX] [--generation 0.74|0.87]\n(env DIFF_SEED, DIFF_COUNT)");
+    console.log("usage: node tests/diff/generate.mjs --out DIR [--seed N] [--count N] [--only INDEX [--format v1|v2|v3]] [--generation 0.74|0.87]\n(env DIFF_SEED, DIFF_COUNT)");
     process.exit(args.includes("--help") ? 0 : 2);
   }
   const seed = resolveSeed(opt("--seed"));
@@ -861,7 +922,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const generation = opt("--generation") ?? "0.74";
   if (opt("--only") !== undefined) {
     const i = Number(opt("--only"));
-    const s = generateSession(seed, i, generation);
+    const s = generateSession(seed, i, generation, opt("--format") ?? "v3");
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `s${String(i).padStart(4, "0")}.jsonl`);
     writeFileSync(file, s.text);

@@ -245,8 +245,8 @@ export function coreEntryIds(text) {
   return fileIds(text).ids;
 }
 
-/** coreEntryIds, and whether the file is a version-1 one. */
-function fileIds(text) {
+/** coreEntryIds, whether the file is a version-1 one, and the parsed values the ids are of. */
+export function fileIds(text) {
   const lines = text.replace(/^\uFEFF/, "").split("\n");
   let header;
   const values = [];
@@ -262,7 +262,7 @@ function fileIds(text) {
     if (value?.type !== "session") values.push({ line: i + 1, value });
   });
   const v1 = Boolean(header) && (header.version ?? 1) < 2;
-  return { v1, ids: values.map(({ line, value }) => (v1 ? `line-${line}` : value?.id)) };
+  return { v1, ids: values.map(({ line, value }) => (v1 ? `line-${line}` : value?.id)), values: values.map(({ value }) => value) };
 }
 
 /**
