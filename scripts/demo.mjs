@@ -36,7 +36,8 @@ export function demoPlan(argv) {
   const only = (kind) => (host.install === kind ? version : " ");
   const steps = [
     { what: "toolchain (no Bun, no Chromium)", command: "bash", args: ["scripts/setup.sh"], env: { WITH_BUN: "0", WITH_BROWSER: "0" } },
-    { what: `pi ${version} and its Node`, command: "bash", args: ["scripts/setup-hosts.sh"], env: { PI_VERSIONS: only("npm"), PI_BUNDLE_VERSIONS: only("bundle") } },
+    // Node 22 only for a host that runs on it (js/tested-hosts.js `node`).
+    { what: `pi ${version} and its Node`, command: "bash", args: ["scripts/setup-hosts.sh"], env: { PI_VERSIONS: only("npm"), PI_BUNDLE_VERSIONS: only("bundle"), WITH_NODE22: host.node === 22 ? "1" : "0" } },
     { what: "the package (pkg/)", command: "node", args: ["scripts/build.mjs"], env: {} },
     { what: "the demo", command: "node", args: ["tests/e2e/demo.mjs", "--host", version, ...rest], env: {} },
   ];

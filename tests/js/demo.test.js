@@ -38,7 +38,8 @@ test(`demo: pi ${NEWEST_TESTED} (the newest tested) by default, and only it is i
 });
 
 test("demo --host <version>: every tested version, installed alone; other arguments pass through", () => {
-  for (const { version } of TESTED_HOSTS) {
+  for (const { version, node } of TESTED_HOSTS) {
+    assert.equal(hostsStep(demoPlan(["--host", version])).env.WITH_NODE22, node === 22 ? "1" : "0", `${version}: Node 22 only when it runs on it`);
     for (const [argv, passed] of [[["--host", version], []], [[`--host=${version}`, "--long"], ["--long"]], [["--out", "d", "--host", version], ["--out", "d"]]]) {
       const plan = demoPlan(argv);
       assert.equal(plan.version, version);
