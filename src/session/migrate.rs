@@ -30,7 +30,8 @@ use std::fmt::Write as _;
 
 use serde_json::value::RawValue;
 
-use super::wire::{self, Js, JsStr, ReadError};
+use super::entry::MAX_LINE_NESTING;
+use super::wire::{self, Js, JsStr};
 use crate::js;
 
 /// A session file's format as pi decides it from the header.
@@ -47,7 +48,7 @@ pub enum Format {
 
 impl Format {
     /// pi's `header.version ?? 1` with `>= 3` / `< 2` / `< 3` as JavaScript evaluates them: a string is
-    /// converted as `Number(s)` does, `true`/`false` are 1/0, and a value that is no number (`NaN`: an
+    /// converted as `Number(s)` converts a JSON number (`string_to_number`), `true`/`false` are 1/0, and a value that is no number (`NaN`: an
     /// object, an array — `Number([2])` would be 2, not followed here —, a string like `"3a"`) passes no
     /// comparison, so pi migrates nothing.
     pub fn of(version: &Js<'_>) -> Format {
@@ -68,61 +69,17 @@ impl Format {
     }
 }
 
-/// `Number(s)` of a string, as far as comparing it with 2 and 3 needs: JavaScript whitespace around it
-/// ignored, empty → 0, a decimal literal (sign, digits, `.`, exponent) or `±Infinity`, `0x`/`0o`/`0b`
-/// integers; anything else `NaN`.
+/// `Number(s)` of a string, as far as pi's files can need it: JavaScript whitespace around it ignored, empty
+/// → 0, a JSON number (`"2"`, `"2.5"`, `"-1"`, `"3e0"`); anything else `NaN`. (`Number` also takes `+2`,
+/// `.5`, `02`, `0x3` and `Infinity`; pi writes a number, never a string, so these are not followed — each
+/// costs module size.)
 fn string_to_number(s: &JsStr<'_>) -> f64 {
     let text = s.text();
     let t = js::trim(&text);
     if t.is_empty() {
         return 0.0;
     }
-    let radix = match t.get(..2) {
-        Some("0x" | "0X") => 16,
-        Some("0o" | "0O") => 8,
-        Some("0b" | "0B") => 2,
-        _ => 10,
-    };
-    if radix != 10 {
-        let digits = t.get(2..).unwrap_or_default();
-        if digits.is_empty() {
-            return f64::NAN;
-        }
-        // Only the comparison with 2 and 3 matters: a saturated value is as large.
-        return digits.chars().try_fold(0f64, |n, c| c.to_digit(radix).map(|d| n * f64::from(radix) + f64::from(d))).unwrap_or(f64::NAN);
-    }
-    let (sign, body) = match t.as_bytes().first() {
-        Some(b'-') => (-1.0, t.get(1..).unwrap_or_default()),
-        Some(b'+') => (1.0, t.get(1..).unwrap_or_default()),
-        _ => (1.0, t),
-    };
-    if body == "Infinity" {
-        return sign * f64::INFINITY;
-    }
-    // A decimal literal: digits with at most one '.', at least one digit, then an optional exponent.
-    let (mantissa, exponent) = match body.find(['e', 'E']) {
-        Some(at) => (body.get(..at).unwrap_or_default(), Some(body.get(at + 1..).unwrap_or_default())),
-        None => (body, None),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let all_digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
-    if (int.is_empty() && frac.is_empty()) || !all_digits(int) || !all_digits(frac) {
-        return f64::NAN;
-    }
-    let exponent = match exponent {
-        None => String::new(),
-        Some(e) => {
-            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
-            if digits.is_empty() || !all_digits(digits) {
-                return f64::NAN;
-            }
-            format!("e{e}")
-        }
-    };
-    // As a JSON number (serde_json reads numbers; the module carries no second float parser).
-    let int = int.trim_start_matches('0');
-    let json = format!("{}.{}0{exponent}", if int.is_empty() { "0" } else { int }, frac);
-    sign * serde_json::from_str::<f64>(&json).unwrap_or(f64::INFINITY)
+    serde_json::from_str::<Js<'_>>(t).ok().and_then(|n| n.num()).unwrap_or(f64::NAN)
 }
 
 /// The id the index gives the version-1 entry on line `line` (1-based, as skipped lines are reported).
@@ -166,29 +123,33 @@ impl V1Chain {
     /// still take their position).
     pub(super) fn migrate(&mut self, text: &str, line: usize) -> Option<String> {
         let position = self.at.len();
-        let probe = wire::read(text, |e| {
-            let ty = e.ty.str();
-            let is = |name: &str| ty.is_some_and(|t| t.is(name));
-            (is("session"), is("compaction").then(|| e.first_kept_entry_index.num()))
-        });
-        let (session, compaction) = match probe {
-            Err(ReadError::Malformed(_)) => return None,
-            Err(ReadError::NotAnObject | ReadError::TooDeep(_)) => {
+        // Not JSON: not in pi's array at all (the same check `wire::read` makes of a line).
+        let mut reader = serde_json::Deserializer::from_str(text);
+        reader.disable_recursion_limit();
+        if <&RawValue as serde::Deserialize>::deserialize(&mut reader).and_then(|_| reader.end()).is_err() {
+            return None;
+        }
+        // A value that is no object (or one nested too deep to read): a position, but no entry here.
+        let members = match wire::members(text) {
+            Ok(members) if wire::nesting_depth(text) <= MAX_LINE_NESTING => members,
+            _ => {
                 self.at.push(NOT_TAKEN);
                 return None;
             }
-            Ok(found) => found,
         };
+        // A field as JavaScript reads it (a repeated key: its last value).
+        let field = |name: &str| {
+            let raw = members.iter().rev().find(|(k, _)| k.is(name)).map(|(_, v)| v.get());
+            raw.and_then(|v| serde_json::from_str::<Js<'_>>(v).ok()).unwrap_or_default()
+        };
+        let ty = field("type");
+        let is = |name: &str| ty.str().is_some_and(|t| t.is(name));
         let line = u32::try_from(line).unwrap_or(NOT_TAKEN - 1);
-        if session {
+        if is("session") {
             self.at.push(SESSION);
             return None;
         }
-        // The members of an object `wire::read` took (a syntax check only, so the same text passes).
-        let Ok(members) = wire::members(text) else {
-            self.at.push(NOT_TAKEN);
-            return None;
-        };
+        let compaction = is("compaction").then(|| field("firstKeptEntryIndex").num());
         let id = v1_id(line as usize);
         let parent = self.last.map_or_else(|| "null".to_string(), |p| quoted(&v1_id(p as usize)));
         let (first_kept, drop_index) = match compaction {
@@ -231,71 +192,80 @@ impl V1Chain {
 /// `first_kept` says and `firstKeptEntryIndex` dropped when `drop_index`: values replaced in place, removed
 /// members cut out with their comma, new keys appended in pi's order of assignment.
 fn rewrite(text: &str, members: &[(JsStr<'_>, &RawValue)], id: &str, parent: &str, first_kept: &FirstKept, drop_index: bool) -> String {
-    let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    // One pass in text order (no list of edits to sort: the module carries no sort for this).
+    let mut out = String::with_capacity(text.len() + 48);
+    // `text` up to `at` is in `out` (or cut).
+    let mut at = 0;
+    let copy = |out: &mut String, at: &mut usize, to: usize| {
+        out.push_str(text.get(*at..to).unwrap_or_default());
+        *at = to.max(*at);
+    };
     let (mut has_id, mut has_parent, mut has_first_kept) = (false, false, false);
     let base = text.as_ptr() as usize;
-    let span = |v: &RawValue| {
-        let start = (v.get().as_ptr() as usize).wrapping_sub(base);
-        start..start + v.get().len()
-    };
+    let open = text.find('{').map_or(0, |at| at + 1);
     let mut kept = 0;
-    // Where the previous member kept ends (`None`: right after the opening brace).
+    // Where the member kept last ends (`None`: none yet), and the end of removed members leading the object.
     let mut prev_end: Option<usize> = None;
-    let mut pending_removal: Option<usize> = None;
+    let mut leading_removed: Option<usize> = None;
     for (key, value) in members {
-        let range = span(value);
-        let removed = match key.bytes() {
+        let start = (value.get().as_ptr() as usize).wrapping_sub(base);
+        let end = start + value.get().len();
+        let (removed, with) = match key.bytes() {
             b"id" => {
                 has_id = true;
-                edits.push((range.clone(), id.to_string()));
-                false
+                (false, Some(id.to_string()))
             }
             b"parentId" => {
                 has_parent = true;
-                edits.push((range.clone(), parent.to_string()));
-                false
+                (false, Some(parent.to_string()))
             }
             b"firstKeptEntryId" => {
                 has_first_kept = true;
                 match first_kept {
-                    FirstKept::Keep => false,
-                    FirstKept::Set(to) => {
-                        edits.push((range.clone(), quoted(to)));
-                        false
-                    }
-                    FirstKept::Remove => true,
+                    FirstKept::Keep => (false, None),
+                    FirstKept::Set(to) => (false, Some(quoted(to))),
+                    FirstKept::Remove => (true, None),
                 }
             }
-            b"firstKeptEntryIndex" => drop_index,
-            _ => false,
+            b"firstKeptEntryIndex" => (drop_index, None),
+            _ => (false, None),
         };
         if removed {
             match prev_end {
                 // `,"key":value` after the member before it.
-                Some(end) => edits.push((end..range.end, String::new())),
-                // The first member: up to the next one's start, decided when it comes.
-                None => pending_removal = Some(range.end),
+                Some(kept_end) => {
+                    copy(&mut out, &mut at, kept_end);
+                    at = end;
+                }
+                // Leading the object: cut with the comma after it, once the next member shows where that is.
+                None => leading_removed = Some(end),
             }
             continue;
         }
-        if let Some(end) = pending_removal.take() {
-            // The removed members led the object: drop them with the comma after them.
-            let comma = text.get(end..range.start).and_then(|gap| gap.find(',')).map_or(end, |c| end + c + 1);
-            edits.push((brace_end(text)..comma, String::new()));
+        if let Some(cut_end) = leading_removed.take() {
+            copy(&mut out, &mut at, open);
+            at = text.get(cut_end..start).and_then(|gap| gap.find(',')).map_or(cut_end, |c| cut_end + c + 1);
+        }
+        if let Some(with) = with {
+            copy(&mut out, &mut at, start);
+            out.push_str(&with);
+            at = end;
         }
         kept += 1;
-        prev_end = Some(range.end);
+        prev_end = Some(end);
     }
-    if let Some(end) = pending_removal {
-        edits.push((brace_end(text)..end, String::new()));
+    if let Some(cut_end) = leading_removed {
+        copy(&mut out, &mut at, open);
+        at = cut_end;
     }
     // New keys go last, in pi's order of assignment.
-    let mut added = String::new();
+    copy(&mut out, &mut at, text.rfind('}').unwrap_or(text.len()));
     let mut add = |key: &str, value: &str| {
-        if kept > 0 || !added.is_empty() {
-            added.push(',');
+        if kept > 0 {
+            out.push(',');
         }
-        let _ = write!(added, "\"{key}\":{value}");
+        kept += 1;
+        let _ = write!(out, "\"{key}\":{value}");
     };
     if !has_id {
         add("id", id);
@@ -306,23 +276,8 @@ fn rewrite(text: &str, members: &[(JsStr<'_>, &RawValue)], id: &str, parent: &st
     if let (false, FirstKept::Set(to)) = (has_first_kept, first_kept) {
         add("firstKeptEntryId", &quoted(to));
     }
-    let close = text.rfind('}').unwrap_or(text.len());
-    edits.push((close..close, added));
-    edits.sort_by_key(|(r, _)| (r.start, r.end));
-    let mut out = String::with_capacity(text.len() + 48);
-    let mut at = 0;
-    for (range, with) in edits {
-        out.push_str(text.get(at..range.start).unwrap_or_default());
-        out.push_str(&with);
-        at = range.end.max(at);
-    }
     out.push_str(text.get(at..).unwrap_or_default());
     out
-}
-
-/// Where an object's text opens: just after its `{`.
-fn brace_end(text: &str) -> usize {
-    text.find('{').map_or(0, |at| at + 1)
 }
 
 /// `s` as a JSON string (the ids here need no escapes).
@@ -340,10 +295,10 @@ mod tests {
 
     #[test]
     fn strings_convert_as_number_does() {
-        for (s, n) in [("", 0.0), (" 2 ", 2.0), ("2.5", 2.5), ("+3", 3.0), ("-1", -1.0), (".5", 0.5), ("2.", 2.0), ("02", 2.0), ("1e0", 1.0), ("0x3", 3.0), ("0b10", 2.0), ("-Infinity", f64::NEG_INFINITY)] {
+        for (s, n) in [("", 0.0), ("  ", 0.0), (" 2 ", 2.0), ("2.5", 2.5), ("-1", -1.0), ("1e0", 1.0), ("3E0", 3.0)] {
             assert_eq!(num(s), n, "{s:?}");
         }
-        for s in ["3a", "0x", "e5", ".", "--1", "1e", "Infinityx", "-0x3"] {
+        for s in ["3a", "e5", ".", "--1", "1e", "\"2\"", "[2]", "true"] {
             assert!(num(s).is_nan(), "{s:?}");
         }
     }

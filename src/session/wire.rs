@@ -495,8 +495,6 @@ pub struct Entry<'a> {
     #[serde(borrow)] pub summary: Js<'a>,
     /// `firstKeptEntryId` (`compaction`).
     #[serde(borrow)] pub first_kept_entry_id: Js<'a>,
-    /// `firstKeptEntryIndex` (`compaction` of a version-1 file, see [`super::migrate`]).
-    #[serde(borrow)] pub first_kept_entry_index: Js<'a>,
     /// `targetId` (label, `context_edit`).
     #[serde(borrow)] pub target_id: Js<'a>,
     /// `systemMessage` (`compaction`, pi ≥0.87): the system message the compaction re-emits.
