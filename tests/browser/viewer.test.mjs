@@ -238,10 +238,12 @@ test("view --host: a version that is no pi version is a usage error", () => {
 
 // ---- the tree ----------------------------------------------------------------------------------------
 
-for (const name of ["example.jsonl", "branches.jsonl", "labels.jsonl", "compaction.jsonl", "rewind-chain.jsonl", "unicode.jsonl"]) {
+for (const name of ["example.jsonl", "branches.jsonl", "labels.jsonl", "compaction.jsonl", "rewind-chain.jsonl", "unicode.jsonl", "v1-format.jsonl"]) {
   test(`tree: ${name} shows every entry in the CLI's order with its labels, active path and leaf`, async () => {
     const file = fx(name);
     const want = cliJson("tree", file, "--json");
+    // pi's version-1 format (no ids): the entry on line N is line-N (src/session/migrate.rs).
+    if (name.startsWith("v1-")) assert.deepEqual(want.map((r) => r.id), ["line-2", "line-3", "line-4", "line-5", "line-6", "line-7", "line-8", "line-9"]);
     const { page, seen } = await open(file);
     assert.equal(await page.locator("#tree-info").getAttribute("data-total"), String(want.length));
     await showAll(page);
