@@ -2,7 +2,7 @@
 // and through the package name + exports map from a throwaway consumer folder.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -122,6 +122,9 @@ test("absent values are null, not undefined", () => {
   }
 });
 
+/** The packed npm package may weigh this much at most (raised from 300 kB: speed and cold start matter more). */
+const PACKED_PACKAGE_CAP = 400_000;
+
 test("pkg/ packs and installs as an npm package; resolves by name (ESM import and CJS require)", () => {
   const dir = mkdtempSync(join(tmpdir(), "ptn-consumer-"));
   const npm = (...args) => {
@@ -135,6 +138,9 @@ test("pkg/ packs and installs as an npm package; resolves by name (ESM import an
     assert.equal(manifest.type, "module");
     npm("pack", pkgDir, "--pack-destination", dir);
     const tgz = `${manifest.name}-${manifest.version}.tgz`;
+    // The package-size cap (HACKING.md, "One wasm module"): the packed tarball, in npm's kB (1000 bytes).
+    const packed = statSync(join(dir, tgz)).size;
+    assert.ok(packed <= PACKED_PACKAGE_CAP, `packed package ${(packed / 1000).toFixed(1)} kB exceeds the ${PACKED_PACKAGE_CAP / 1000} kB cap`);
     npm("install", `./${tgz}`, "--offline");
     if (manifest.bin) {
       for (const name of Object.keys(manifest.bin)) {
