@@ -1,8 +1,6 @@
-//! Core bugs found by the hardening work (issue 6: fuzzing, scaling probes). Each test fails today and is
-//! `#[ignore]`d so the build stays green; the lead fixes the core and removes the `#[ignore]`.
-//! Run them with `cargo test --release --test regress_fuzz -- --ignored`.
-
-use std::time::{Duration, Instant};
+//! Core bugs found by the hardening work (issue 6: fuzzing, scaling probes), each fixed and held here.
+//! The two quadratic shapes it found (siblings arriving newest first; duplicate ids fed one by one) are
+//! shapes of `tests/common/shapes.rs`: counted by `tests/prop_scaling.rs`, timed by the native bench.
 
 use pi_tree_navigator::session::entry::{MAX_LINE_NESTING, MAX_NESTING};
 use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
@@ -79,63 +77,3 @@ fn out_of_range_numbers_do_not_lose_the_entry() {
     }
 }
 
-fn timed(f: impl FnOnce()) -> Duration {
-    let t = Instant::now();
-    f();
-    t.elapsed()
-}
-
-/// Bug 3 — quadratic ingest: children are kept sorted by timestamp with `Vec::insert` after a binary
-/// search, so siblings arriving newest-first (or any reverse order, e.g. a file concatenated from
-/// out-of-order sources; or many retries under one entry written by a clock that went backwards) cost
-/// O(k) each: a star of n children is O(n²). Measured (release): 25k → 35 ms, 50k → 89 ms, 100k → 278 ms;
-/// 1M children would take tens of seconds. Expected: near-linear (e.g. append and sort lazily per parent,
-/// or insert in a structure with O(log k) insertion).
-#[test]
-#[ignore = "timing: run with --release --include-ignored"]
-fn many_siblings_in_reverse_time_order_ingest_in_linear_time() {
-    let star = |n: usize| -> String {
-        let mut lines = vec![user("root", None, "2026-01-01T00:00:00.000Z")];
-        for i in 0..n {
-            let ms = 2_000_000_000_000i64 - i64::try_from(i).unwrap_or(0);
-            lines.push(format!(
-                r#"{{"type":"message","id":"c{i}","parentId":"root","timestamp":{ms},"message":{{"role":"user","content":"x"}}}}"#
-            ));
-        }
-        lines.join("\n")
-    };
-    let (small, large) = (star(40_000), star(160_000));
-    let t_small = timed(|| {
-        SessionIndex::new(Mode::Plugin).append_jsonl(&small);
-    });
-    let t_large = timed(|| {
-        SessionIndex::new(Mode::Plugin).append_jsonl(&large);
-    });
-    let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
-    assert!(ratio < 10.0, "4× the siblings took {ratio:.1}× the time ({t_small:?} → {t_large:?}); linear is ~4×");
-}
-
-/// Bug 4 — quadratic incremental feeding with duplicate ids: every duplicate id sets `relink_needed`, and
-/// the next walk relinks all n entries. Fed the way the plugin feeds (a few entries, then a query), a
-/// session where ids keep repeating costs O(n) per call, O(n²) overall. Measured (release): 2.5k appends →
-/// 0.27 s, 5k → 1.2 s, 10k → 5.2 s. pi itself never writes duplicate ids, so this needs a corrupt or merged
-/// file that keeps being appended to. Expected: relink only what the duplicate changed (the entries that
-/// name that id as parent, and the id's old slot).
-#[test]
-#[ignore = "timing: run with --release --include-ignored"]
-fn repeated_duplicate_ids_fed_incrementally_stay_linear() {
-    let run = |m: usize| {
-        timed(|| {
-            let mut index = SessionIndex::new(Mode::Plugin);
-            for i in 0..m {
-                let id = format!("d{}", i % 2);
-                let parent = format!("d{}", (i + 1) % 2);
-                index.append_jsonl(&user(&id, Some(&parent), "2026-01-01T00:00:00.000Z"));
-                let _ = index.estimate(Leaf::Current);
-            }
-        })
-    };
-    let (t_small, t_large) = (run(2_000), run(8_000));
-    let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
-    assert!(ratio < 10.0, "4× the appends took {ratio:.1}× the time ({t_small:?} → {t_large:?}); linear is ~4×");
-}

@@ -6,9 +6,13 @@
 //! `hold`: one plugin index kept alive (for heap profilers: the resident facts at their peak).
 //! `mem`: heap bytes per entry of a plugin index (live after ingest, and the peak above the input text),
 //! fed in 256 KB chunks cut at line ends like the shim feeds a file; counted by the allocator below.
+//! `scaling`: the shapes of `tests/common/shapes.rs` timed at n and 4n (fastest of 5), as a table; no file.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+#[path = "../../../common/shapes.rs"]
+mod shapes;
 
 /// The system allocator, counting live and peak bytes (for `mem`).
 struct Counting;
@@ -36,6 +40,9 @@ use pi_tree_navigator::session::{Leaf, Mode, SessionIndex};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let what = args.get(1).map(String::as_str).unwrap_or("list");
+    if what == "scaling" {
+        return scaling();
+    }
     let text = std::fs::read_to_string(args.get(2).expect("session file")).expect("read");
     let n: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10);
     let t = Instant::now();
@@ -92,4 +99,36 @@ fn main() {
         other => panic!("unknown mode {other}"),
     }
     eprintln!("{what}: {:.1} ms total", t.elapsed().as_secs_f64() * 1e3);
+}
+
+/// The fastest of five runs: on a shared machine one run can be slowed several times over by other work.
+fn best_of_5(f: impl Fn()) -> Duration {
+    (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Each shape at n and 4n, n doubled until one run takes 25 ms (so timer noise does not decide the ratio).
+/// Linear is ~4×, quadratic 16×.
+fn scaling() {
+    println!("| shape | n | time at n | time at 4n | ratio |\n|---|---:|---:|---:|---:|");
+    for shape in shapes::SHAPES {
+        let mut n = shape.n;
+        let mut small = (shape.make)(n);
+        let mut t1 = best_of_5(|| (shape.run)(&small));
+        while t1 < Duration::from_millis(25) && n < 1 << 24 {
+            n *= 2;
+            small = (shape.make)(n);
+            t1 = best_of_5(|| (shape.run)(&small));
+        }
+        let large = (shape.make)(4 * n);
+        let t4 = best_of_5(|| (shape.run)(&large));
+        let ratio = t4.as_secs_f64() / t1.as_secs_f64().max(1e-9);
+        println!("| {} | {n} | {t1:.1?} | {t4:.1?} | {ratio:.1}× |", shape.name);
+    }
 }
