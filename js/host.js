@@ -149,22 +149,31 @@ export function createHost(pi, { pkg = piPackage } = {}) {
       pi.registerTool({ ...definition, execute });
     },
 
-    /** Hooks: the per-request context hand-over, failed-call marking, run end, session teardown. */
+    /** Hooks: the per-request context hand-over, the wait for stored calls, failed-call marking, run end, session teardown. */
     installHooks({ onShutdown }) {
       reg.stats.contextHandlers++;
-      pi.on("context", (_event, ctx) => {
+      pi.on("context", async (_event, ctx) => {
         const sm = ctx?.sessionManager;
         if (!sm) return undefined;
         reg.contextSeen.add(sm);
         reg.contextCalls++;
         if (!reg.pending.has(sm)) return undefined;
-        if (rebuildsFromSession(reg.sessions.get(sm)?.agent)) return undefined;
+        const session = reg.sessions.get(sm);
+        if (rebuildsFromSession(session?.agent)) return undefined;
+        // pi 0.74 stores messages from a queue of extension-event work its agent loop does not await (see the
+        // `tool_call` hook below): the hand-over waits for it, so the rewind's own result is in the session.
+        await session?._agentEventQueue;
         try {
           return { messages: sessionMessages(sm) };
         } catch {
           return undefined; // never fail a request over the hand-over; pi sends what it has
         }
       });
+      // Handled only to be waited for: pi 0.74 stores messages from a queue of extension-event work that its
+      // agent loop does not await, and waits for that queue before a tool runs only when some extension handles
+      // `tool_call`. Without this a slow `message_end` handler elsewhere lets navigate_tree run before pi
+      // stored its call (docs/hosts.md, "When pi stores the in-flight call"). Later hosts await it anyway.
+      pi.on("tool_call", () => undefined);
       pi.on("tool_result", (event) => {
         if (refused.delete(event.toolCallId)) return { isError: true };
         return undefined;
