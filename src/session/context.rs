@@ -12,13 +12,11 @@ use serde_json::Value;
 
 use super::entry::{Kind, RoleKind};
 use super::index::{Leaf, Mode, SessionIndex};
-use super::llm_view::source_slot;
+use super::read::{parse_fields, Fields};
 use super::record::{edit_replaces, Slot};
 use crate::error::SessionError;
 use crate::js::date_ms;
 use crate::js::number_to_string as number_to_js_string;
-
-pub(super) type Fields<'a> = HashMap<String, &'a RawValue>;
 
 /// Where one message of a built context comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +29,13 @@ pub enum Source {
     Entry(Slot),
     /// The entry's message (first slot) with its content replaced by the `context_edit` at the second.
     Edited(Slot, Slot),
+}
+
+/// Slot of a source (re-exported for the binding).
+pub fn source_slot(source: Source) -> Slot {
+    match source {
+        Source::CompactionSystem(s) | Source::CompactionSummary(s) | Source::Entry(s) | Source::Edited(s, _) => s,
+    }
 }
 
 impl SessionIndex {
@@ -297,10 +302,6 @@ fn with_field(object_text: &str, key: &str, value: Option<&str>) -> Result<Strin
     }
     out.push('}');
     Ok(out)
-}
-
-pub(super) fn parse_fields(text: &str) -> Result<Fields<'_>, SessionError> {
-    serde_json::from_str(text).map_err(|e| SessionError::Json(e.to_string()))
 }
 
 fn msg_role(msg: &RawValue) -> Option<String> {

@@ -6,6 +6,7 @@ use tsify_next::Tsify;
 
 use super::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 use super::migrate::{Format, V1Chain};
+use super::profile::{Profile, ProfileSource};
 use super::read::{read_line, skim_line};
 use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, PENDING};
 use super::store::{Arena, Chunks, IdTable, Keys, Span, StrMap};
@@ -256,8 +257,8 @@ pub struct SessionIndex {
     /// Whether some id was seen twice (rare; makes a few lookups go by id instead of by slot).
     duplicate_ids: bool,
     /// The host generation's estimation rules (see [`super::profile`]).
-    pub(super) profile: super::Profile,
-    pub(super) profile_source: super::ProfileSource,
+    pub(super) profile: Profile,
+    pub(super) profile_source: ProfileSource,
     /// While a text is fed skimming (see [`super::skim`]): where that text starts in memory, so a line's
     /// place in it is known.
     skim_base: Option<usize>,
@@ -274,7 +275,7 @@ struct SkimmedLine {
     slot: Slot,
     at: u32,
     len: u32,
-    profile: super::Profile,
+    profile: Profile,
 }
 
 impl SessionIndex {
@@ -297,8 +298,8 @@ impl SessionIndex {
             held: None,
             duplicate_ids: false,
             position_scratch: Scratch::default(),
-            profile: super::Profile::default(),
-            profile_source: super::ProfileSource::default(),
+            profile: Profile::default(),
+            profile_source: ProfileSource::default(),
             skim_base: None,
             skimmed: Vec::new(),
             v1: None,
@@ -308,6 +309,28 @@ impl SessionIndex {
     /// The mode this index was created with.
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// Uses `profile` for the entries fed from now on (call it before feeding: entries already held keep
+    /// their estimates), and stops inferring one from the contents.
+    pub fn set_profile(&mut self, profile: Profile) {
+        self.profile = profile;
+        self.profile_source = ProfileSource::Set;
+    }
+
+    /// The profile estimates use, and how it was chosen.
+    pub fn profile(&self) -> (Profile, ProfileSource) {
+        (self.profile, self.profile_source)
+    }
+
+    /// The profile for an entry about to be recorded: a `role:"system"` message in an index that was given
+    /// none marks a pi ≥0.87 session.
+    pub(super) fn profile_for(&mut self, facts: &Facts<'_>) -> Profile {
+        if self.profile_source == ProfileSource::Default && facts.kind == Kind::Message(RoleKind::System) {
+            self.profile = Profile::Pi087;
+            self.profile_source = ProfileSource::Inferred;
+        }
+        self.profile
     }
 
     /// The session header, once a header line was fed.
@@ -596,7 +619,7 @@ impl SessionIndex {
     }
 
     /// What a full read adds to a skimmed entry's record: its tokens, preview and tool calls.
-    fn fill(&mut self, slot: Slot, facts: &Facts<'_>, profile: super::Profile) {
+    fn fill(&mut self, slot: Slot, facts: &Facts<'_>, profile: Profile) {
         let tokens = profile.tokens(facts);
         let hint = facts.hint.as_ref().map_or(Span::NONE, |h| self.arena.push(h));
         let calls = (facts.kind == Kind::Message(RoleKind::Assistant)).then(|| self.push_calls(facts));

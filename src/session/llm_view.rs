@@ -8,10 +8,9 @@ use serde::Serialize;
 use serde_json::Value;
 use tsify_next::Tsify;
 
-use super::context::Source;
+use super::context::{source_slot, Source};
 use super::entry::Kind;
 use super::index::{Leaf, Mode, SessionIndex};
-use super::record::Slot;
 use super::wire::parse_value;
 use crate::error::SessionError;
 
@@ -283,11 +282,4 @@ fn block_part(block: &Value) -> Option<ViewPart> {
         "image" => ViewPart::Image { mime_type: s("mimeType"), bytes: s("data").len() / 4 * 3 },
         _ => return None,
     })
-}
-
-/// Slot of a source (re-exported for the binding).
-pub fn source_slot(source: Source) -> Slot {
-    match source {
-        Source::CompactionSystem(s) | Source::CompactionSummary(s) | Source::Entry(s) | Source::Edited(s, _) => s,
-    }
 }

@@ -30,8 +30,7 @@ use std::fmt::Write as _;
 
 use serde_json::value::RawValue;
 
-use super::entry::MAX_LINE_NESTING;
-use super::wire::{self, Js, JsStr};
+use super::wire::{self, Js, JsStr, MAX_LINE_NESTING};
 use crate::js;
 
 /// A session file's format as pi decides it from the header.

@@ -1,8 +1,11 @@
 //! The pure model of a pi session: entries, the resident index, context building and token estimates.
 //!
-//! Modules depend one way: `wire` (serde types of a line) → `read` (pi's rules: a line's [`Facts`]) →
-//! `index` (the resident index, holding facts as `record`s in a `store`) → `entry_ref`, `tokens`,
-//! `context`, `llm_view`, `view` (what is asked of the index). [`entry`] is the model all of them share.
+//! Modules depend one way, down the way the data flows (`tests/layering.rs` holds the order):
+//! a line (`wire`: serde's view of one JSONL line; `migrate`: pi's older formats) → entry facts
+//! ([`entry`], `read`: pi's rules, a line's [`Facts`]) → the host generation's rules (`profile`) → the
+//! resident store (`store`: arena, id table; `record`: an entry's fixed-size facts) → the index (`index`)
+//! → what is asked of it (`entry_ref`) → what pi builds (`context`) → estimates (`tokens`) → views
+//! (`view`, `skim`, `llm_view`).
 mod context;
 pub mod entry;
 mod entry_ref;
@@ -18,14 +21,14 @@ mod tokens;
 mod view;
 pub mod wire;
 
-pub use context::Source;
+pub use context::{source_slot, Source};
 pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 pub use entry_ref::{AssistantRef, EntryRef};
 pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped};
 pub use read::parse_line;
 pub use migrate::{v1_id, Format};
 pub use llm_view::{
-    source_slot, AssistantMeta, ContextView, ViewPart, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
+    AssistantMeta, ContextView, ViewPart, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
     COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
 };
 pub use profile::{Profile, ProfileSource};

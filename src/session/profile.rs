@@ -3,7 +3,7 @@
 //! (docs/hosts.md lists each rule, the pi version that introduced it and the test that proves it).
 //!
 //! In pi the shim sets the profile from the running host's version before the first entry is fed
-//! ([`SessionIndex::set_profile`]). The CLI and the viewer infer it from the session itself: a
+//! (`SessionIndex::set_profile`). The CLI and the viewer infer it from the session itself: a
 //! `role:"system"` message entry (written by pi ≥0.87 as the first message of every session) switches an
 //! index that was not given a profile to [`Profile::Pi087`]; `--host <version>` overrides.
 //!
@@ -18,7 +18,6 @@
 //!   (11,974 tokens for a compacted context of ~1,000) where its own footer shows nothing.
 
 use super::entry::{Facts, Kind, RoleKind};
-use super::index::SessionIndex;
 use super::read::ceil_quarter;
 
 /// Tokens an image block adds where a profile counts it (`ESTIMATED_IMAGE_CHARS` 4800 / 4).
@@ -121,34 +120,11 @@ impl Profile {
     }
 }
 
-impl SessionIndex {
-    /// Uses `profile` for the entries fed from now on (call it before feeding: entries already held keep
-    /// their estimates), and stops inferring one from the contents.
-    pub fn set_profile(&mut self, profile: Profile) {
-        self.profile = profile;
-        self.profile_source = ProfileSource::Set;
-    }
-
-    /// The profile estimates use, and how it was chosen.
-    pub fn profile(&self) -> (Profile, ProfileSource) {
-        (self.profile, self.profile_source)
-    }
-
-    /// The profile for an entry about to be recorded: a `role:"system"` message in an index that was given
-    /// none marks a pi ≥0.87 session.
-    pub(super) fn profile_for(&mut self, facts: &Facts<'_>) -> Profile {
-        if self.profile_source == ProfileSource::Default && facts.kind == Kind::Message(RoleKind::System) {
-            self.profile = Profile::Pi087;
-            self.profile_source = ProfileSource::Inferred;
-        }
-        self.profile
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Mode;
+    use crate::session::{Mode, SessionIndex};
 
     #[test]
     fn versions_map_to_generations() {

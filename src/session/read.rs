@@ -7,11 +7,19 @@ use std::borrow::Cow;
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
 
-use super::context::parse_fields;
 use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind};
 use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, StringifyLen, Usage};
 use crate::js::{parse_iso_date, time_clip};
+use crate::error::SessionError;
 use crate::text::strip_branch_summary_boilerplate;
+
+/// An object's members as raw JSON texts, by key (the later one when a key repeats, as serde_json keeps).
+pub(super) type Fields<'a> = std::collections::HashMap<String, &'a RawValue>;
+
+/// The members of the JSON object `text`.
+pub(super) fn parse_fields(text: &str) -> Result<Fields<'_>, SessionError> {
+    serde_json::from_str(text).map_err(|e| SessionError::Json(e.to_string()))
+}
 
 /// How many UTF-16 units of preview text an entry keeps: enough for the longest hint (60) plus the
 /// knowledge that the text went on.

@@ -1,0 +1,117 @@
+//! The core's `session/` reads as the data flows, and its imports point one way down that flow: a module
+//! may name only modules above it in [`PIPELINE`] (unit tests aside, which may use the whole crate). Read
+//! from the sources themselves — every `super::<module>` path, every `crate::session::<module>` path, and
+//! the names `session/mod.rs` re-exports — so a new import against the order, or a module not placed in it,
+//! fails here.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+/// `src/session/` top to bottom: a line (`wire`, older formats in `migrate`) → entry facts (`entry`,
+/// `read`) → the host generation's rules (`profile`) → resident store (`store`, `record`) → the index
+/// (`index`) → what is asked of it (`entry_ref`) → what pi builds (`context`) → estimates (`tokens`) →
+/// views (`view`, `skim`, `llm_view`).
+const PIPELINE: &[&str] = &[
+    "wire", "migrate", "entry", "read", "profile", "store", "record", "index", "entry_ref", "context", "tokens",
+    "view", "skim", "llm_view",
+];
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/session");
+
+/// A module's code: without comments (doc links name modules without importing them) and without its
+/// unit tests (`#[cfg(test)]` and everything after it).
+fn source(module: &str) -> String {
+    let text = fs::read_to_string(Path::new(DIR).join(format!("{module}.rs"))).expect("module source");
+    let code = text.find("#[cfg(test)]").map_or(text.as_str(), |at| &text[..at]);
+    code.lines().map(|line| line.find("//").map_or(line, |at| &line[..at])).collect::<Vec<_>>().join("\n")
+}
+
+/// The identifiers after each `prefix` in `text`: `super::a`, or each name of `super::{a, b::c}`.
+fn names_after(text: &str, prefix: &str) -> Vec<String> {
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(prefix) {
+        let rest = &text[at + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            out.extend(group.split(',').map(|n| ident(n.trim())).filter(|n| !n.is_empty()));
+        } else {
+            out.push(ident(rest));
+        }
+    }
+    out
+}
+
+/// Which module each name `session/mod.rs` re-exports comes from (`pub use read::parse_line` → `parse_line`
+/// is `read`'s).
+fn reexports() -> BTreeMap<String, String> {
+    let text = fs::read_to_string(Path::new(DIR).join("mod.rs")).expect("mod.rs");
+    let mut out = BTreeMap::new();
+    for item in text.split("pub use ").skip(1) {
+        let item = &item[..item.find(';').unwrap_or(item.len())];
+        let Some((module, names)) = item.split_once("::") else { continue };
+        let names = names.trim().trim_start_matches('{').trim_end_matches('}');
+        for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            out.insert(name.to_string(), module.trim().to_string());
+        }
+    }
+    out
+}
+
+/// The session modules `module`'s non-test code names, each with how it was named.
+fn imports(module: &str, reexported: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    let text = source(module);
+    let mut out = Vec::new();
+    for name in names_after(&text, "super::").into_iter().chain(names_after(&text, "crate::session::")) {
+        let target = if PIPELINE.contains(&name.as_str()) {
+            name.clone()
+        } else if let Some(m) = reexported.get(&name) {
+            m.clone()
+        } else {
+            // `super::*` in a non-test module, or a name mod.rs does not re-export: say so.
+            format!("<unknown: {name}>")
+        };
+        if target != module {
+            out.push((target, name));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_session_module_has_its_place_in_the_pipeline() {
+    let mut on_disk: Vec<String> = fs::read_dir(DIR)
+        .expect("src/session")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok()?.strip_suffix(".rs").map(String::from))
+        .filter(|m| m != "mod")
+        .collect();
+    on_disk.sort();
+    let mut placed: Vec<String> = PIPELINE.iter().map(|m| m.to_string()).collect();
+    placed.sort();
+    assert_eq!(on_disk, placed, "src/session/*.rs and PIPELINE (tests/layering.rs) differ");
+}
+
+#[test]
+fn imports_point_down_the_pipeline() {
+    let reexported = reexports();
+    let mut wrong = Vec::new();
+    for (rank, module) in PIPELINE.iter().enumerate() {
+        for (target, name) in imports(module, &reexported) {
+            match PIPELINE.iter().position(|m| *m == target) {
+                Some(r) if r < rank => {}
+                _ => wrong.push(format!("{module}.rs names {name} ({target}), which is not above it")),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports against the pipeline order:\n{}", wrong.join("\n"));
+}
+
+/// The checker sees what it must: an import back up the order is found.
+#[test]
+fn an_import_back_up_is_found() {
+    let found = names_after("use super::context::Source;\nlet x = super::{index::Leaf, wire};", "super::");
+    assert_eq!(found, ["context", "index", "wire"]);
+    let reexported = reexports();
+    assert_eq!(reexported.get("SessionIndex").map(String::as_str), Some("index"));
+}
