@@ -53,7 +53,7 @@ fn check_bytes(name: &str, bytes: &[u8], profile: Option<Profile>) {
     let mut whole = SkimmedSession::load(bytes.to_vec(), profile).into_index();
     assert_eq!(whole.path_estimates(Leaf::Current).unwrap(), full.path_estimates(Leaf::Current).unwrap(), "{name}: path estimates");
     let rows = |index: &mut SessionIndex| -> Vec<(String, f64)> {
-        (0..index.len() as u32).map(|s| (index.hint_from(s, 60).unwrap_or_default(), index.entry(s).tokens())).collect()
+        (0..index.len() as u32).map(|s| (index.hint_from(s, 60, &pi_tree_navigator::session::ContextEdits::default()).unwrap_or_default(), index.entry(s).tokens())).collect()
     };
     assert_eq!(rows(&mut whole), rows(&mut full), "{name}: rows");
 }

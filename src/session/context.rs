@@ -38,6 +38,20 @@ pub fn source_slot(source: Source) -> Slot {
     }
 }
 
+/// The `context_edit`s in force in one context, by the entry they change (what
+/// [`SessionIndex::context_edits`] finds with [`SessionIndex::context_sources`]'s rule): `Some(edit)` replaces the
+/// entry's content, `None` leaves its messages out. An entry not in it is sent as stored.
+#[derive(Debug, Default)]
+pub struct ContextEdits(HashMap<Slot, Option<Slot>>);
+
+impl ContextEdits {
+    /// What the context makes of the entry at `slot`: `None` as stored, `Some(None)` left out,
+    /// `Some(Some(edit))` its content replaced by the `context_edit` at `edit`.
+    pub fn get(&self, slot: Slot) -> Option<Option<Slot>> {
+        self.0.get(&slot).copied()
+    }
+}
+
 impl SessionIndex {
     /// The messages pi would build for `leaf`, as their sources, in order: with a compaction on the path,
     /// its summary (pi ≥0.87: after its `systemMessage`), then the kept entries from `firstKeptEntryId`
@@ -46,9 +60,69 @@ impl SessionIndex {
     pub fn context_sources(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Slot>, Vec<Source>), SessionError> {
         let slot = self.resolve_leaf(leaf);
         let path = self.path(slot)?;
+        let (sources, edits) = self.unedited_sources(&path);
+        let sources = if edits.is_empty() { sources } else { sources.into_iter().filter_map(|s| self.edited(s, &edits)).collect() };
+        Ok((path, sources))
+    }
+
+    /// The `context_edit`s in force in the context pi builds along `path` (root first): what the model is
+    /// sent of each entry they touch. Empty, without a walk, when the profile applies none or none is on
+    /// the path.
+    pub fn context_edits(&self, path: &[Slot]) -> ContextEdits {
+        if !self.profile().0.applies_context_edits() || !path.iter().any(|&s| self.record(s).kind == Kind::ContextEdit) {
+            return ContextEdits::default();
+        }
+        let (sources, edits) = self.unedited_sources(path);
+        let mut out = HashMap::new();
+        for source in sources {
+            let Source::Entry(s) = source else { continue };
+            match self.edited(source, &edits) {
+                None => out.insert(s, None),
+                Some(Source::Edited(_, edit)) => out.insert(s, Some(edit)),
+                Some(_) => None,
+            };
+        }
+        ContextEdits(out)
+    }
+
+    /// Preview text for an entry as the model is sent it: walks from `slot` towards the root (at most 50
+    /// entries) to the first entry with visible text, reading each as `edits` (the `context_edit`s in force in
+    /// the context the preview is shown in, [`Self::context_edits`]) leave it: a replaced content previews its
+    /// replacement, an omitted entry is passed over. Branch summaries are shown as `summary: …`.
+    pub fn hint_from(&mut self, slot: Slot, max_len: usize, edits: &ContextEdits) -> Option<String> {
+        const MAX_WALK: usize = 50;
+        let mut cur = Some(slot);
+        for _ in 0..MAX_WALK {
+            let s = cur?;
+            if let Some(hint) = self.own_hint(s, max_len, edits) {
+                return Some(hint);
+            }
+            cur = self.parent_of(s);
+        }
+        None
+    }
+
+    /// The entry's own one-line preview as `edits` leave it (what [`Self::hint_from`] takes when it has one).
+    pub(super) fn own_hint(&self, slot: Slot, max_len: usize, edits: &ContextEdits) -> Option<String> {
+        let record = self.record(slot);
+        let span = match edits.get(slot) {
+            None => record.preview(),
+            Some(None) => return None,
+            Some(Some(edit)) => record.edited_preview(self.record(edit)),
+        };
+        let hint = self.text(span)?;
+        let prefix = if record.kind == Kind::BranchSummary { "summary: " } else { "" };
+        let line = crate::text::to_one_line(hint, max_len.saturating_sub(prefix.len()))?;
+        let mut hint = String::from(prefix);
+        hint.push_str(&line);
+        Some(hint)
+    }
+
+    /// The context's messages along `path` before edits, and the latest `context_edit` per target id among
+    /// the context's entries (pi ≥0.87).
+    fn unedited_sources(&self, path: &[Slot]) -> (Vec<Source>, HashMap<&str, Slot>) {
         let profile = self.profile().0;
-        let this = &*self;
-        let compaction = path.iter().rposition(|&s| this.entry(s).kind() == Kind::Compaction);
+        let compaction = path.iter().rposition(|&s| self.entry(s).kind() == Kind::Compaction);
         let mut sources = Vec::new();
         // The context's entries after the compaction's own messages, each with whether it is kept from
         // before the compaction.
@@ -56,12 +130,12 @@ impl SessionIndex {
         let range = match compaction {
             Some(ci) => {
                 let c = path[ci];
-                if this.record(c).compaction_system().is_some() {
+                if self.record(c).compaction_system().is_some() {
                     sources.push(Source::CompactionSystem(c));
                 }
                 sources.push(Source::CompactionSummary(c));
-                if let Some(first) = this.entry(c).first_kept() {
-                    if let Some(start) = path[..ci].iter().position(|&s| this.id_of(s) == first) {
+                if let Some(first) = self.entry(c).first_kept() {
+                    if let Some(start) = path[..ci].iter().position(|&s| self.id_of(s) == first) {
                         entries.extend(path[start..ci].iter().map(|&s| (s, true)));
                     }
                 }
@@ -72,7 +146,7 @@ impl SessionIndex {
         entries.extend(path[range].iter().map(|&s| (s, false)));
         let mut edits: HashMap<&str, Slot> = HashMap::new();
         for (s, kept) in entries {
-            let entry = this.entry(s);
+            let entry = self.entry(s);
             match entry.kind() {
                 Kind::ContextEdit if profile.applies_context_edits() => {
                     if let Some(target) = entry.edit_target() {
@@ -84,20 +158,16 @@ impl SessionIndex {
                 _ => {}
             }
         }
-        if !edits.is_empty() {
-            sources = sources
-                .into_iter()
-                .filter_map(|source| {
-                    let s = source_slot(source);
-                    let Some(&edit) = edits.get(this.id_of(s)) else { return Some(source) };
-                    let record = this.record(edit);
-                    // A `null` replacement omits the entry's messages; other roles keep their content.
-                    record.edited(this.record(s).kind, 0.0)?;
-                    Some(if matches!(source, Source::Entry(_)) && edit_replaces(this.record(s).kind) { Source::Edited(s, edit) } else { source })
-                })
-                .collect();
-        }
-        Ok((path, sources))
+        (sources, edits)
+    }
+
+    /// A source as the context's `edits` leave it: `None` when a `null` replacement omits it, an
+    /// [`Source::Edited`] where the edit replaces the content, else unchanged (other roles keep theirs).
+    fn edited(&self, source: Source, edits: &HashMap<&str, Slot>) -> Option<Source> {
+        let s = source_slot(source);
+        let Some(&edit) = edits.get(self.id_of(s)) else { return Some(source) };
+        self.record(edit).edited(self.record(s).kind, 0.0)?;
+        Some(if matches!(source, Source::Entry(_)) && edit_replaces(self.record(s).kind) { Source::Edited(s, edit) } else { source })
     }
 
     /// `estimateTokens` of a source's message.

@@ -1009,33 +1009,6 @@ impl SessionIndex {
         Ok((out, ancestor))
     }
 
-    /// Preview text for an entry: walks from `slot` towards the root (at most 50 entries) to the first
-    /// entry with visible text. Branch summaries are shown as `summary: …`.
-    pub fn hint_from(&mut self, slot: Slot, max_len: usize) -> Option<String> {
-        const MAX_WALK: usize = 50;
-        let mut cur = Some(slot);
-        for _ in 0..MAX_WALK {
-            let s = cur?;
-            if let Some(hint) = self.own_hint(s, max_len) {
-                return Some(hint);
-            }
-            cur = self.parent_of(s);
-        }
-        None
-    }
-
-    /// The entry's own one-line preview (what [`Self::hint_from`] takes when it has one).
-    pub(super) fn own_hint(&self, slot: Slot, max_len: usize) -> Option<String> {
-        let record = &self.records[slot as usize];
-        // A label entry's hint span holds its label, which is no preview.
-        let hint = self.text(record.preview())?;
-        let prefix = if record.kind == Kind::BranchSummary { "summary: " } else { "" };
-        let line = crate::text::to_one_line(hint, max_len.saturating_sub(prefix.len()))?;
-        let mut hint = String::from(prefix);
-        hint.push_str(&line);
-        Some(hint)
-    }
-
     /// Whether the entry at `slot` holds a usage pi's estimate may anchor on.
     pub(super) fn has_usage(&self, slot: Slot) -> bool {
         self.records.get(slot as usize).is_some_and(|r| r.usage().is_some())

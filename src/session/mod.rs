@@ -21,7 +21,7 @@ mod tokens;
 mod view;
 pub mod wire;
 
-pub use context::{source_slot, Source};
+pub use context::{source_slot, ContextEdits, Source};
 pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 pub use entry_ref::{AssistantRef, EntryRef};
 pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped};

@@ -111,6 +111,8 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
         Kind::ContextEdit => {
             facts.edit_target = e.target_id.text();
             let content = &e.replacement.value.content;
+            // The replacement's preview, shown in its target's place (`SessionIndex::hint_from`).
+            facts.hint = e.replacement.is_object.then(|| content_hint(content)).flatten();
             facts.replacement_tokens = e.replacement.is_object.then(|| {
                 let (chars, images) = content_chars(content);
                 // An assistant's (or toolResult's) string replacement becomes one text block: same length.

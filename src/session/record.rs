@@ -47,8 +47,9 @@ pub(super) struct Record {
     /// The timestamp children are ordered by (`+∞` when missing or invalid, as pi's sort puts them).
     pub sort_ts: f64,
     pub id: Span,
-    /// The preview text; for a `label` entry, the label, and for a compaction its `systemMessage`'s
-    /// encoded [`super::entry::SystemPatch`] (neither has a preview: see [`Record::preview`]).
+    /// The preview text; for a `label` entry, the label, for a compaction its `systemMessage`'s
+    /// encoded [`super::entry::SystemPatch`], and for a `context_edit` its replacement's preview (none of
+    /// them has a preview of its own: see [`Record::preview`]).
     pub hint: Span,
     /// Per kind: `label` and `context_edit` its target id; `compaction` its first kept id; an assistant
     /// its run of tool calls; a system message its encoded [`super::entry::SystemPatch`]; an unknown type
@@ -90,12 +91,22 @@ impl Record {
         }
     }
 
-    /// The span of the preview text (none for labels and compactions, whose hint span holds other
-    /// things).
+    /// The span of the preview text (none for labels, compactions and context edits, whose hint span holds
+    /// other things).
     pub(super) fn preview(&self) -> Span {
         match self.kind {
-            Kind::Label | Kind::Compaction => Span::NONE,
+            Kind::Label | Kind::Compaction | Kind::ContextEdit => Span::NONE,
             _ => self.hint,
+        }
+    }
+
+    /// The preview of this entry as the `context_edit` record `edit` leaves it: the replacement's where the
+    /// entry previews its content (user and assistant messages, `custom_message` entries: `read.rs`), its
+    /// own elsewhere.
+    pub(super) fn edited_preview(&self, edit: &Record) -> Span {
+        match self.kind {
+            Kind::Message(RoleKind::User | RoleKind::Assistant) | Kind::CustomMessage => edit.hint,
+            _ => self.preview(),
         }
     }
 

@@ -76,11 +76,12 @@ impl SkimmedSession {
         let anchors: Vec<usize> = (0..path.len()).filter(|&pos| anchored(pos)).collect();
         self.settle(&path, |pos| pos + 1 == path.len() || anchors.binary_search(&pos).is_ok());
         // An anchor's preview comes from its entry, or the nearest one above it that has one (the walk
-        // of `hint_from`, which goes up the path).
+        // of `hint_from`, which goes up the path), as the leaf's context edits leave them.
+        let edits = self.index.context_edits(&path);
         for &pos in &anchors {
             for &slot in path[..=pos].iter().rev() {
                 self.index.measure(slot, &self.text);
-                if self.index.own_hint(slot, LIST_HINT_MAX).is_some() {
+                if self.index.own_hint(slot, LIST_HINT_MAX, &edits).is_some() {
                     break;
                 }
             }

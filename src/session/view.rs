@@ -179,13 +179,15 @@ impl SessionIndex {
         let slot = self.resolve_leaf(leaf);
         let path = self.path(slot)?;
         let estimates = cumulative(self, &path);
+        // Previews as the leaf's context sends them (after its `context_edit`s).
+        let edits = self.context_edits(&path);
         let mut out = Vec::new();
         for (&s, estimate) in path.iter().zip(&estimates) {
             let name = match self.label_at(s).and_then(|l| l.strip_prefix(ANCHOR_PREFIX)) {
                 Some(n) => String::from(n),
                 None => continue,
             };
-            let hint = self.hint_from(s, LIST_HINT_MAX);
+            let hint = self.hint_from(s, LIST_HINT_MAX, &edits);
             out.push(Anchor { name, entry_id: self.id_of(s).into(), slot: s, tokens: estimate.tokens, hint });
         }
         Ok((out, estimates.last().copied().unwrap_or_default()))

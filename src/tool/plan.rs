@@ -1,7 +1,8 @@
 //! What one `navigate_tree` call does, decided from the session index and a few facts from the host.
 //!
-//! A call in flight is always the leaf's assistant message (pi appends it before running its tools).
-//! Two consequences shape the decisions:
+//! A call in flight is always the leaf's assistant message (pi appends it before running its tools; docs/hosts.md,
+//! "When pi stores the in-flight call"), or the nearest assistant above what earlier calls of the same message
+//! appended (their results, labels, `context_edit`s). Two consequences shape the decisions:
 //! - an anchor labels the entry *before* that message, the last point where every tool call has its
 //!   result, so a later rewind to it never leaves a call without a result on the new path;
 //! - "before" numbers are taken at that same point, and a rewind's collapsed entries are exactly what
@@ -256,7 +257,12 @@ fn full_label(name: &str) -> String {
 }
 
 /// The assistant message carrying call `call_id`: the leaf, or — when calls of the same message ran
-/// before this one — the nearest assistant above the leaf past their results and labels.
+/// before this one — the nearest assistant above the leaf past their results, labels and `context_edit`s.
+///
+/// Its tool calls are read as stored, also when a `context_edit` replaced its content: pi runs the calls of
+/// the message it streamed (pi-agent-core's `executeToolCalls` takes them from that object, which an edit
+/// never changes), and an edit after the message is in force only on paths through the edit, never at
+/// the anchor or rewind target before the message.
 fn in_flight(index: &mut SessionIndex, call_id: &str) -> Option<Slot> {
     let mut cur = index.leaf();
     // A walk longer than the index means the parent links loop (a hostile file): no call is in flight.
@@ -270,7 +276,7 @@ fn in_flight(index: &mut SessionIndex, call_id: &str) -> Option<Slot> {
         if let Some(info) = entry.assistant() {
             return info.tool_calls().any(|(id, _)| id == call_id).then_some(slot);
         }
-        if !matches!(entry.kind(), Kind::Message(RoleKind::ToolResult) | Kind::Label) {
+        if !matches!(entry.kind(), Kind::Message(RoleKind::ToolResult) | Kind::Label | Kind::ContextEdit) {
             return None;
         }
         cur = index.parent_of(slot);
@@ -278,7 +284,8 @@ fn in_flight(index: &mut SessionIndex, call_id: &str) -> Option<Slot> {
     None
 }
 
-/// Our own synthetic shape: one `navigate_tree` call, no text, `toolUse`, zero input/output usage.
+/// Our own synthetic shape: one `navigate_tree` call, no text, `toolUse`, zero input/output usage. Read
+/// as stored: it recognises what this tool wrote, which another extension's `context_edit` does not change.
 fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
     let entry = index.entry(slot);
     entry.assistant().is_some_and(|a| {
@@ -370,7 +377,10 @@ fn anchor(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> R
     let prior = index.find_label_on_path(&label, Some(leaf))?;
     let path = index.path(Some(point))?;
     let tokens = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
-    let hint = index.hint_from(point, ANCHOR_HINT_MAX);
+    // The preview as the next request sends it: after the context edits in force at the leaf.
+    let leaf_path = index.path(Some(leaf))?;
+    let edits = index.context_edits(&leaf_path);
+    let hint = index.hint_from(point, ANCHOR_HINT_MAX, &edits);
     // Ids are borrowed from the index once it is no longer changed.
     let move_from = prior.filter(|&p| p != point).map(|p| index.id_of(p));
     let text = texts::anchor_set(name, tokens, facts.context_window, hint.as_deref(), move_from.is_some());
@@ -429,6 +439,7 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> R
         };
         return Ok(refuse(code, text));
     }
+    // The other calls of the message as stored: the ones pi runs (see `in_flight`), whatever an edit shows.
     if let Some(call) = call {
         let others: Vec<String> = index.entry(call).assistant().map_or_else(Vec::new, |a| {
             a.tool_calls().filter(|(id, _)| *id != facts.call_id).map(|(id, name)| format!("{name} ({id})")).collect()

@@ -101,8 +101,22 @@ impl Session {
     fn message(&mut self, id: &str, message: &Value) -> &mut Self {
         self.push(id, json!({"type": "message", "message": message}))
     }
+    /// A `context_edit` (pi ≥0.87's `appendContextEdit`) of `target`; `replacement`: `{content}` or `null`.
+    fn edit(&mut self, id: &str, target: &str, replacement: &Value) -> &mut Self {
+        self.push(id, json!({"type": "context_edit", "targetId": target, "replacement": replacement}))
+    }
     fn index(&self) -> SessionIndex {
+        self.index_with(None)
+    }
+    /// The index of a host generation (pi ≥0.87 applies `context_edit`s).
+    fn index_as(&self, profile: crate::session::Profile) -> SessionIndex {
+        self.index_with(Some(profile))
+    }
+    fn index_with(&self, profile: Option<crate::session::Profile>) -> SessionIndex {
         let mut index = SessionIndex::new(Mode::Plugin);
+        if let Some(profile) = profile {
+            index.set_profile(profile);
+        }
         let text: Vec<String> = self.lines.iter().map(Value::to_string).collect();
         let report = index.append_jsonl(&text.join("\n"));
         assert!(report.skipped.is_empty(), "{report:?}");
@@ -286,6 +300,93 @@ fn a_call_after_earlier_calls_of_its_message_still_finds_its_message() {
     assert_eq!(r.code, RefusalCode::BatchedRewind.as_str());
     let a = expect("anchor", plan(&mut index, &json!({"action": "anchor", "name": "here"}), &facts("c3")).unwrap());
     assert_eq!(a["entryId"], "r2");
+}
+
+const PI087: crate::session::Profile = crate::session::Profile::Pi087;
+
+/// u → a1 (text "ORIGINAL NOTE", call c1) → r1 → a2 (call c2, another extension's edit tool) → e1 (its
+/// `context_edit` of a1: the text replaced, the call kept) → r2 → a3 (call c3, in flight).
+fn edited_session() -> Session {
+    let mut s = Session::new();
+    s.user("u", "please build the parser")
+        .assistant("a1", "ORIGINAL NOTE", &[("c1", "read")], 100.0)
+        .result("r1", "c1", 400)
+        .assistant("a2", "", &[("c2", "edit_context")], 200.0)
+        .edit("e1", "a1", &json!({"content": [{"type": "text", "text": "EDITED NOTE"}, {"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}]}))
+        .result("r2", "c2", 10)
+        .assistant("a3", "", &[("c3", TOOL_NAME)], 300.0);
+    s
+}
+
+#[test]
+fn previews_read_the_message_as_the_context_edits_leave_it() {
+    let anchor = json!({"action": "anchor", "name": "edited"});
+    let mut index = edited_session().index_as(PI087);
+    let a = expect("anchor", plan(&mut index, &anchor, &facts("c3")).unwrap());
+    assert_eq!(a["entryId"], "r2");
+    // What the model is sent of a1 is the replacement: the anchor's preview says so.
+    assert_eq!(a["details"]["hint"], "EDITED NOTE");
+    assert!(a["text"].as_str().unwrap().contains("(after: “EDITED NOTE”)"), "{}", a["text"]);
+    // pi 0.74–0.86 knows no context_edit: the stored text is what it sends.
+    let mut old = edited_session().index_as(crate::session::Profile::Pi074);
+    assert_eq!(expect("anchor", plan(&mut old, &anchor, &facts("c3")).unwrap())["details"]["hint"], "ORIGINAL NOTE");
+
+    // A `null` edit leaves its target out of the context: `list` previews the text before it. An edit before
+    // a compaction is not in force: the stored text again.
+    let mut s = Session::new();
+    s.user("u0", "first prompt")
+        .assistant("a0", "early reply", &[], 10.0)
+        .user("u", "second prompt")
+        .label("l", "u", Some("anchor:start"))
+        .assistant("a1", "", &[("c1", "edit_context")], 20.0)
+        .edit("e1", "u", &Value::Null)
+        .result("r1", "c1", 10)
+        .assistant("a2", "", &[("c2", TOOL_NAME)], 30.0);
+    let mut index = s.index_as(PI087);
+    let l = expect("list", plan(&mut index, &json!({"action": "list"}), &facts("c2")).unwrap());
+    assert_eq!(l["details"]["anchors"][0]["hint"], "early reply");
+    assert_eq!(index.anchors(crate::session::Leaf::Current).unwrap()[0].hint.as_deref(), Some("early reply"));
+    s.push("cmp", json!({"type": "compaction", "summary": "the parser so far", "firstKeptEntryId": "a2", "tokensBefore": 100}));
+    let mut index = s.index_as(PI087);
+    assert_eq!(index.anchors(crate::session::Leaf::Current).unwrap()[0].hint.as_deref(), Some("second prompt"));
+}
+
+#[test]
+fn the_call_in_flight_is_found_past_the_context_edits_of_its_batch() {
+    // a3 runs an edit tool (c4) before navigate_tree (c3): its `context_edit` and result sit between a3 and the
+    // leaf (sequential execution), or its edit is the leaf (parallel: results come after the batch).
+    for sequential in [true, false] {
+        let mut s = worked_session(40_000);
+        s.lines.pop();
+        s.assistant("a3", "", &[("c4", "edit_context"), ("c3", TOOL_NAME)], 10_200.0)
+            .edit("e4", "r2", &json!({"content": "the bulk, in one line"}));
+        if sequential {
+            s.result("r4", "c4", 10);
+        }
+        let mut index = s.index_as(PI087);
+        let a = expect("anchor", plan(&mut index, &json!({"action": "anchor", "name": "here"}), &facts("c3")).unwrap());
+        assert_eq!(a["entryId"], "r2", "the parent of a3 (sequential: {sequential})");
+        let r = refusal(plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
+        assert_eq!(r.code, RefusalCode::BatchedRewind.as_str());
+        assert!(r.text.contains("edit_context (c4)"), "{}", r.text);
+    }
+}
+
+#[test]
+fn the_batched_guard_reads_the_calls_pi_runs_not_an_edit_of_them() {
+    // An extension replaced a3's content with the rewind call alone: pi still runs bash (c4), whose result
+    // would land after the rewind.
+    let mut s = worked_session(40_000);
+    s.lines.pop();
+    s.assistant("a3", "", &[("c3", TOOL_NAME), ("c4", "bash")], 10_200.0).edit(
+        "e3",
+        "a3",
+        &json!({"content": [{"type": "toolCall", "id": "c3", "name": TOOL_NAME, "arguments": {}}]}),
+    );
+    let mut index = s.index_as(PI087);
+    let r = refusal(plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
+    assert_eq!(r.code, RefusalCode::BatchedRewind.as_str());
+    assert!(r.text.contains("bash (c4)"), "{}", r.text);
 }
 
 #[test]

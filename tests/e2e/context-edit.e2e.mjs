@@ -4,11 +4,14 @@
 //   context_edit is not trusted by pi (its projected estimate), so right after an edit pi estimates every message;
 // - the model's requests after each edit (faux capture) show the edited content and not the omitted call, also
 //   after the rewind.
-// Hosts without appendContextEdit (0.74.2, 0.75.5) report the test as skipped.
+// A second run edits an assistant message's text and batches edits with navigate_tree: the anchor's preview is
+// the edited text (what the model is sent), the anchor of a batch lands before the batch's message although the
+// batch's context_edit sits between that message and the leaf, and a batched rewind is refused.
+// Hosts without appendContextEdit (0.74.2, 0.75.5) report the tests as skipped.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import test, { after } from "node:test";
-import { assertAllPaired, entriesOfType, resultText, text } from "./lib/checks.mjs";
+import { assertAllPaired, entriesOfType, resultEntry, resultText, text } from "./lib/checks.mjs";
 import { assertFooterParity, assertReferenceIsPi, footerPairs, withReference } from "./lib/footer.mjs";
 import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
@@ -81,4 +84,43 @@ test(`pi ${host.version}: context_edit: navigate_tree's numbers are pi's after e
   assert.deepEqual(checked.map((p) => p.action).sort(), ["anchor", "anchor", "list", "rewind-after", "rewind-before"], "every call compared (no refusal)");
   assert.match(resultText(sm, "c9"), /^\[rewind 'edited' → 'end'\]/);
   assert.ok(text(m.requests[9]).includes("BRANCH-SUMMARY") && !text(m.requests[9]).includes("more: lorem ipsum"), "the last request holds the summary, not the rewound bulk");
+});
+
+test(`pi ${host.version}: context_edit of an assistant message and edits batched with navigate_tree: previews and guards read what the model is sent`, { skip: SKIP }, async (t) => {
+  const m = new ScriptedModel(host);
+  const { fauxAssistantMessage, fauxToolCall } = host.ai;
+  const call = ([name, args, id]) => fauxToolCall(name, args, { id });
+  m.agent.push(
+    fauxAssistantMessage([{ type: "text", text: "ORIGINAL-NOTE: reading the data" }, call(["bulk_read", { chars: 2000, tag: "first" }, "c1"])], { stopReason: "toolUse" }),
+    m.calls([["edit_context", { callId: "c1", assistantText: "EDITED-NOTE: the data is read" }, "c2"]]),
+    m.calls([["navigate_tree", { action: "anchor", name: "edited" }, "c3"]]),
+    m.calls([["bulk_read", { chars: 40000, tag: "bulk" }, "c4"]]),
+    // A batch: the edit is appended while the batch runs, between its assistant message and navigate_tree.
+    m.calls([["edit_context", { callId: "c4", text: "BULK-EDITED" }, "c5"], ["navigate_tree", { action: "anchor", name: "batched" }, "c6"]]),
+    m.calls([["edit_context", { callId: "c1", text: "FIRST-EDITED" }, "c7"], ["navigate_tree", { action: "rewind", labelStart: "edited", labelEnd: "end", summaryFocus: "Done: read the data. Left: nothing at all." }, "c8"]]),
+    m.calls([["bulk_read", { chars: 30000, tag: "more" }, "c9"]]),
+    m.calls([["navigate_tree", { action: "list" }, "c10"]]),
+    m.calls([["navigate_tree", { action: "rewind", labelStart: "edited", labelEnd: "end", summaryFocus: "Done: read more data. Left: nothing at all." }, "c11"]]),
+    m.text("all done"),
+  );
+  m.summary.push(m.text("## Goal\nread more\n## Progress\n### Done\n- read more (BRANCH-SUMMARY)"));
+  const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS });
+  t.after(() => s.dispose());
+  const sm = s.sm;
+  await s.session.prompt("do the work");
+
+  // The model is sent the edited text (request 2 is the first after c2), and the anchor's preview says the same.
+  assert.ok(text(m.requests[2]).includes("EDITED-NOTE") && !text(m.requests[2]).includes("ORIGINAL-NOTE"), "request 2 holds the edited text");
+  assert.match(resultText(sm, "c3"), /\(after: “EDITED-NOTE: the data is read”\)/);
+  assert.equal(sm.getEntry(sm.getEntries().find((e) => sm.getLabel(e.id) === "anchor:edited")?.id)?.message?.toolCallId, "c2", "anchor:edited on c2's result, before c3's message");
+  // The batch's anchor sits on c4's result, the parent of the batch's message: not on the edit after it.
+  const batched = sm.getEntries().find((e) => sm.getLabel(e.id) === "anchor:batched");
+  assert.equal(batched?.message?.toolCallId, "c4", `anchor:batched on c4's result (is on a ${batched?.type})`);
+  assert.ok(resultEntry(sm, "c8")?.isError, "the rewind batched with an edit is refused");
+  assert.match(resultText(sm, "c8"), /this message also calls edit_context \(c7\)/);
+  assert.match(resultText(sm, "c10"), /edited .*EDITED-NOTE/s, "list previews the edited text");
+  assert.match(resultText(sm, "c11"), /^\[rewind 'edited' → 'end'\]/);
+  assert.equal(m.requests.length, 10, "ten requests");
+  assert.ok(text(m.requests[9]).includes("BRANCH-SUMMARY") && !text(m.requests[9]).includes("more: lorem ipsum"), "the last request holds the summary, not the rewound bulk");
+  assertAllPaired(m);
 });

@@ -508,7 +508,7 @@ pub fn check(data: &[u8]) {
         let c = choose.below(n) as Slot;
         let _ = plugin.entries_between(Some(a), c);
         let _ = plugin.common_ancestor(a, c);
-        let _ = plugin.hint_from(a, 60);
+        let _ = plugin.hint_from(a, 60, &pi_tree_navigator::session::ContextEdits::default());
         let id = plugin.id_of(a).to_string();
         let _ = full.context_json(Leaf::Id(&id));
         let _ = plugin.estimate(Leaf::Id(&id));

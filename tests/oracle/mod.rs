@@ -165,6 +165,8 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
                 };
                 [quarter(text + 4800 * images), quarter(as_assistant)]
             });
+            // The replacement's preview (shown in its target's place).
+            f.hint = obj.get("replacement").and_then(Value::as_object).and_then(|r| hint(&text_of(r.get("content")), masked));
         }
         "label" => {
             f.kind = Kind::Label;
