@@ -281,13 +281,21 @@ fn label_end_collision_moves_the_older_label() {
 
 #[test]
 fn batched_rewind_names_the_other_calls() {
-    let mut s = worked_session(40_000);
-    s.lines.pop();
-    s.assistant("a3", "", &[("c3", TOOL_NAME), ("c4", "bash")], 10_200.0);
-    let mut index = s.index();
-    let r = refusal(plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
-    assert_eq!(r.code, RefusalCode::BatchedRewind.as_str());
-    assert!(r.text.contains("bash (c4)"), "{}", r.text);
+    // Also after an extension replaced a3's content with the rewind call alone (pi ≥0.87): pi runs the calls of
+    // the message it streamed, so bash (c4) would still answer after the rewind.
+    let only_the_rewind = json!({"content": [{"type": "toolCall", "id": "c3", "name": TOOL_NAME, "arguments": {}}]});
+    for edited in [false, true] {
+        let mut s = worked_session(40_000);
+        s.lines.pop();
+        s.assistant("a3", "", &[("c3", TOOL_NAME), ("c4", "bash")], 10_200.0);
+        if edited {
+            s.edit("e3", "a3", &only_the_rewind);
+        }
+        let mut index = s.index_as(PI087);
+        let r = refusal(plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
+        assert_eq!(r.code, RefusalCode::BatchedRewind.as_str(), "edited: {edited}");
+        assert!(r.text.contains("bash (c4)"), "{}", r.text);
+    }
 }
 
 #[test]
@@ -370,23 +378,6 @@ fn the_call_in_flight_is_found_past_the_context_edits_of_its_batch() {
         assert_eq!(r.code, RefusalCode::BatchedRewind.as_str());
         assert!(r.text.contains("edit_context (c4)"), "{}", r.text);
     }
-}
-
-#[test]
-fn the_batched_guard_reads_the_calls_pi_runs_not_an_edit_of_them() {
-    // An extension replaced a3's content with the rewind call alone: pi still runs bash (c4), whose result
-    // would land after the rewind.
-    let mut s = worked_session(40_000);
-    s.lines.pop();
-    s.assistant("a3", "", &[("c3", TOOL_NAME), ("c4", "bash")], 10_200.0).edit(
-        "e3",
-        "a3",
-        &json!({"content": [{"type": "toolCall", "id": "c3", "name": TOOL_NAME, "arguments": {}}]}),
-    );
-    let mut index = s.index_as(PI087);
-    let r = refusal(plan(&mut index, &rewind_args("start", "done"), &facts("c3")).unwrap());
-    assert_eq!(r.code, RefusalCode::BatchedRewind.as_str());
-    assert!(r.text.contains("bash (c4)"), "{}", r.text);
 }
 
 #[test]

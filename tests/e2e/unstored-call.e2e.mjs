@@ -39,10 +39,9 @@ test(`pi ${host.version}: a tool that runs before pi stored its call (slow messa
     m.text("all done"),
   );
   m.summary.push(m.text("## Goal\nread\n## Progress\n### Done\n- read the bulk (BRANCH-SUMMARY)"));
-  const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS });
-  t.after(() => s.dispose());
-  const sm = s.sm;
-  await s.session.prompt("read the data");
+  const { session, sm, dispose } = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS });
+  t.after(dispose);
+  await session.prompt("read the data");
   // pi 0.74.2's prompt() may return before its queue stored the last messages: wait for the final reply.
   for (let i = 0; i < 200 && !sm.getBranch().some((e) => e.type === "message" && JSON.stringify(e.message.content).includes("all done")); i++) {
     await new Promise((resolve) => setTimeout(resolve, 25));
