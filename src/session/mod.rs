@@ -8,8 +8,11 @@
 //! (`view`, `skim`, `llm_view`).
 mod context;
 pub mod entry;
+mod entries;
 mod entry_ref;
+mod feed;
 mod index;
+mod labels;
 mod llm_view;
 mod migrate;
 mod profile;
@@ -18,13 +21,15 @@ mod record;
 mod skim;
 mod store;
 mod tokens;
+mod tree;
 mod view;
 pub mod wire;
 
 pub use context::{source_slot, ContextEdits, Source};
 pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 pub use entry_ref::{AssistantRef, EntryRef};
-pub use index::{ByteFeed, IngestReport, Leaf, Mode, SessionIndex, Skipped};
+pub use feed::{IngestReport, Skipped};
+pub use index::{ByteFeed, Leaf, Mode, SessionIndex};
 pub use read::parse_line;
 pub use migrate::{v1_id, Format};
 pub use llm_view::{

@@ -10,7 +10,8 @@
 //! and everything before it is read first: every answer is the one a full read gives (`tests/skim.rs` and
 //! the differential tests hold the two side by side).
 
-use super::index::{IngestReport, Leaf, Mode, SessionIndex};
+use super::feed::IngestReport;
+use super::index::{Leaf, Mode, SessionIndex};
 use super::record::Slot;
 use super::tokens::{cumulative, TokenEstimate};
 use super::view::{Anchor, LIST_HINT_MAX};
