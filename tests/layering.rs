@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-/// `src/session/` top to bottom: a line (`wire`, older formats in `migrate`) → entry facts (`entry`,
+/// `src/session/` top to bottom: a line (`value`, `wire`, older formats in `migrate`) → entry facts (`entry`,
 /// `read`) → the host generation's rules (`profile`) → resident store (`store`, `record`) → the index
 /// (`index`) → what is asked of it (`entry_ref`) → what pi builds (`context`) → estimates (`tokens`) →
 /// views (`view`, `skim`, `llm_view`).
 const PIPELINE: &[&str] = &[
-    "wire", "migrate", "entry", "read", "profile", "store", "record", "labels", "entries", "tree", "feed", "index",
+    "value", "wire", "migrate", "entry", "read", "profile", "store", "record", "labels", "entries", "tree", "feed", "index",
     "entry_ref", "context", "tokens", "view", "skim", "llm_view",
 ];
 

@@ -1,7 +1,7 @@
 //! The pure model of a pi session: entries, the resident index, context building and token estimates.
 //!
 //! Modules depend one way, down the way the data flows (`tests/layering.rs` holds the order):
-//! a line (`wire`: serde's view of one JSONL line; `migrate`: pi's older formats) → entry facts
+//! a line (`value`: a JSON value as JavaScript sees it; `wire`: serde's view of one JSONL line; `migrate`: pi's older formats) → entry facts
 //! ([`entry`], `read`: pi's rules, a line's [`Facts`]) → the host generation's rules (`profile`) → the
 //! resident store (`store`: arena, id table; `record`: an entry's fixed-size facts) → the index (`index`)
 //! → what is asked of it (`entry_ref`) → what pi builds (`context`) → estimates (`tokens`) → views
@@ -22,6 +22,7 @@ mod skim;
 mod store;
 mod tokens;
 mod tree;
+mod value;
 mod view;
 pub mod wire;
 

@@ -1,0 +1,364 @@
+//! A JSON value as JavaScript sees it, read by serde without building it: strings as UTF-8 or WTF-8
+//! ([`JsStr`]), any field whatever its type ([`Js`]), an object's fields or JavaScript's defaults
+//! ([`Obj`]), and the lengths pi's estimates take of values
+//! (`JSON.stringify(value).length`: [`StringifyLen`]; a system message's `sections`: [`SectionsLen`]).
+//! The types of a line ([`super::wire`]) are built from these.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use crate::js;
+
+/// A JSON string as JavaScript holds it: UTF-8, or WTF-8 when it has unpaired surrogates (which Rust
+/// strings cannot hold and `JSON.parse` keeps).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum JsStr<'a> {
+    /// Well-formed text (the norm).
+    Utf8(Cow<'a, str>),
+    /// Text with at least one unpaired surrogate, encoded as WTF-8 (3 bytes `ED A0..BF xx` each).
+    Wtf8(Cow<'a, [u8]>),
+}
+
+impl<'a> JsStr<'a> {
+    /// WTF-8 bytes from `serde_json`: kept as text when they are well-formed.
+    fn from_bytes(bytes: Cow<'a, [u8]>) -> Self {
+        match bytes {
+            Cow::Borrowed(b) => std::str::from_utf8(b).map_or(JsStr::Wtf8(Cow::Borrowed(b)), |s| JsStr::Utf8(Cow::Borrowed(s))),
+            Cow::Owned(b) => String::from_utf8(b).map_or_else(|e| JsStr::Wtf8(Cow::Owned(e.into_bytes())), |s| JsStr::Utf8(Cow::Owned(s))),
+        }
+    }
+
+    /// The WTF-8 bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            JsStr::Utf8(s) => s.as_bytes(),
+            JsStr::Wtf8(b) => b,
+        }
+    }
+
+    /// `.length` in JavaScript (UTF-16 units; an unpaired surrogate is one).
+    pub fn units(&self) -> usize {
+        js::utf16_units(self.bytes())
+    }
+
+    /// `JSON.stringify(s).length` (quotes, escapes; an unpaired surrogate is written `\udxxx`).
+    pub fn quoted_len(&self) -> usize {
+        js::quoted_len(self.bytes())
+    }
+
+    /// The text, each unpaired surrogate shown as U+FFFD (borrowed when there is none).
+    pub fn text(&self) -> Cow<'_, str> {
+        match self {
+            JsStr::Utf8(s) => Cow::Borrowed(s),
+            JsStr::Wtf8(b) => Cow::Owned(js::wtf8_lossy(b)),
+        }
+    }
+
+    /// Whether this is exactly `s`.
+    pub fn is(&self, s: &str) -> bool {
+        self.bytes() == s.as_bytes()
+    }
+}
+
+/// A field as JavaScript sees it, whatever its type: scalars kept, arrays and objects only noted (their
+/// content skipped). Missing fields are [`Js::Absent`] (`undefined`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Js<'a> {
+    /// Not there.
+    #[default]
+    Absent,
+    /// `null`.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// A number (±∞ for literals beyond the double range).
+    Num(f64),
+    /// A string.
+    Str(JsStr<'a>),
+    /// An array (content skipped).
+    Arr,
+    /// An object (content skipped).
+    Obj,
+}
+
+impl<'a> Js<'a> {
+    /// The string, if this is one.
+    pub fn str(&self) -> Option<&JsStr<'a>> {
+        match self {
+            Js::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The string as text (unpaired surrogates as U+FFFD), if this is one.
+    pub fn text(&self) -> Option<Cow<'_, str>> {
+        self.str().map(JsStr::text)
+    }
+
+    /// `.length` of a string, 0 for anything else (what `estimateTokens` adds for a missing field).
+    pub fn units(&self) -> usize {
+        self.str().map_or(0, JsStr::units)
+    }
+
+    /// The number, if this is one.
+    pub fn num(&self) -> Option<f64> {
+        match self {
+            Js::Num(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// JavaScript truthiness.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Js::Absent | Js::Null => false,
+            Js::Bool(b) => *b,
+            Js::Num(x) => *x != 0.0 && !x.is_nan(),
+            Js::Str(s) => !s.bytes().is_empty(),
+            Js::Arr | Js::Obj => true,
+        }
+    }
+}
+
+/// A type read from any JSON value: scalars arrive as a [`Js`]; arrays and objects are skipped unless the
+/// type reads them. The one visitor ([`Via`]) serves every such type.
+pub(super) trait FromJs<'de>: Sized {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E>;
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Self::from_js(Js::Arr)
+    }
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Self::from_js(Js::Obj)
+    }
+}
+
+/// The one visitor of every [`FromJs`] type.
+pub(super) struct Via<T>(pub(super) PhantomData<T>);
+
+/// Reads a [`FromJs`] type from whatever value comes.
+pub(super) fn any<'de, D: Deserializer<'de>, T: FromJs<'de>>(d: D) -> Result<T, D::Error> {
+    d.deserialize_any(Via(PhantomData))
+}
+
+impl<'de, T: FromJs<'de>> Visitor<'de> for Via<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        T::from_js(Js::Null)
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<T, E> {
+        T::from_js(Js::Bool(b))
+    }
+    fn visit_i64<E: de::Error>(self, x: i64) -> Result<T, E> {
+        T::from_js(Js::Num(x as f64))
+    }
+    fn visit_u64<E: de::Error>(self, x: u64) -> Result<T, E> {
+        T::from_js(Js::Num(x as f64))
+    }
+    fn visit_f64<E: de::Error>(self, x: f64) -> Result<T, E> {
+        T::from_js(Js::Num(x))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<T, E> {
+        T::from_js(Js::Str(JsStr::Utf8(Cow::Borrowed(s))))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
+        T::from_js(Js::Str(JsStr::Utf8(Cow::Owned(s.to_owned()))))
+    }
+    fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<T, E> {
+        T::from_js(Js::Str(JsStr::from_bytes(Cow::Borrowed(b))))
+    }
+    fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<T, E> {
+        T::from_js(Js::Str(JsStr::from_bytes(Cow::Owned(b.to_vec()))))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T, A::Error> {
+        T::from_seq(seq)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::from_map(map)
+    }
+}
+
+impl<'de> FromJs<'de> for Js<'de> {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Ok(js)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Js<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any::<D, Js<'de>>(d)
+    }
+}
+
+impl<'de> FromJs<'de> for JsStr<'de> {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        match js {
+            Js::Str(s) => Ok(s),
+            _ => Err(E::custom("expected a string")),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for JsStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(Via::<JsStr<'de>>(PhantomData))
+    }
+}
+
+/// A field read as the struct `T` when it is an object; anything else is `T::default()` (what reading
+/// fields of a non-object gives in JavaScript), with the value's truthiness kept.
+#[derive(Debug, Clone, Default)]
+pub struct Obj<T> {
+    /// The object's fields (defaults when it is not an object).
+    pub value: T,
+    /// Whether the field was an object.
+    pub is_object: bool,
+    /// JavaScript truthiness of the field (every object is truthy).
+    pub truthy: bool,
+}
+
+impl<'de, T: Deserialize<'de> + Default> FromJs<'de> for Obj<T> {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Ok(Obj { value: T::default(), is_object: false, truthy: js.truthy() })
+    }
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        Ok(Obj { value: T::deserialize(MapAccessDeserializer::new(map))?, is_object: true, truthy: true })
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any(d)
+    }
+}
+
+/// `JSON.stringify(value).length` of a field, measured while serde reads it (nothing is kept); `None`
+/// when the field is missing. Object keys count once, with their last value, as in JavaScript.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StringifyLen(pub Option<usize>);
+
+impl<'de> Deserialize<'de> for StringifyLen {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any(d).map(|Len(n)| StringifyLen(Some(n)))
+    }
+}
+
+/// What a system message's `sections` add to pi's `estimateTokens`: `section.length` of each truthy value
+/// of the object (`Object.values`; a repeated key counts once, with its last value). A string counts its
+/// UTF-16 length, an array its element count; other values (pi: `undefined` length, a NaN estimate) and a
+/// `sections` that is not an object count 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SectionsLen(pub usize);
+
+impl<'de> Deserialize<'de> for SectionsLen {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any(d)
+    }
+}
+
+impl<'de> FromJs<'de> for SectionsLen {
+    fn from_js<E: de::Error>(_: Js<'de>) -> Result<Self, E> {
+        Ok(SectionsLen(0))
+    }
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut values: Vec<usize> = Vec::new();
+        let mut seen: HashMap<JsStr<'de>, usize> = HashMap::new();
+        while let Some(Key(key)) = map.next_key()? {
+            let SectionLen(len) = map.next_value()?;
+            if let Some(&at) = seen.get(&key) {
+                values[at] = len;
+            } else {
+                seen.insert(key, values.len());
+                values.push(len);
+            }
+        }
+        Ok(SectionsLen(values.iter().sum()))
+    }
+}
+
+/// `.length` of one section value (see [`SectionsLen`]).
+struct SectionLen(usize);
+
+impl<'de> Deserialize<'de> for SectionLen {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any(d)
+    }
+}
+
+impl<'de> FromJs<'de> for SectionLen {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Ok(SectionLen(js.units()))
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        let mut items = 0;
+        while seq.next_element::<IgnoredAny>()?.is_some() {
+            items += 1;
+        }
+        Ok(SectionLen(items))
+    }
+}
+
+/// What one JSON value adds to `JSON.stringify`'s output.
+struct Len(usize);
+
+impl<'de> FromJs<'de> for Len {
+    fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Ok(Len(match js {
+            Js::Bool(false) => 5,
+            Js::Num(x) => js::number_json_len(x),
+            Js::Str(s) => s.quoted_len(),
+            _ => 4, // null, true
+        }))
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        let (mut len, mut items) = (2, 0);
+        while let Some(Len(item)) = seq.next_element()? {
+            len += item;
+            items += 1;
+        }
+        Ok(Len(len + items.max(1) - 1))
+    }
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        // Each key's `"key":value` length; a repeated key replaces its earlier value's length.
+        let mut members: Vec<usize> = Vec::new();
+        let mut seen: HashMap<JsStr<'de>, usize> = HashMap::new();
+        // Keys as strings, which checks them as JSON.parse does (a key with an unpaired surrogate fails
+        // here and is read by the `Loose` pass; read as bytes, a raw control character would pass).
+        while let Some(key) = map.next_key::<JsStr<'de>>()? {
+            let Len(value) = map.next_value()?;
+            let member = key.quoted_len() + 1 + value;
+            if let Some(&at) = seen.get(&key) {
+                members[at] = member;
+            } else {
+                seen.insert(key, members.len());
+                members.push(member);
+            }
+        }
+        Ok(Len(2 + members.iter().sum::<usize>() + members.len().max(1) - 1))
+    }
+}
+
+impl<'de> Deserialize<'de> for Len {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any(d)
+    }
+}
+
+/// An object key read as bytes, so unpaired surrogates in keys are kept too.
+pub(super) struct Key<'a>(pub(super) JsStr<'a>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_bytes(Via::<JsStr<'de>>(PhantomData)).map(Key)
+    }
+}
