@@ -163,7 +163,7 @@ export class ScriptedModel {
  * `compaction`: compaction settings for `session.compact()` (automatic compaction stays off).
  * Returns `{ session, sm, loader, dispose }`.
  */
-export async function createSession(host, model, { extensions = [], tools, sessionManager, cwd, compaction } = {}) {
+export async function createSession(host, model, { extensions = [], tools, sessionManager, cwd, compaction, settings } = {}) {
   const { pca } = host;
   const root = mkdtempSync(join(tmpdir(), `ptn-e2e-${host.version}-`));
   const workDir = cwd ?? join(root, "cwd");
@@ -171,7 +171,7 @@ export async function createSession(host, model, { extensions = [], tools, sessi
   mkdirSync(workDir, { recursive: true });
   mkdirSync(agentDir, { recursive: true });
   // Automatic compaction off; `compaction` adds settings for manual ones (e.g. keepRecentTokens).
-  const settingsManager = pca.SettingsManager.inMemory({ compaction: { enabled: false, ...compaction }, retry: { enabled: false } });
+  const settingsManager = pca.SettingsManager.inMemory({ compaction: { enabled: false, ...compaction }, retry: { enabled: false }, ...settings });
   const loader = new pca.DefaultResourceLoader({
     cwd: workDir,
     agentDir,
@@ -199,7 +199,11 @@ export async function createSession(host, model, { extensions = [], tools, sessi
   if (host.runtimeHost) {
     const modelRuntime = await pca.ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
     if (model.provider === "native") modelRuntime.registerNativeProvider(model.faux.provider);
-    else {
+    else if (model.provider === "wire") {
+      // pi's own provider (anthropic-messages, openai-*) pointed at a local mock server (lib/wire.mjs).
+      modelRuntime.registerProvider(model.providerId, model.providerConfig());
+      common.model = modelRuntime.getModel(model.providerId, model.modelId);
+    } else {
       const m = model.model;
       const streamSimple = typeof model.faux.streamSimple === "function" ? model.faux.streamSimple : undefined;
       modelRuntime.registerProvider("faux", { baseUrl: "http://localhost:0", apiKey: "offline", api: model.faux.api, streamSimple, models: [{ id: m.id, name: m.name ?? m.id, reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: m.contextWindow, maxTokens: m.maxTokens }] });
@@ -208,7 +212,12 @@ export async function createSession(host, model, { extensions = [], tools, sessi
   } else {
     const authStorage = pca.AuthStorage.inMemory();
     authStorage.setRuntimeApiKey("faux", "offline");
-    created = await pca.createAgentSession({ ...common, authStorage, modelRegistry: pca.ModelRegistry.inMemory(authStorage) });
+    const modelRegistry = pca.ModelRegistry.inMemory(authStorage);
+    if (model.provider === "wire") {
+      modelRegistry.registerProvider(model.providerId, model.providerConfig());
+      common.model = modelRegistry.find(model.providerId, model.modelId);
+    }
+    created = await pca.createAgentSession({ ...common, authStorage, modelRegistry });
   }
   const loadErrors = (created.extensionsResult?.errors ?? []).map((e) => `${e.path}: ${e.error}`);
   if (loadErrors.length) throw new Error(`extension load failed:\n${loadErrors.join("\n")}`);

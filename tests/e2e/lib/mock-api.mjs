@@ -1,0 +1,340 @@
+// Local mock servers of the model APIs pi's own providers speak (127.0.0.1 only, no key, no network), for
+// e2e tests "on the wire": pi's real provider code builds, sends and parses the HTTP requests.
+//
+//   const mock = await startAnthropicMock({ replies: [{ calls: [{ name: "bulk_read", input: { chars: 10 } }] }, { text: "done" }] });
+//   // point a pi model at it: { api: "anthropic-messages", baseUrl: mock.url, ... }
+//   ... run pi ...
+//   mock.requests   // every request, in arrival order (see "Request records")
+//   mock.violations // every broken API rule, [] when the client behaved
+//   await mock.close();
+//
+// Options (every start* function):
+//   replies   scripted replies, taken in order, one per request. A reply is a spec or a function
+//             `(record, mock) => spec` called when the request arrives (record: see below). `mock.replies` is
+//             the same array: tests may push to it later. An exhausted script answers "(script exhausted)"
+//             and counts it in `mock.exhausted`.
+//   threads   (Anthropic only; default true) serve message threads: `thread: {type:"create"}` /
+//             `{type:"continue", previous_message_id}` (pi ≥1.5.1, beta `message-threads-2026-08-12`).
+//   onRequest `(record, mock) => void`, called before the reply is chosen.
+//
+// A reply spec: { text?: string, calls?: [{ name, input, id? }], stop?: string (the API's own stop reason;
+//   default: tool use when there are calls, else end of turn), usage?: { input?, output?, cacheRead?, cacheWrite? },
+//   error?: { status?, type?, message?, code? } (answered as the API's error response instead of a reply: a fault),
+//   cut?: true (the stream stops after the first content event and the socket is destroyed: a fault) }.
+//   Ids the mock mints have the API's formats: Anthropic `msg_01…`/`toolu_01…`, Chat Completions `chatcmpl-…`/
+//   `call_…`, Responses `resp_…`/`fc_…` items with `call_…` call ids.
+//
+// Request records (`mock.requests[i]`): { index, api, path, headers, body (as sent), thread ("create" |
+//   "continue" | null), full ({ system, tools, messages } in the API's own shapes — for a thread continuation the
+//   server-side history it extends, reconstructed), violations (strings), status (HTTP status answered), reply
+//   ({ id, content } as streamed, null on an error), usage (the usage reported) }.
+//
+// Rules enforced (a violation is recorded on the request and in `mock.violations`, and answered with the API's
+// 400 error shape, so pi sees what the real API would do):
+//   - Anthropic: the first message is a user message; roles are user/assistant; every tool_use of an assistant
+//     message is answered by a tool_result in the very next message, which must be a user message with the
+//     tool_result blocks first; no tool_result without a tool_use in the message before; tool_use ids unique and
+//     `^[a-zA-Z0-9_-]+$`; a continuation names a reply of this server not continued before and carries no
+//     system/tools (pi drops them) — unknown/used replies get the API's `thread_not_found` /
+//     `thread_already_continued` error code, which pi answers with a fresh `create`.
+//   - Chat Completions / Responses: see their functions below.
+//
+// Prompt caching is simulated from the bytes: each request's canonical prefix (system, tools, messages without
+// cache_control) is stored; a later request whose canonical form starts with a stored prefix reads that many
+// tokens from the cache (chars/4) — plain and thread requests share entries by content. `usage` of a reply
+// overrides the numbers.
+import { createServer } from "node:http";
+import { randomBytes } from "node:crypto";
+
+const B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** `n` random base-62 characters (the alphabet of Anthropic's ids). */
+function base62(n) {
+  const bytes = randomBytes(n);
+  let s = "";
+  for (let i = 0; i < n; i++) s += B62[bytes[i] % 62];
+  return s;
+}
+/** A hex-ish id tail as OpenAI mints them. */
+const hex = (n) => randomBytes(Math.ceil(n / 2)).toString("hex").slice(0, n);
+
+export const ids = {
+  anthropicMessage: () => `msg_01${base62(22)}`,
+  anthropicToolUse: () => `toolu_01${base62(22)}`,
+  chatCompletion: () => `chatcmpl-${base62(29)}`,
+  openaiCall: () => `call_${base62(24)}`,
+  responsesResponse: () => `resp_${hex(48)}`,
+  responsesMessage: () => `msg_${hex(48)}`,
+  responsesFunctionCall: () => `fc_${hex(48)}`,
+};
+
+const tokens = (chars) => Math.ceil(chars / 4);
+
+/** Strips `cache_control` keys (they do not change what a prompt is). */
+function canonical(value) {
+  return JSON.stringify(value, (k, v) => (k === "cache_control" ? undefined : v));
+}
+
+/**
+ * The shared server: reads JSON bodies, records, checks (`check(record)` → violations), and answers through
+ * `respond(res, record, spec)` or the API's error shape `errorBody(status, type, message, code)`.
+ */
+async function startServer({ api, replies = [], onRequest, route, check, respond, errorBody }) {
+  const mock = {
+    api,
+    replies,
+    requests: [],
+    violations: [],
+    exhausted: 0,
+    cache: new Set(),
+    url: "",
+    port: 0,
+    close: null,
+  };
+  const sockets = new Set();
+  const server = createServer(async (req, res) => {
+    let raw = "";
+    for await (const chunk of req) raw += chunk;
+    const path = req.url;
+    if (req.method !== "POST" || !route(path)) {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify(errorBody(404, "not_found_error", `no route ${req.method} ${path}`)));
+      return;
+    }
+    let body;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify(errorBody(400, "invalid_request_error", "body is not JSON")));
+      return;
+    }
+    const record = { index: mock.requests.length, api, path, headers: req.headers, body, thread: null, full: null, violations: [], status: 200, reply: null, usage: null };
+    mock.requests.push(record);
+    let failure;
+    try {
+      failure = check(record, mock);
+    } catch (e) {
+      failure = { status: 400, type: "invalid_request_error", message: `malformed request: ${e.message}` };
+      record.violations.push(failure.message);
+    }
+    for (const v of record.violations) mock.violations.push(`request ${record.index}: ${v}`);
+    if (!failure && record.violations.length) failure = { status: 400, type: "invalid_request_error", message: record.violations[0] };
+    onRequest?.(record, mock);
+    if (failure) {
+      record.status = failure.status;
+      res.writeHead(failure.status, { "content-type": "application/json", "request-id": `req_${base62(24)}` });
+      res.end(JSON.stringify(errorBody(failure.status, failure.type, failure.message, failure.code)));
+      return;
+    }
+    let spec = mock.replies.shift();
+    if (typeof spec === "function") spec = spec(record, mock);
+    if (spec === undefined) {
+      mock.exhausted++;
+      spec = { text: "(script exhausted)" };
+    }
+    if (spec.error) {
+      const e = spec.error;
+      record.status = e.status ?? 500;
+      res.writeHead(record.status, { "content-type": "application/json" });
+      res.end(JSON.stringify(errorBody(record.status, e.type ?? "api_error", e.message ?? "scripted fault", e.code)));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    await respond(res, record, spec, mock);
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  mock.port = server.address().port;
+  mock.close = () =>
+    new Promise((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    });
+  return mock;
+}
+
+/** Cache accounting for a request whose canonical prompt is `parts` (strings, in prompt order). */
+function cacheUsage(mock, parts, override = {}) {
+  let prefix = "";
+  let read = 0;
+  const prefixes = [];
+  for (const p of parts) {
+    prefix += p;
+    prefixes.push(prefix);
+    if (mock.cache.has(prefix)) read = prefix.length;
+  }
+  for (const p of prefixes) mock.cache.add(p);
+  const total = prefix.length;
+  const cacheRead = override.cacheRead ?? tokens(read);
+  const cacheWrite = override.cacheWrite ?? tokens(total - read);
+  return { input: override.input ?? 0, cacheRead, cacheWrite };
+}
+
+function sse(res, event, data) {
+  res.write(`${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+}
+
+/** Splits a string into up to three pieces (a streamed text or JSON arrives in deltas). */
+function pieces(s) {
+  if (s.length < 3) return [s];
+  const a = Math.floor(s.length / 3), b = Math.floor((2 * s.length) / 3);
+  return [s.slice(0, a), s.slice(a, b), s.slice(b)];
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+// ───────────────────────────── Anthropic Messages ─────────────────────────────
+
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/** Content blocks of an Anthropic message (a string is one text block). */
+const blocksOf = (m) => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : []);
+
+/** The Anthropic Messages rules over a whole conversation; returns violation strings. */
+export function anthropicViolations(messages) {
+  const out = [];
+  if (!Array.isArray(messages) || messages.length === 0) return ["messages: at least one message is required"];
+  if (messages[0].role !== "user") out.push(`messages.0: the first message must use the "user" role, got "${messages[0].role}"`);
+  const seenIds = new Set();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.role !== "user" && m.role !== "assistant") out.push(`messages.${i}: unexpected role "${m.role}"`);
+    const blocks = blocksOf(m);
+    const results = blocks.filter((b) => b.type === "tool_result");
+    if (m.role === "assistant" && results.length) out.push(`messages.${i}: tool_result blocks are only allowed in user messages`);
+    if (m.role === "user") {
+      if (blocks.some((b) => b.type === "tool_use")) out.push(`messages.${i}: tool_use blocks are only allowed in assistant messages`);
+      const firstOther = blocks.findIndex((b) => b.type !== "tool_result");
+      if (firstOther >= 0 && blocks.slice(firstOther).some((b) => b.type === "tool_result")) {
+        out.push(`messages.${i}: tool_result blocks must come first in the content, before any other block`);
+      }
+      const prev = messages[i - 1];
+      const prevCalls = prev?.role === "assistant" ? blocksOf(prev).filter((b) => b.type === "tool_use").map((b) => b.id) : [];
+      for (const r of results) {
+        if (!prevCalls.includes(r.tool_use_id)) {
+          out.push(`messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${r.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+        }
+      }
+    }
+    if (m.role === "assistant") {
+      const calls = blocks.filter((b) => b.type === "tool_use");
+      for (const c of calls) {
+        if (typeof c.id !== "string" || !TOOL_ID.test(c.id)) out.push(`messages.${i}: tool_use id ${JSON.stringify(c.id)} does not match ^[a-zA-Z0-9_-]+$`);
+        if (seenIds.has(c.id)) out.push(`messages.${i}: \`tool_use\` ids must be unique: ${c.id}`);
+        seenIds.add(c.id);
+      }
+      if (calls.length) {
+        const next = messages[i + 1];
+        const answered = next?.role === "user" ? blocksOf(next).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id) : [];
+        const missing = calls.filter((c) => !answered.includes(c.id)).map((c) => c.id);
+        // The last message may be an assistant message with calls only as a prefill; pi never sends that.
+        if (missing.length) {
+          out.push(`messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Anthropic Messages API mock: POST /v1/messages (also `?beta=true`, as pi's SDK client sends it), streamed
+ * as the API streams (message_start, content_block_start/delta/stop for text and tool_use with
+ * input_json_delta, message_delta with stop_reason and usage, message_stop). Threads: the server keeps each
+ * reply's whole conversation (system, tools, messages + the reply) by its message id; a continuation extends
+ * it with the request's new messages, is checked as that whole conversation, and a reply may be continued once.
+ */
+export async function startAnthropicMock({ replies = [], threads = true, onRequest } = {}) {
+  const history = new Map(); // reply id → { system, tools, messages (incl. the reply), continued }
+  const mock = await startServer({
+    api: "anthropic",
+    replies,
+    onRequest,
+    route: (path) => path === "/v1/messages" || path.startsWith("/v1/messages?"),
+    errorBody: (status, type, message, code) => ({
+      type: "error",
+      error: { type, message, ...(code ? { details: { error_code: code } } : {}) },
+      request_id: `req_${base62(24)}`,
+    }),
+    check(record) {
+      const { body } = record;
+      const thread = body.thread;
+      if (thread !== undefined && !threads) {
+        record.violations.push("thread: message threads are not enabled for this server");
+      }
+      if (thread?.type === "continue" && threads) {
+        record.thread = "continue";
+        const prev = history.get(thread.previous_message_id);
+        if (!prev) return { status: 404, type: "not_found_error", message: `thread not found: ${thread.previous_message_id}`, code: "thread_not_found" };
+        if (prev.continued) return { status: 409, type: "invalid_request_error", message: `thread already continued: ${thread.previous_message_id}`, code: "thread_already_continued" };
+        if (body.system !== undefined || body.tools !== undefined) record.violations.push("thread continue: system and tools are fixed by the thread and must be omitted");
+        prev.continued = true;
+        record.full = { system: prev.system, tools: prev.tools, messages: [...prev.messages, ...(body.messages ?? [])] };
+      } else {
+        if (thread !== undefined) {
+          if (thread?.type !== "create") record.violations.push(`thread: unknown type ${JSON.stringify(thread?.type)}`);
+          record.thread = "create";
+        }
+        record.full = { system: body.system, tools: body.tools, messages: body.messages ?? [] };
+      }
+      if (record.thread) {
+        const beta = String(record.headers["anthropic-beta"] ?? "");
+        if (!beta.split(",").map((s) => s.trim()).includes("message-threads-2026-08-12")) record.violations.push("thread without the message-threads-2026-08-12 beta header");
+      }
+      if (typeof body.model !== "string" || !body.model) record.violations.push("model: Field required");
+      if (typeof body.max_tokens !== "number" || body.max_tokens < 1) record.violations.push("max_tokens: must be a positive integer");
+      record.violations.push(...anthropicViolations(record.full.messages));
+      return undefined;
+    },
+    async respond(res, record, spec, mock) {
+      const id = ids.anthropicMessage();
+      const { full } = record;
+      const parts = [canonical([full.system ?? null, full.tools ?? null]), ...full.messages.map((m) => canonical(m))];
+      const u = cacheUsage(mock, parts, spec.usage);
+      const content = [];
+      if (spec.text !== undefined) content.push({ type: "text", text: spec.text });
+      for (const c of spec.calls ?? []) content.push({ type: "tool_use", id: c.id ?? ids.anthropicToolUse(), name: c.name, input: c.input ?? c.args ?? {} });
+      const stop = spec.stop ?? (spec.calls?.length ? "tool_use" : "end_turn");
+      const output = spec.usage?.output ?? Math.max(1, tokens(JSON.stringify(content).length));
+      record.reply = { id, content };
+      record.usage = { input_tokens: u.input, cache_read_input_tokens: u.cacheRead, cache_creation_input_tokens: u.cacheWrite, output_tokens: output };
+      sse(res, "message_start", {
+        type: "message_start",
+        message: { id, type: "message", role: "assistant", content: [], model: record.body.model, stop_reason: null, stop_sequence: null, usage: { ...record.usage, output_tokens: 1 } },
+      });
+      sse(res, "ping", { type: "ping" });
+      let index = 0;
+      for (const block of content) {
+        if (block.type === "text") {
+          sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
+          if (spec.cut) break;
+          for (const p of pieces(block.text)) sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: p } });
+        } else {
+          sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
+          if (spec.cut) break;
+          for (const p of pieces(JSON.stringify(block.input))) sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: p } });
+        }
+        sse(res, "content_block_stop", { type: "content_block_stop", index });
+        index++;
+        await tick();
+      }
+      if (spec.cut) {
+        record.reply = null;
+        res.socket?.destroy();
+        return;
+      }
+      sse(res, "message_delta", { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: record.usage });
+      sse(res, "message_stop", { type: "message_stop" });
+      res.end();
+      if (record.thread) {
+        history.set(id, { system: full.system, tools: full.tools, messages: [...full.messages, { role: "assistant", content }], continued: false });
+      }
+    },
+  });
+  mock.url = `http://127.0.0.1:${mock.port}`;
+  mock.threadHistory = history;
+  return mock;
+}
