@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use super::entry::{Kind, RoleKind};
 use super::index::{Leaf, Mode, SessionIndex};
+use super::profile::Profile;
 use super::read::{parse_fields, Fields};
-use super::record::{edit_replaces, Slot};
+use super::record::{edit_replaces, Record, Slot};
 use crate::error::SessionError;
 use crate::js::date_ms;
 use crate::js::number_to_string as number_to_js_string;
@@ -52,6 +53,150 @@ impl ContextEdits {
     }
 }
 
+/// `estimateTokens` of a source's message; `record`: its entry's (the one at [`source_slot`]).
+#[inline(always)]
+pub(super) fn tokens_of(index: &SessionIndex, source: Source, record: &Record) -> f64 {
+    match source {
+        Source::CompactionSystem(_) => record.compaction_system().unwrap_or(0.0),
+        Source::CompactionSummary(_) | Source::Entry(_) => record.tokens,
+        Source::Edited(_, edit) => index.record(edit).edited(record.kind, record.tokens).unwrap_or(0.0),
+    }
+}
+
+/// What an entry did to the context being built.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Step<'i> {
+    /// Nothing: the entry sends no message.
+    None,
+    /// A message joined the context (as stored; [`Messages::edited`] says what is sent of it), with its
+    /// entry's record.
+    Message(Source, &'i Record),
+    /// A `context_edit`; `applied`: the profile applies it, so messages already in the context may read
+    /// differently.
+    Edit { applied: bool },
+}
+
+/// The context pi builds along a path (root first), grown one entry at a time: the one implementation of
+/// the profile's context rules — a compaction's `systemMessage`, summary and kept entries, system messages
+/// in the kept range, `context_edit`s — read by the context view ([`SessionIndex::context_sources`]) and by
+/// the estimates (`super::tokens`, which counts what this decides).
+#[derive(Debug)]
+pub(super) struct Messages<'i> {
+    index: &'i SessionIndex,
+    profile: Profile,
+    /// Whether the messages are listed (an estimate needs the list only to recount after an edit).
+    keep: bool,
+    /// The context's messages before edits, with the path positions of their entries.
+    list: Vec<(Source, usize)>,
+    /// Latest `context_edit` per target id among the context's entries.
+    edits: HashMap<&'i str, Slot>,
+}
+
+impl<'i> Messages<'i> {
+    /// An empty context under the index's profile; `keep`: list its messages (see [`Self::list`]).
+    pub(super) fn new(index: &'i SessionIndex, keep: bool) -> Self {
+        Messages { index, profile: index.profile().0, keep, list: Vec::new(), edits: HashMap::new() }
+    }
+
+    /// The entry at path position `pos` (not a compaction: [`Self::restart`]) joins the context.
+    // Inlined: the estimates call it for every entry of every path they walk.
+    #[inline(always)]
+    pub(super) fn add(&mut self, slot: Slot, pos: usize) -> Step<'i> {
+        let record = self.index.record(slot);
+        match record.kind {
+            Kind::ContextEdit => {
+                let applied = self.profile.applies_context_edits();
+                if applied {
+                    self.edit(slot);
+                }
+                Step::Edit { applied }
+            }
+            _ if record.emits_message() => {
+                self.push(Source::Entry(slot), pos);
+                Step::Message(Source::Entry(slot), record)
+            }
+            _ => Step::None,
+        }
+    }
+
+    /// The compaction at path position `pos` starts the context again: its `systemMessage` (pi ≥0.87)
+    /// and summary, then its kept entries (`kept`, with their path positions: from `firstKeptEntryId` up to
+    /// the compaction; pi ≥0.87 leaves out their system messages, and their edits are in force). Each
+    /// message is handed to `emit` as it joins; true when a kept edit is in force.
+    pub(super) fn restart(
+        &mut self,
+        slot: Slot,
+        pos: usize,
+        kept: impl Iterator<Item = (usize, Slot)>,
+        mut emit: impl FnMut(Source, usize),
+    ) -> bool {
+        self.list.clear();
+        self.edits.clear();
+        let mut join = |this: &mut Self, source: Source, pos: usize| {
+            this.push(source, pos);
+            emit(source, pos);
+        };
+        if self.index.record(slot).compaction_system().is_some() {
+            join(self, Source::CompactionSystem(slot), pos);
+        }
+        join(self, Source::CompactionSummary(slot), pos);
+        let mut edited = false;
+        for (p, s) in kept {
+            let record = self.index.record(s);
+            match record.kind {
+                // Edits in the kept range belong to the context (they may target the compaction too).
+                Kind::ContextEdit if self.profile.applies_context_edits() => {
+                    self.edit(s);
+                    edited = true;
+                }
+                Kind::Message(RoleKind::System) if self.profile.reemits_system_at_compaction() => {}
+                // An older compaction in the kept range contributes nothing.
+                _ if record.emits_message() => join(self, Source::Entry(s), p),
+                _ => {}
+            }
+        }
+        edited
+    }
+
+    /// The context's messages before edits, with their entries' path positions (empty unless kept).
+    pub(super) fn list(&self) -> &[(Source, usize)] {
+        &self.list
+    }
+
+    /// A message as the context's edits leave it: `None` when a `null` replacement omits it, a
+    /// [`Source::Edited`] where the edit replaces the content, else unchanged (other roles keep theirs;
+    /// a compaction's messages keep theirs unless omitted).
+    #[inline(always)]
+    pub(super) fn edited(&self, source: Source) -> Option<Source> {
+        if self.edits.is_empty() {
+            return Some(source);
+        }
+        self.edited_by(source)
+    }
+
+    /// [`Self::edited`] when some edit is in force.
+    fn edited_by(&self, source: Source) -> Option<Source> {
+        let s = source_slot(source);
+        let Some(&edit) = self.edits.get(self.index.id_of(s)) else { return Some(source) };
+        let kind = self.index.record(s).kind;
+        self.index.record(edit).edited(kind, 0.0)?;
+        Some(if matches!(source, Source::Entry(_)) && edit_replaces(kind) { Source::Edited(s, edit) } else { source })
+    }
+
+    fn edit(&mut self, slot: Slot) {
+        if let Some(target) = self.index.entry(slot).edit_target() {
+            self.edits.insert(target, slot);
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, source: Source, pos: usize) {
+        if self.keep {
+            self.list.push((source, pos));
+        }
+    }
+}
+
 impl SessionIndex {
     /// The messages pi would build for `leaf`, as their sources, in order: with a compaction on the path,
     /// its summary (pi ≥0.87: after its `systemMessage`), then the kept entries from `firstKeptEntryId`
@@ -60,8 +205,8 @@ impl SessionIndex {
     pub fn context_sources(&mut self, leaf: Leaf<'_>) -> Result<(Vec<Slot>, Vec<Source>), SessionError> {
         let slot = self.resolve_leaf(leaf);
         let path = self.path(slot)?;
-        let (sources, edits) = self.unedited_sources(&path);
-        let sources = if edits.is_empty() { sources } else { sources.into_iter().filter_map(|s| self.edited(s, &edits)).collect() };
+        let messages = self.messages_along(&path);
+        let sources = messages.list().iter().filter_map(|&(source, _)| messages.edited(source)).collect();
         Ok((path, sources))
     }
 
@@ -72,11 +217,11 @@ impl SessionIndex {
         if !self.profile().0.applies_context_edits() || !path.iter().any(|&s| self.record(s).kind == Kind::ContextEdit) {
             return ContextEdits::default();
         }
-        let (sources, edits) = self.unedited_sources(path);
+        let messages = self.messages_along(path);
         let mut out = HashMap::new();
-        for source in sources {
+        for &(source, _) in messages.list() {
             let Source::Entry(s) = source else { continue };
-            match self.edited(source, &edits) {
+            match messages.edited(source) {
                 None => out.insert(s, None),
                 Some(Source::Edited(_, edit)) => out.insert(s, Some(edit)),
                 Some(_) => None,
@@ -118,68 +263,32 @@ impl SessionIndex {
         Some(hint)
     }
 
-    /// The context's messages along `path` before edits, and the latest `context_edit` per target id among
-    /// the context's entries (pi ≥0.87).
-    fn unedited_sources(&self, path: &[Slot]) -> (Vec<Source>, HashMap<&str, Slot>) {
-        let profile = self.profile().0;
-        let compaction = path.iter().rposition(|&s| self.entry(s).kind() == Kind::Compaction);
-        let mut sources = Vec::new();
-        // The context's entries after the compaction's own messages, each with whether it is kept from
-        // before the compaction.
-        let mut entries: Vec<(Slot, bool)> = Vec::new();
-        let range = match compaction {
+    /// The context pi builds along `path` (root first): from its latest compaction on, when it has one.
+    fn messages_along(&self, path: &[Slot]) -> Messages<'_> {
+        let mut messages = Messages::new(self, true);
+        let compaction = path.iter().rposition(|&s| self.record(s).kind == Kind::Compaction);
+        let after = match compaction {
             Some(ci) => {
                 let c = path[ci];
-                if self.record(c).compaction_system().is_some() {
-                    sources.push(Source::CompactionSystem(c));
-                }
-                sources.push(Source::CompactionSummary(c));
-                if let Some(first) = self.entry(c).first_kept() {
-                    if let Some(start) = path[..ci].iter().position(|&s| self.id_of(s) == first) {
-                        entries.extend(path[start..ci].iter().map(|&s| (s, true)));
-                    }
-                }
-                ci + 1..path.len()
+                // Kept: from the first entry before the compaction with id `firstKeptEntryId`, as pi searches.
+                let first = self.entry(c).first_kept();
+                let start = first.and_then(|first| path[..ci].iter().position(|&s| self.id_of(s) == first));
+                let kept = start.map_or(&[][..], |start| &path[start..ci]);
+                let kept = kept.iter().enumerate().map(|(j, &s)| (start.unwrap_or(0) + j, s));
+                messages.restart(c, ci, kept, |_, _| {});
+                ci + 1
             }
-            None => 0..path.len(),
+            None => 0,
         };
-        entries.extend(path[range].iter().map(|&s| (s, false)));
-        let mut edits: HashMap<&str, Slot> = HashMap::new();
-        for (s, kept) in entries {
-            let entry = self.entry(s);
-            match entry.kind() {
-                Kind::ContextEdit if profile.applies_context_edits() => {
-                    if let Some(target) = entry.edit_target() {
-                        edits.insert(target, s);
-                    }
-                }
-                Kind::Message(RoleKind::System) if kept && profile.reemits_system_at_compaction() => {}
-                _ if entry.emits_message() => sources.push(Source::Entry(s)),
-                _ => {}
-            }
+        for (pos, &s) in path.iter().enumerate().skip(after) {
+            messages.add(s, pos);
         }
-        (sources, edits)
-    }
-
-    /// A source as the context's `edits` leave it: `None` when a `null` replacement omits it, an
-    /// [`Source::Edited`] where the edit replaces the content, else unchanged (other roles keep theirs).
-    fn edited(&self, source: Source, edits: &HashMap<&str, Slot>) -> Option<Source> {
-        let s = source_slot(source);
-        let Some(&edit) = edits.get(self.id_of(s)) else { return Some(source) };
-        self.record(edit).edited(self.record(s).kind, 0.0)?;
-        Some(if matches!(source, Source::Entry(_)) && edit_replaces(self.record(s).kind) { Source::Edited(s, edit) } else { source })
+        messages
     }
 
     /// `estimateTokens` of a source's message.
     pub fn source_tokens(&self, source: Source) -> f64 {
-        match source {
-            Source::CompactionSystem(s) => self.record(s).compaction_system().unwrap_or(0.0),
-            Source::CompactionSummary(s) | Source::Entry(s) => self.record(s).tokens,
-            Source::Edited(s, edit) => {
-                let record = self.record(s);
-                self.record(edit).edited(record.kind, record.tokens).unwrap_or(0.0)
-            }
-        }
+        tokens_of(self, source, self.record(source_slot(source)))
     }
 
     /// The context pi would build with `leaf` as leaf, as one JSON object

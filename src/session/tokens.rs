@@ -1,22 +1,22 @@
 //! Token estimates identical to pi's: `estimateContextTokens(buildSessionContext(…).messages)` (pi
 //! 0.74–0.86), `estimateProjectedContextTokens(buildSessionProjection(…), branch)` (pi ≥0.87: what its
 //! `getContextUsage()` reports), and the estimate "as if the leaf were here" for every entry of a path in
-//! one pass. The differences are the [`Profile`]'s rules.
+//! one pass. The differences are the [`Profile`]'s rules; which messages the context holds is decided by
+//! `super::context` ([`Messages`]), counted here.
 //!
 //! pi's estimate anchors on the last assistant message with usable `usage` and adds `ceil(chars/4)` for
 //! every message after it; with no such assistant it sums every message. Each entry's own share
 //! (`Entry::tokens`, `Entry::usage`) is computed once at ingest, so an estimate is a walk over numbers.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use tsify_next::Tsify;
 
+use super::context::{source_slot, tokens_of, Messages, Source, Step};
 use super::entry::{patch_parts, Kind, RoleKind};
 use super::read::ceil_quarter;
 use super::index::{Leaf, SessionIndex};
 use super::profile::Profile;
-use super::record::Slot;
+use super::record::{Record, Slot};
 use crate::error::SessionError;
 
 /// pi's `estimateContextTokens` result.
@@ -143,24 +143,29 @@ impl<'i> Replay<'i> {
     }
 }
 
-/// One message of the context being built: the entry it comes from (at `pos` on the path) and, for a
-/// compaction, which of its two messages.
-#[derive(Debug, Clone, Copy)]
-struct Msg {
-    slot: Slot,
-    pos: usize,
-    /// A compaction's `systemMessage` (rather than its summary).
-    system_part: bool,
+/// Counts one message of the context (as the context's edits leave it) into the running estimate and,
+/// where the profile counts system messages, into the replayed system message.
+/// `record`: the message's entry's (the one at [`source_slot`]).
+#[inline(always)]
+fn tally<'i>(index: &'i SessionIndex, profile: Profile, run: &mut Running, replay: &mut Replay<'i>, source: Source, record: &Record, pos: usize) {
+    let compaction_system = matches!(source, Source::CompactionSystem(_));
+    let usage = if compaction_system { None } else { record.usage() };
+    let system = compaction_system || record.kind == Kind::Message(RoleKind::System);
+    run.push(tokens_of(index, source, record), usage, pos, system);
+    if system && profile.counts_system_messages() {
+        if let Some(patch) = index.text(record.system_patch()) {
+            replay.apply(patch);
+        }
+    }
 }
 
-/// The context pi would build, grown one path entry at a time, with the profile's rules.
+/// The estimate of the context pi builds (its messages decided by [`Messages`]), grown one path entry at
+/// a time.
 struct Context<'i> {
     index: &'i SessionIndex,
     profile: Profile,
-    /// The context's messages before edits (kept only while edits can change them).
-    msgs: Vec<Msg>,
-    /// Latest `context_edit` per target id among the context's entries.
-    edits: HashMap<&'i str, Slot>,
+    /// The context's messages (listed only while edits can change them).
+    messages: Messages<'i>,
     /// Path position of the branch's latest `context_edit` or compaction, where usage before it is
     /// not trusted.
     distrust_until: Option<usize>,
@@ -175,109 +180,57 @@ impl<'i> Context<'i> {
         Context {
             index,
             profile,
-            msgs: Vec::new(),
-            edits: HashMap::new(),
+            messages: Messages::new(index, profile.applies_context_edits()),
             distrust_until: None,
             run: Running::default(),
             replay: Replay::default(),
         }
     }
 
-    /// A message's tokens and usage after the context's edits; `None` when an edit omits it.
-    fn message(&self, m: Msg) -> Option<(f64, Option<f64>)> {
-        let r = self.index.record(m.slot);
-        let (tokens, usage) = match r.compaction_system() {
-            Some(system) if m.system_part => (system, None),
-            _ => (r.tokens, r.usage()),
-        };
-        if self.edits.is_empty() {
-            return Some((tokens, usage));
-        }
-        match self.edits.get(self.index.id_of(m.slot)) {
-            // A compaction's system message keeps its content, like its summary, unless omitted.
-            Some(&edit) => self.index.record(edit).edited(if m.system_part { Kind::Compaction } else { r.kind }, tokens).map(|t| (t, usage)),
-            None => Some((tokens, usage)),
+    /// Counts a message of the context, as its edits leave it (not at all when they omit it); `record`:
+    /// its entry's.
+    #[inline(always)]
+    fn count(&mut self, source: Source, record: &Record, pos: usize) {
+        if let Some(source) = self.messages.edited(source) {
+            tally(self.index, self.profile, &mut self.run, &mut self.replay, source, record, pos);
         }
     }
 
-    fn push(&mut self, m: Msg) {
-        if self.profile.applies_context_edits() {
-            self.msgs.push(m);
-        }
-        self.count(m);
-    }
-
-    /// Counts a message of the context (unless an edit omits it).
-    fn count(&mut self, m: Msg) {
-        let Some((tokens, usage)) = self.message(m) else { return };
-        let record = self.index.record(m.slot);
-        let system = m.system_part || record.kind == Kind::Message(RoleKind::System);
-        self.run.push(tokens, usage, m.pos, system);
-        if system && self.profile.counts_system_messages() {
-            let index = self.index;
-            if let Some(patch) = index.text(record.system_patch()) {
-                self.replay.apply(patch);
-            }
-        }
-    }
-
-    /// The running estimate again from the messages (after an edit changed one of them).
+    /// The running estimate again from the messages (after an edit changed what some of them send).
     fn rebuild(&mut self) {
         self.run = Running::default();
         self.replay = Replay::default();
-        for i in 0..self.msgs.len() {
-            self.count(self.msgs[i]);
+        for i in 0..self.messages.list().len() {
+            let (source, pos) = self.messages.list()[i];
+            self.count(source, self.index.record(source_slot(source)), pos);
         }
     }
 
     /// The entry at path position `pos` joins the context (a compaction is [`Context::restart`]).
     fn add(&mut self, slot: Slot, pos: usize) {
-        let record = self.index.record(slot);
-        if record.kind == Kind::ContextEdit {
-            self.distrust_until = Some(pos);
-            if self.profile.applies_context_edits() {
-                self.edit(slot);
-                self.rebuild();
+        match self.messages.add(slot, pos) {
+            Step::Message(source, record) => self.count(source, record, pos),
+            Step::Edit { applied } => {
+                self.distrust_until = Some(pos);
+                if applied {
+                    self.rebuild();
+                }
             }
-        } else if record.emits_message() {
-            self.push(Msg { slot, pos, system_part: false });
-        }
-    }
-
-    fn edit(&mut self, slot: Slot) {
-        if let Some(target) = self.index.entry(slot).edit_target() {
-            self.edits.insert(target, slot);
+            Step::None => {}
         }
     }
 
     /// A compaction at path position `pos`: its messages, then the kept entries (`kept`, with their
     /// path positions), as the context from here on.
     fn restart(&mut self, slot: Slot, pos: usize, kept: impl Iterator<Item = (usize, Slot)>) {
-        self.msgs.clear();
-        self.edits.clear();
         self.run = Running::default();
         self.replay = Replay::default();
         self.distrust_until = Some(pos);
-        if self.index.record(slot).compaction_system().is_some() {
-            self.push(Msg { slot, pos, system_part: true });
-        }
-        self.push(Msg { slot, pos, system_part: false });
-        let mut edited = false;
-        for (p, s) in kept {
-            let record = self.index.record(s);
-            match record.kind {
-                // Edits in the kept range belong to the context (they may target the compaction too).
-                Kind::ContextEdit if self.profile.applies_context_edits() => {
-                    self.edit(s);
-                    edited = true;
-                }
-                Kind::Message(RoleKind::System) if self.profile.reemits_system_at_compaction() => {}
-                // An older compaction in the kept range contributes nothing.
-                _ if record.emits_message() => self.push(Msg { slot: s, pos: p, system_part: false }),
-                _ => {}
-            }
-        }
-        if edited {
+        let (index, profile, run, replay) = (self.index, self.profile, &mut self.run, &mut self.replay);
+        // Counted as they join; a kept edit makes the whole context count again.
+        if self.messages.restart(slot, pos, kept, |source, p| {
+            tally(index, profile, run, replay, source, index.record(source_slot(source)), p);
+        }) {
             self.rebuild();
         }
     }
