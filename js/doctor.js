@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { NEWEST_TESTED, OLDEST_TESTED, compareVersions } from "./tested-hosts.js";
 
 const PI_PKG = "@earendil-works/pi-coding-agent";
 const OUR_NAME = "pi-tree-navigator";
@@ -73,12 +74,30 @@ export function installCommand() {
 }
 
 /**
+ * Whether pi `version` lies inside the tested range (js/tested-hosts.js): null when it does, else one sentence. A
+ * warning, not a problem: an untested pi may well work, and doctor's surfaces say whether it can.
+ */
+export function untestedWarning(version) {
+  const range = `tested: pi ${OLDEST_TESTED} to ${NEWEST_TESTED}`;
+  if (compareVersions(version, NEWEST_TESTED) > 0) {
+    return `pi ${version} is newer than any version this plugin was tested in (${range}): it is untested there. ` +
+      "From a checkout of pi-tree-navigator, `npm run probe` runs the test suites in the newest pi and shows what changed.";
+  }
+  if (compareVersions(version, OLDEST_TESTED) < 0) {
+    return `pi ${version} is older than any version this plugin was tested in (${range}): it is untested there; ` +
+      `updating pi to ${NEWEST_TESTED} is the tested path.`;
+  }
+  return null;
+}
+
+/**
  * Everything doctor reports, as data: `{pi: {dir, version}|null, node, profile, surfaces: [{name, ok, detail}],
- * settings: {listed, files}, problems: string[]}`.
+ * settings: {listed, files}, problems: string[], warnings: string[]}`. Warnings leave the exit code at 0.
  */
 export async function diagnose({ piDir, cwd = process.cwd(), profileOf } = {}) {
   const problems = [];
-  const report = { pi: null, node: process.version, profile: null, surfaces: [], settings: { listed: false, files: [] }, problems };
+  const warnings = [];
+  const report = { pi: null, node: process.version, profile: null, surfaces: [], settings: { listed: false, files: [] }, problems, warnings };
   const pkgDir = piDir ? findPiPackage(resolve(piDir)) : globalPi();
   if (!pkgDir) {
     problems.push(
@@ -91,6 +110,8 @@ export async function diagnose({ piDir, cwd = process.cwd(), profileOf } = {}) {
   const pkg = readJson(join(pkgDir, "package.json"));
   report.pi = { dir: pkgDir, version: pkg.version };
   report.profile = profileOf?.(pkg.version) ?? null;
+  const untested = untestedWarning(pkg.version);
+  if (untested) warnings.push(untested);
 
   let sdk = null;
   try {
@@ -149,6 +170,7 @@ export function formatReport(r) {
   if (r.profile) lines.push(`estimate profile: ${r.profile}`);
   for (const s of r.surfaces) lines.push(`  ${s.ok === null ? "unknown" : s.ok ? "present" : "MISSING"}  ${s.name}: ${s.detail}`);
   if (r.pi) lines.push(`settings: ${r.settings.listed ? `lists ${OUR_NAME}` : `${OUR_NAME} not listed`}${r.settings.files.length ? ` (${r.settings.files.map((f) => basename(dirname(f)) + "/" + basename(f)).join(", ")})` : " (no settings file)"}`);
+  if (r.warnings?.length) lines.push("", ...r.warnings.map((w) => `warning: ${w}`));
   if (r.problems.length) {
     lines.push("", ...r.problems);
   } else {

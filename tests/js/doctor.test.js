@@ -3,12 +3,12 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ALL_HOST_VERSIONS, hostAvailable, hostDir, nodeFor, piCliPath } from "../../scripts/hosts.mjs";
-import { NEWEST_TESTED } from "../../js/tested-hosts.js";
+import { ALL_HOST_VERSIONS, hostAvailable, hostDir, hostPackageDir, nodeFor, piCliPath } from "../../scripts/hosts.mjs";
+import { NEWEST_TESTED, OLDEST_TESTED } from "../../js/tested-hosts.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const pkgDir = process.env.PTN_PKG_DIR ?? join(root, "pkg");
@@ -38,6 +38,7 @@ for (const version of ALL_HOST_VERSIONS) {
     assert.match(ok.stdout, new RegExp(`estimate profile: ${["0.74.2", "0.75.5"].includes(version) ? "pi-0\\.74" : "pi-0\\.87"}`));
     for (const s of SURFACES) assert.match(ok.stdout, new RegExp(`present  ${s}:`), s);
     assert.match(ok.stdout, /settings: lists pi-tree-navigator/);
+    assert.doesNotMatch(ok.stdout, /warning:/, "a tested version gets no untested-version warning");
 
     const unlisted = doctor(node, ["--pi", hostDir(version)], agentDir(t, false));
     assert.equal(unlisted.status, 1);
@@ -89,6 +90,37 @@ test(`doctor's install advice, followed as written on pi ${NEWEST_TESTED}: pi in
   assert.ok(!result.isError, JSON.stringify(result));
   assert.match(JSON.stringify(result.content), /\[anchor 'first-touch'\] set at/);
 });
+
+/**
+ * A pi that claims `version` but is the newest tested host underneath: a temp dir whose package/package.json is
+ * that host's with the version changed, its dist/ and the bundle's node_modules linked to the real ones.
+ */
+function relabeledHost(t, version) {
+  const real = hostPackageDir(NEWEST_TESTED);
+  const dir = mkdtempSync(join(tmpdir(), `ptn-doctor-pi-${version}-`));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "package"));
+  const pkg = JSON.parse(readFileSync(join(real, "package.json"), "utf8"));
+  writeFileSync(join(dir, "package", "package.json"), JSON.stringify({ ...pkg, version }));
+  symlinkSync(join(real, "dist"), join(dir, "package", "dist"));
+  symlinkSync(join(hostDir(NEWEST_TESTED), "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+for (const [version, relation] of [["1.7.0", "newer"], ["0.70.0", "older"]]) {
+  test(`doctor on a pi ${relation} than every tested version (${version}, the ${NEWEST_TESTED} host relabeled): warns it is untested, exit 0`, (t) => {
+    assert.ok(hostAvailable(NEWEST_TESTED), `pi ${NEWEST_TESTED} is not installed at ${hostDir(NEWEST_TESTED)}: run bash scripts/setup-hosts.sh`);
+    const r = doctor(nodeFor(NEWEST_TESTED), ["--pi", relabeledHost(t, version)], agentDir(t, true));
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, new RegExp(`^pi ${version.replace(/\./g, "\\.")} \\(`));
+    for (const s of SURFACES) assert.match(r.stdout, new RegExp(`present  ${s}:`), s);
+    const warnings = r.stdout.split("\n").filter((l) => l.startsWith("warning: "));
+    assert.equal(warnings.length, 1, r.stdout);
+    assert.ok(warnings[0].includes(`pi ${version} is ${relation} than any version this plugin was tested in (tested: pi ${OLDEST_TESTED} to ${NEWEST_TESTED})`), warnings[0]);
+    if (relation === "newer") assert.ok(warnings[0].includes("`npm run probe`"), warnings[0]);
+    assert.match(r.stdout, /Everything the plugin needs is there\./);
+  });
+}
 
 test("doctor on a directory that is not pi: exit 1, one sentence", (t) => {
   const r = doctor(process.execPath, ["--pi", root], agentDir(t, true));
