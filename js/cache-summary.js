@@ -93,6 +93,10 @@ export function cacheSummarizer(cold, { core, captures, pi, pkg = piPackage, env
           headers: authed.headers,
           sessionId,
           cacheRetention: env.PI_CACHE_RETENTION === "long" ? "long" : "short",
+          // Out of the session's Anthropic message thread (pi ≥1.5.1), as pi's own cache warmer: with it the
+          // request neither continues nor replaces the thread the main loop continues, so a rewind that fails
+          // after its summary costs the next main request nothing (docs/hosts.md, "On the wire").
+          disableContinuation: true,
           signal,
         };
         if (authed.env) options.env = authed.env;

@@ -12,7 +12,8 @@
 //   replies   scripted replies, taken in order, one per request. A reply is a spec or a function
 //             `(record, mock) => spec` called when the request arrives (record: see below). `mock.replies` is
 //             the same array: tests may push to it later. An exhausted script answers "(script exhausted)"
-//             and counts it in `mock.exhausted`.
+//             and counts it in `mock.exhausted`. `replies` may also be one function `(record, mock) => spec`
+//             asked for every request (a router over several scripts).
 //   threads   (Anthropic only; default true) serve message threads: `thread: {type:"create"}` /
 //             `{type:"continue", previous_message_id}` (pi ≥1.5.1, beta `message-threads-2026-08-12`).
 //   onRequest `(record, mock) => void`, called before the reply is chosen.
@@ -126,7 +127,7 @@ async function startServer({ api, replies = [], onRequest, route, check, respond
       res.end(JSON.stringify(errorBody(failure.status, failure.type, failure.message, failure.code)));
       return;
     }
-    let spec = mock.replies.shift();
+    let spec = typeof mock.replies === "function" ? mock.replies(record, mock) : mock.replies.shift();
     if (typeof spec === "function") spec = spec(record, mock);
     if (spec === undefined) {
       mock.exhausted++;

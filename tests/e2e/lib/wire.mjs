@@ -7,9 +7,11 @@
 export class WireModel {
   /**
    * `api`: pi's API name; `baseUrl`: the mock's URL (+ "/v1" for OpenAI); `compat`: the model's compat flags
-   * (e.g. `{ supportsMessageThreads: true }` turns Anthropic message threads on for a non-Anthropic host).
+   * (e.g. `{ supportsMessageThreads: true }` turns Anthropic message threads on for a non-Anthropic host);
+   * `promptCache`: `{ short, long }` cache lifetimes in seconds.
    */
-  constructor({ api, baseUrl, compat, modelId = "wire-model", contextWindow = 200000, maxTokens = 8192 }) {
+  constructor({ api, baseUrl, compat, promptCache, modelId = "wire-model", contextWindow = 200000, maxTokens = 8192 }) {
+    this.promptCache = promptCache;
     this.provider = "wire";
     this.providerId = "wire";
     this.modelId = modelId;
@@ -36,6 +38,8 @@ export class WireModel {
           contextWindow: this.contextWindow,
           maxTokens: this.maxTokens,
           ...(this.compat ? { compat: this.compat } : {}),
+          // Prompt-cache lifetimes in seconds (pi ≥0.99 reads them for idle cache warming).
+          ...(this.promptCache ? { promptCache: this.promptCache } : {}),
         },
       ],
     };
