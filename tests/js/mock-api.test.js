@@ -2,10 +2,10 @@
 // purpose and must be reported and answered with the API's 400 shape; well-formed traffic passes.
 import assert from "node:assert/strict";
 import test from "node:test";
-import { startAnthropicMock } from "../e2e/lib/mock-api.mjs";
+import { startAnthropicMock, startChatCompletionsMock, startResponsesMock } from "../e2e/lib/mock-api.mjs";
 
-async function post(mock, body, headers = {}) {
-  const r = await fetch(`${mock.url}/v1/messages?beta=true`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+async function post(mock, body, headers = {}, path = "/v1/messages?beta=true") {
+  const r = await fetch(`${mock.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
   return { status: r.status, text: await r.text() };
 }
 
@@ -82,4 +82,58 @@ test("anthropic mock: a thread continuation is checked as the whole conversation
   const orphan = { ...cont, thread: { type: "continue", previous_message_id: mock.requests[1].reply.id } };
   assert.equal((await post(mock, orphan, THREADS)).status, 400);
   assert.match(mock.violations.at(-1), /tool_use_id/);
+});
+
+test("chat completions mock: streams chunks with call_ ids and usage; unanswered, orphan and interleaved tool messages are 400s", async (t) => {
+  const mock = await startChatCompletionsMock({ replies: [{ text: "hi", calls: [{ name: "f", input: { a: 1 } }] }] });
+  t.after(() => mock.close());
+  const path = "/v1/chat/completions";
+  const ok = await post(mock, { model: "m", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "a" }] }, {}, path);
+  assert.equal(ok.status, 200);
+  const chunks = ok.text.split("\n\n").filter(Boolean).map((c) => c.slice("data: ".length));
+  assert.equal(chunks.at(-1), "[DONE]");
+  const data = chunks.slice(0, -1).map((c) => JSON.parse(c));
+  assert.match(data[0].id, /^chatcmpl-/);
+  const call = data.flatMap((d) => d.choices[0]?.delta?.tool_calls ?? []).find((c) => c.id);
+  assert.match(call.id, /^call_[0-9A-Za-z]{24}$/);
+  assert.equal(data.find((d) => d.choices[0]?.finish_reason).choices[0].finish_reason, "tool_calls");
+  assert.ok(data.at(-1).usage.prompt_tokens > 0);
+  const asst = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }] };
+  const tool = (id) => ({ role: "tool", tool_call_id: id, content: "r" });
+  for (const messages of [
+    [{ role: "user", content: "a" }, asst, { role: "user", content: "b" }],
+    [{ role: "user", content: "a" }, tool("call_1")],
+    [{ role: "user", content: "a" }, asst, { role: "user", content: "b" }, tool("call_1")],
+    [{ role: "user", content: "a" }, asst, tool("call_2")],
+  ]) {
+    const r = await post(mock, { model: "m", messages }, {}, path);
+    assert.equal(r.status, 400, JSON.stringify(messages));
+    assert.equal(JSON.parse(r.text).error.type, "invalid_request_error");
+  }
+  assert.equal((await post(mock, { model: "m", messages: [{ role: "user", content: "a" }, asst, tool("call_1")] }, {}, path)).status, 200);
+});
+
+test("responses mock: streams items with resp_/msg_/fc_/call_ ids; missing outputs, orphan outputs and wrong item ids are 400s", async (t) => {
+  const mock = await startResponsesMock({ replies: [{ text: "hi", calls: [{ name: "f", input: { a: 1 } }] }] });
+  t.after(() => mock.close());
+  const path = "/v1/responses";
+  const ok = await post(mock, { model: "m", stream: true, input: [{ role: "user", content: [{ type: "input_text", text: "a" }] }] }, {}, path);
+  assert.equal(ok.status, 200);
+  const ev = events(ok.text);
+  assert.equal(ev[0].event, "response.created");
+  assert.match(ev[0].data.response.id, /^resp_/);
+  const items = ev.filter((e) => e.event === "response.output_item.done").map((e) => e.data.item);
+  assert.match(items[0].id, /^msg_/);
+  assert.match(items[1].id, /^fc_/);
+  assert.match(items[1].call_id, /^call_/);
+  assert.equal(ev.at(-1).event, "response.completed");
+  const fc = { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "{}" };
+  const out = (id) => ({ type: "function_call_output", call_id: id, output: "r" });
+  const user = { role: "user", content: [{ type: "input_text", text: "b" }] };
+  for (const input of [[user, fc, user], [user, out("call_1")], [user, fc, user, out("call_1")], [user, { ...fc, id: "call_1" }, out("call_1")], [user, fc, out("call_2")]]) {
+    const r = await post(mock, { model: "m", input }, {}, path);
+    assert.equal(r.status, 400, JSON.stringify(input));
+    assert.equal(JSON.parse(r.text).error.type, "invalid_request_error");
+  }
+  assert.equal((await post(mock, { model: "m", input: [user, fc, out("call_1")] }, {}, path)).status, 200);
 });

@@ -20,7 +20,8 @@
 //
 // A reply spec: { text?: string, calls?: [{ name, input, id? }], stop?: string (the API's own stop reason;
 //   default: tool use when there are calls, else end of turn), usage?: { input?, output?, cacheRead?, cacheWrite? },
-//   error?: { status?, type?, message?, code? } (answered as the API's error response instead of a reply: a fault),
+//   error?: { status?, type?, message?, code?, retry? } (answered as the API's error response instead of a reply:
+//   a fault; with `x-should-retry: false` unless `retry`, so the SDK does not retry it itself),
 //   cut?: true (the stream stops after the first content event and the socket is destroyed: a fault) }.
 //   Ids the mock mints have the API's formats: Anthropic `msg_01…`/`toolu_01…`, Chat Completions `chatcmpl-…`/
 //   `call_…`, Responses `resp_…`/`fc_…` items with `call_…` call ids.
@@ -38,7 +39,14 @@
 //     `^[a-zA-Z0-9_-]+$`; a continuation names a reply of this server not continued before and carries no
 //     system/tools (pi drops them) — unknown/used replies get the API's `thread_not_found` /
 //     `thread_already_continued` error code, which pi answers with a fresh `create`.
-//   - Chat Completions / Responses: see their functions below.
+//   - Chat Completions (`chatViolations`): roles system/developer/user/assistant/tool; an assistant message with
+//     tool_calls is followed by one tool message per call id before any other message; no tool message that does
+//     not answer a call of the assistant message right before its run; call ids non-empty and unique.
+//   - Responses (`responsesViolations`): a run of function_call items is followed by one function_call_output
+//     per call_id before any other item (stricter than the API, which only requires the output to exist: the
+//     order pi's providers must keep anyway); no output without its call; call_ids unique; item ids begin with
+//     `fc` (function calls) and `msg` (messages) as the API requires; no previous_response_id (pi sends
+//     store: false).
 //
 // Prompt caching is simulated from the bytes: each request's canonical prefix (system, tools, messages without
 // cache_control) is stored; a later request whose canonical form starts with a stored prefix reads that many
@@ -136,7 +144,9 @@ async function startServer({ api, replies = [], onRequest, route, check, respond
     if (spec.error) {
       const e = spec.error;
       record.status = e.status ?? 500;
-      res.writeHead(record.status, { "content-type": "application/json" });
+      // `x-should-retry: false` (honoured by the Anthropic and OpenAI SDKs, sent by the real APIs at times): the
+      // fault reaches pi at once instead of after the SDK's own backoff retries; `retry: true` leaves it out.
+      res.writeHead(record.status, { "content-type": "application/json", ...(e.retry ? {} : { "x-should-retry": "false" }) });
       res.end(JSON.stringify(errorBody(record.status, e.type ?? "api_error", e.message ?? "scripted fault", e.code)));
       return;
     }
@@ -337,5 +347,235 @@ export async function startAnthropicMock({ replies = [], threads = true, onReque
   });
   mock.url = `http://127.0.0.1:${mock.port}`;
   mock.threadHistory = history;
+  return mock;
+}
+
+// ───────────────────────────── OpenAI (shared) ─────────────────────────────
+
+/** OpenAI's error body. */
+const openaiError = (_status, type, message, code) => ({ error: { message, type, param: null, code: code ?? null } });
+
+/** The reply a spec asks for, with OpenAI ids: [{ type: "text", text } | { type: "call", callId, itemId, name, arguments }]. */
+function openaiContent(spec) {
+  const out = [];
+  if (spec.text !== undefined) out.push({ type: "text", text: spec.text });
+  for (const c of spec.calls ?? []) {
+    out.push({ type: "call", callId: c.id ?? ids.openaiCall(), itemId: ids.responsesFunctionCall(), name: c.name, arguments: JSON.stringify(c.input ?? c.args ?? {}) });
+  }
+  return out;
+}
+
+// ───────────────────────────── OpenAI Chat Completions ─────────────────────────────
+
+/** The Chat Completions rules over `messages`; returns violation strings. */
+export function chatViolations(messages) {
+  const out = [];
+  if (!Array.isArray(messages) || messages.length === 0) return ["messages: must be a non-empty array"];
+  const roles = new Set(["system", "developer", "user", "assistant", "tool"]);
+  const seen = new Set();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!roles.has(m.role)) out.push(`messages[${i}].role: invalid value ${JSON.stringify(m.role)}`);
+    if (m.role === "tool") {
+      // Answered calls are consumed below; a tool message reaching here answers nothing before it.
+      out.push(`messages[${i}]: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (tool_call_id ${m.tool_call_id}).`);
+      continue;
+    }
+    if (m.role !== "assistant" || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) continue;
+    const calls = m.tool_calls.map((c) => c.id);
+    for (const id of calls) {
+      if (typeof id !== "string" || id === "") out.push(`messages[${i}].tool_calls: id must be a non-empty string`);
+      if (seen.has(id)) out.push(`messages[${i}].tool_calls: duplicate tool_call id ${id}`);
+      seen.add(id);
+    }
+    const answered = new Set();
+    let j = i + 1;
+    for (; j < messages.length && messages[j].role === "tool"; j++) {
+      const id = messages[j].tool_call_id;
+      if (!calls.includes(id) || answered.has(id)) out.push(`messages[${j}]: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (tool_call_id ${id}).`);
+      answered.add(id);
+    }
+    const missing = calls.filter((id) => !answered.has(id));
+    if (missing.length) out.push(`messages[${i}]: An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(", ")}`);
+    i = j - 1;
+  }
+  return out;
+}
+
+/**
+ * OpenAI Chat Completions mock: POST /v1/chat/completions (pi's base URL: `${url}/v1`), streamed as the API
+ * streams (`chat.completion.chunk`s: role, content and tool_calls deltas, a finish_reason chunk, a usage chunk
+ * with `choices: []` when `stream_options.include_usage`, `[DONE]`). Records `full = { tools, messages }`.
+ */
+export async function startChatCompletionsMock({ replies = [], onRequest } = {}) {
+  const mock = await startServer({
+    api: "openai-completions",
+    replies,
+    onRequest,
+    route: (path) => path === "/v1/chat/completions",
+    errorBody: openaiError,
+    check(record) {
+      const { body } = record;
+      record.full = { tools: body.tools, messages: body.messages ?? [] };
+      if (typeof body.model !== "string" || !body.model) record.violations.push("model: you must provide a model parameter");
+      record.violations.push(...chatViolations(record.full.messages));
+      return undefined;
+    },
+    async respond(res, record, spec, mock) {
+      const id = ids.chatCompletion();
+      const { full, body } = record;
+      const u = cacheUsage(mock, [canonical(full.tools ?? null), ...full.messages.map((m) => canonical(m))], spec.usage);
+      const content = openaiContent(spec);
+      record.reply = { id, content };
+      const chunk = (delta, finish = null) => ({ id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+      sse(res, null, chunk({ role: "assistant", content: "" }));
+      let toolIndex = 0;
+      for (const c of content) {
+        if (c.type === "text") {
+          if (spec.cut) break;
+          for (const p of pieces(c.text)) sse(res, null, chunk({ content: p }));
+        } else {
+          sse(res, null, chunk({ tool_calls: [{ index: toolIndex, id: c.callId, type: "function", function: { name: c.name, arguments: "" } }] }));
+          if (spec.cut) break;
+          for (const p of pieces(c.arguments)) sse(res, null, chunk({ tool_calls: [{ index: toolIndex, function: { arguments: p } }] }));
+          toolIndex++;
+        }
+        await tick();
+      }
+      if (spec.cut) {
+        record.reply = null;
+        res.socket?.destroy();
+        return;
+      }
+      const finish = spec.stop ?? (spec.calls?.length ? "tool_calls" : "stop");
+      sse(res, null, chunk({}, finish));
+      const prompt = u.input + u.cacheRead + u.cacheWrite;
+      const completion = spec.usage?.output ?? Math.max(1, tokens(JSON.stringify(content).length));
+      record.usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: u.cacheRead } };
+      if (body.stream_options?.include_usage) sse(res, null, { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model, choices: [], usage: record.usage });
+      sse(res, null, "[DONE]");
+      res.end();
+    },
+  });
+  mock.url = `http://127.0.0.1:${mock.port}`;
+  return mock;
+}
+
+// ───────────────────────────── OpenAI Responses ─────────────────────────────
+
+/** The Responses rules over `input` items; returns violation strings. */
+export function responsesViolations(input) {
+  const out = [];
+  if (typeof input === "string") return out;
+  if (!Array.isArray(input) || input.length === 0) return ["input: must be a string or a non-empty array"];
+  const kind = (item) => item.type ?? (item.role ? "message" : "unknown");
+  const seen = new Set();
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i];
+    const k = kind(item);
+    if (k === "message" && item.id !== undefined && !String(item.id).startsWith("msg")) out.push(`Invalid 'input[${i}].id': '${item.id}'. Expected an ID that begins with 'msg'.`);
+    if (k === "function_call_output") {
+      out.push(`input[${i}]: No tool call found for function call output with call_id ${item.call_id}.`);
+      continue;
+    }
+    if (k !== "function_call") continue;
+    // A run of calls (reasoning items may sit between them), then each call's output, before anything else.
+    const calls = [];
+    let j = i;
+    for (; j < input.length && (kind(input[j]) === "function_call" || kind(input[j]) === "reasoning"); j++) {
+      const c = input[j];
+      if (kind(c) !== "function_call") continue;
+      if (c.id !== undefined && !String(c.id).startsWith("fc")) out.push(`Invalid 'input[${j}].id': '${c.id}'. Expected an ID that begins with 'fc'.`);
+      if (typeof c.call_id !== "string" || c.call_id === "") out.push(`input[${j}].call_id: must be a non-empty string`);
+      if (seen.has(c.call_id)) out.push(`input[${j}]: duplicate call_id ${c.call_id}`);
+      seen.add(c.call_id);
+      calls.push(c.call_id);
+    }
+    const answered = new Set();
+    for (; j < input.length && kind(input[j]) === "function_call_output"; j++) {
+      const id = input[j].call_id;
+      if (!calls.includes(id) || answered.has(id)) out.push(`input[${j}]: No tool call found for function call output with call_id ${id}.`);
+      answered.add(id);
+    }
+    for (const id of calls) if (!answered.has(id)) out.push(`input[${i}]: No tool output found for function call ${id}.`);
+    i = j - 1;
+  }
+  return out;
+}
+
+/**
+ * OpenAI Responses mock: POST /v1/responses (pi's base URL: `${url}/v1`), streamed as the API streams
+ * (response.created, response.in_progress, per output item: output_item.added, content_part/output_text or
+ * function_call_arguments deltas and done, output_item.done; response.completed with usage). Records
+ * `full = { instructions, tools, input, promptCacheKey }`. Items the mock mints: `resp_…`, `msg_…`, `fc_…`
+ * with `call_…` call ids.
+ */
+export async function startResponsesMock({ replies = [], onRequest } = {}) {
+  const mock = await startServer({
+    api: "openai-responses",
+    replies,
+    onRequest,
+    route: (path) => path === "/v1/responses",
+    errorBody: openaiError,
+    check(record) {
+      const { body } = record;
+      record.full = { instructions: body.instructions, tools: body.tools, input: body.input ?? [], promptCacheKey: body.prompt_cache_key };
+      if (typeof body.model !== "string" || !body.model) record.violations.push("model: you must provide a model parameter");
+      if (body.previous_response_id !== undefined) record.violations.push("previous_response_id: this mock stores no responses (pi sends store: false)");
+      record.violations.push(...responsesViolations(record.full.input));
+      return undefined;
+    },
+    async respond(res, record, spec, mock) {
+      const id = ids.responsesResponse();
+      const { full, body } = record;
+      const input = typeof full.input === "string" ? [full.input] : full.input;
+      const u = cacheUsage(mock, [canonical([full.instructions ?? null, full.tools ?? null, full.promptCacheKey ?? null]), ...input.map((m) => canonical(m))], spec.usage);
+      const content = openaiContent(spec);
+      record.reply = { id, content };
+      const base = { id, object: "response", created_at: Math.floor(Date.now() / 1000), model: body.model };
+      let seq = 0;
+      const send = (type, data) => sse(res, type, { type, sequence_number: seq++, ...data });
+      send("response.created", { response: { ...base, status: "in_progress", output: [] } });
+      send("response.in_progress", { response: { ...base, status: "in_progress", output: [] } });
+      const output = [];
+      for (const [index, c] of content.entries()) {
+        if (c.type === "text") {
+          const item = { type: "message", id: ids.responsesMessage(), status: "in_progress", role: "assistant", content: [] };
+          send("response.output_item.added", { output_index: index, item });
+          send("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+          if (spec.cut) break;
+          for (const p of pieces(c.text)) send("response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: p });
+          send("response.output_text.done", { item_id: item.id, output_index: index, content_index: 0, text: c.text });
+          const part = { type: "output_text", text: c.text, annotations: [] };
+          send("response.content_part.done", { item_id: item.id, output_index: index, content_index: 0, part });
+          const done = { ...item, status: "completed", content: [part] };
+          send("response.output_item.done", { output_index: index, item: done });
+          output.push(done);
+        } else {
+          const item = { type: "function_call", id: c.itemId, call_id: c.callId, name: c.name, arguments: "", status: "in_progress" };
+          send("response.output_item.added", { output_index: index, item });
+          if (spec.cut) break;
+          for (const p of pieces(c.arguments)) send("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: p });
+          send("response.function_call_arguments.done", { item_id: item.id, output_index: index, arguments: c.arguments });
+          const done = { ...item, arguments: c.arguments, status: "completed" };
+          send("response.output_item.done", { output_index: index, item: done });
+          output.push(done);
+        }
+        await tick();
+      }
+      if (spec.cut) {
+        record.reply = null;
+        res.socket?.destroy();
+        return;
+      }
+      const inputTokens = u.input + u.cacheRead + u.cacheWrite;
+      const outputTokens = spec.usage?.output ?? Math.max(1, tokens(JSON.stringify(content).length));
+      record.usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: u.cacheRead }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens };
+      const status = spec.stop ?? "completed";
+      send(status === "incomplete" ? "response.incomplete" : "response.completed", { response: { ...base, status, output, usage: record.usage, ...(status === "incomplete" ? { incomplete_details: { reason: "max_output_tokens" } } : {}) } });
+      res.end();
+    },
+  });
+  mock.url = `http://127.0.0.1:${mock.port}`;
   return mock;
 }
