@@ -226,15 +226,24 @@ test("wire anthropic: idle cache warming never re-sends a pre-rewind context", {
     main: [anchor("a"), bulk(24000, OLD), { text: "paused" }, rewind(), { text: "unused" }],
     extensions: [join(FIXTURES, "warm-ext/index.js")],
     settings: { cacheWarming: "idle" },
-    // An 11 s lifetime: pi warms 1 s after each request (min(0.9·TTL, TTL − 10 s)).
-    promptCache: { short: 11 },
+    // A 10.5 s lifetime: pi warms 0.5 s after each request (min(0.9·TTL, TTL − 10 s)).
+    promptCache: { short: 10.5 },
   });
+  // Load-proof waits (≤5 s): until a warm arrived; or past the warm delay while pi still has one pending.
+  const until = async (done) => {
+    for (const end = Date.now() + 5000; Date.now() < end && !done(); ) await new Promise((r) => setTimeout(r, 50));
+  };
+  const settle = async () => {
+    await new Promise((r) => setTimeout(r, 900));
+    await until(() => !["scheduled", "refreshing"].includes(s.session.cacheWarmingStatus?.state));
+  };
   await s.session.prompt("read the data");
-  await new Promise((r) => setTimeout(r, 1400));
+  await until(() => of("warm").length > 0);
   // Warming works here: the idle session's last request was re-sent.
   const before = of("warm");
   assert.ok(warm.decisions >= 1 && before.length >= 1, "no warm before the rewind");
   assert.deepEqual(canon(A.conv(before[0])), canon(A.conv(of("main").at(-1))), "the warm re-sends the last request");
+  assert.ok(has(before[0], OLD), "the check below would not see a pre-rewind warm"); // the detector fires on warms
   // The next run ends right after the rewind (Esc), so no request follows it: the last request pi sent is
   // the rewind's own, a context the session has left.
   warm.abortAtNavigate = 1;
@@ -242,7 +251,7 @@ test("wire anthropic: idle cache warming never re-sends a pre-rewind context", {
   assert.equal(warm.abortAtNavigate, 0, "the run was not stopped after the rewind");
   const rewindRequest = of("main").at(-1);
   assert.equal(of("main").length, 4, "a request followed the rewind");
-  await new Promise((r) => setTimeout(r, 1400));
+  await settle();
   assertClean(mock);
   const after = of("warm").filter((q) => q.index > rewindRequest.index);
   for (const q of after) assert.ok(!has(q, OLD), `warm request ${q.index} re-sent the pre-rewind context`);
