@@ -31,7 +31,7 @@ pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 pub use entry_ref::{AssistantRef, EntryRef};
 pub use feed::{IngestReport, Skipped};
 pub use index::{ByteFeed, Leaf, Mode, SessionIndex};
-pub use read::parse_line;
+pub use read::{ceil_quarter, parse_line};
 pub use migrate::{v1_id, Format};
 pub use llm_view::{
     AssistantMeta, ContextView, ViewPart, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,

@@ -238,7 +238,7 @@ fn system_facts(msg: &Message<'_>, raw: Option<&str>) -> (usize, String) {
 }
 
 /// `Math.ceil(chars / 4)`.
-pub(super) fn ceil_quarter(chars: usize) -> f64 {
+pub fn ceil_quarter(chars: usize) -> f64 {
     chars.div_ceil(4) as f64
 }
 

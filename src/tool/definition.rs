@@ -60,19 +60,23 @@ pub struct Properties {
     pub label_end: Property,
     /// What the summarizer should keep.
     pub summary_focus: Property,
+    /// recall: the text to look for.
+    pub query: Property,
+    /// recall: the page to read.
+    pub page: Property,
 }
 
-/// One string parameter.
+/// One parameter: a string, or (`page`) an integer.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 pub struct Property {
-    /// Always `"string"`.
+    /// `"string"` or `"integer"`.
     #[serde(rename = "type")]
-    #[tsify(type = "\"string\"")]
+    #[tsify(type = "\"string\" | \"integer\"")]
     pub kind: &'static str,
     /// The allowed values, if restricted.
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub one_of: Option<[&'static str; 3]>,
+    #[tsify(optional, type = "string[]")]
+    pub one_of: Option<&'static [&'static str]>,
     /// What the model reads about it.
     pub description: &'static str,
 }
@@ -93,6 +97,8 @@ const DEFINITION: ToolDefinition = ToolDefinition {
         anchor `labelEnd`. Full history stays on disk on an abandoned branch; your context shrinks. Must be the \
         only tool call in its message.\n\
         - list: anchors on the active branch with the context % at each.\n\
+        - recall: read back the exact text a rewind collapsed: `name` = its summary's anchor (or the anchor \
+        rewound to), optional `query` to narrow, `page`.\n\
         Anchor when a stage starts; rewind when it is done and its details are no longer needed.",
     prompt_snippet: "Anchor milestones and rewind finished work into a summary to free context",
     execution_mode: "sequential",
@@ -101,8 +107,8 @@ const DEFINITION: ToolDefinition = ToolDefinition {
         properties: Properties {
             action: Property {
                 kind: "string",
-                one_of: Some(["anchor", "rewind", "list"]),
-                description: "anchor | rewind | list",
+                one_of: Some(&["anchor", "rewind", "list", "recall"]),
+                description: "anchor | rewind | list | recall",
             },
             name: text("anchor: kebab-case, max 40 chars, e.g. 'impl-start'"),
             label_start: text("rewind: the anchor to go back to"),
@@ -111,6 +117,8 @@ const DEFINITION: ToolDefinition = ToolDefinition {
                 "rewind: ≥20 chars telling the summarizer what to keep: the user's latest instruction verbatim, \
                  what is done, what is left",
             ),
+            query: text("recall: plain text to look for (case-insensitive)"),
+            page: Property { kind: "integer", one_of: None, description: "recall: page number, from 1" },
         },
         required: ["action"],
     },
@@ -125,7 +133,7 @@ pub fn definition() -> &'static ToolDefinition {
 /// definition written in prose, which the 400-token budget is about.
 pub fn definition_text_len() -> usize {
     let p = &DEFINITION.parameters.properties;
-    let params = [&p.action, &p.name, &p.label_start, &p.label_end, &p.summary_focus];
+    let params = [&p.action, &p.name, &p.label_start, &p.label_end, &p.summary_focus, &p.query, &p.page];
     utf16_len(DEFINITION.description) + params.iter().map(|p| utf16_len(p.description)).sum::<usize>()
 }
 
@@ -169,6 +177,8 @@ mod tests {
 `labelEnd`. Full history stays on disk on an abandoned branch; your context shrinks. Must be the only tool \
 call in its message.
 - list: anchors on the active branch with the context % at each.
+- recall: read back the exact text a rewind collapsed: `name` = its summary's anchor (or the anchor rewound \
+to), optional `query` to narrow, `page`.
 Anchor when a stage starts; rewind when it is done and its details are no longer needed."
         );
         let keys: Vec<&String> = def.as_object().unwrap().keys().collect();
@@ -182,7 +192,7 @@ Anchor when a stage starts; rewind when it is done and its details are no longer
         let expected = json!({
             "type": "object",
             "properties": {
-                "action": {"type": "string", "enum": ["anchor", "rewind", "list"], "description": "anchor | rewind | list"},
+                "action": {"type": "string", "enum": ["anchor", "rewind", "list", "recall"], "description": "anchor | rewind | list | recall"},
                 "name": text(&format!("anchor: kebab-case, max {MAX_NAME_LENGTH} chars, e.g. 'impl-start'")),
                 "labelStart": text("rewind: the anchor to go back to"),
                 "labelEnd": text("rewind: kebab-case name for the summary's new anchor"),
@@ -190,13 +200,15 @@ Anchor when a stage starts; rewind when it is done and its details are no longer
                     "rewind: ≥{MIN_FOCUS_CHARS} chars telling the summarizer what to keep: the user's latest \
                      instruction verbatim, what is done, what is left"
                 )),
+                "query": text("recall: plain text to look for (case-insensitive)"),
+                "page": {"type": "integer", "description": "recall: page number, from 1"},
             },
             "required": ["action"],
         });
         assert_eq!(p, expected);
         let text = serde_json::to_string(definition()).unwrap();
         let at = |key: &str| text.find(&format!("\"{key}\":{{")).unwrap();
-        let order = ["action", "name", "labelStart", "labelEnd", "summaryFocus"].map(at);
+        let order = ["action", "name", "labelStart", "labelEnd", "summaryFocus", "query", "page"].map(at);
         assert!(order.windows(2).all(|w| w[0] < w[1]), "the order the model reads: {order:?}");
         let prose = utf16_len(def()["description"].as_str().unwrap()) + expected["properties"].as_object().unwrap().values()
             .map(|v| utf16_len(v["description"].as_str().unwrap())).sum::<usize>();
@@ -208,8 +220,9 @@ Anchor when a stage starts; rewind when it is done and its details are no longer
         let p = def()["parameters"].clone();
         assert_eq!(p["type"], "object");
         assert_eq!(p["required"], json!(["action"]));
-        for key in ["action", "name", "labelStart", "labelEnd", "summaryFocus"] {
+        for key in ["action", "name", "labelStart", "labelEnd", "summaryFocus", "query"] {
             assert_eq!(p["properties"][key]["type"], "string", "{key}");
         }
+        assert_eq!(p["properties"]["page"]["type"], "integer");
     }
 }

@@ -12,6 +12,7 @@ mod facts;
 mod number;
 mod params;
 mod plan;
+mod recall;
 mod synthetic;
 mod texts;
 
@@ -23,6 +24,7 @@ pub use plan::{
     AuthResult, LabelWrite, ListDetails, ListPlan, ToolPlan, Refusal, RewindDetails, RewindFinish, RewindPlan,
     SummaryResult, MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
 };
+pub use recall::{page as recall_page, RecallAnswer, RecallDetails, RecallPage, RecallPlan, MAX_QUERY_CHARS, PAGE_TOKENS};
 pub use synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant, MAX_SYNTHETIC_FOCUS};
 pub use texts::RefusalCode;
 

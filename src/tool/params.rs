@@ -22,6 +22,8 @@ pub enum Action {
     Rewind,
     /// Show the anchors on the active branch.
     List,
+    /// Read back what a rewind collapsed.
+    Recall,
 }
 
 /// A tool call's arguments as received: the members of the top-level object in the order sent (anything
@@ -205,6 +207,7 @@ impl<'r> Params<'r> {
             Some("anchor") => Some(Action::Anchor),
             Some("rewind") => Some(Action::Rewind),
             Some("list") => Some(Action::List),
+            Some("recall") => Some(Action::Recall),
             _ => None,
         };
         Params {

@@ -20,6 +20,7 @@ use super::definition::TOOL_NAME;
 use super::facts::{ToolFacts, ModelFacts};
 use super::number::js_number;
 use super::params::{name_problem, wrong_type, Action, Arguments, Params};
+use super::recall::{self, RecallPlan};
 use super::synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant};
 use super::texts::{self, RefusalCode};
 
@@ -55,7 +56,7 @@ fn opt_js_number<S: serde::Serializer>(x: &Option<f64>, serializer: S) -> Result
 }
 
 /// What a `navigate_tree` call does (see [`plan`]). Crosses as `{kind: "refuse" | "list" | "anchor" |
-/// "rewind", …}`.
+/// "rewind" | "recall", …}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 #[allow(clippy::large_enum_variant, reason = "one plan per tool call, handed over at once")]
@@ -68,6 +69,8 @@ pub enum ToolPlan {
     Anchor(AnchorPlan),
     /// Summarize, branch, then [`finish`].
     Rewind(RewindPlan),
+    /// Hand over the entries `entryIds` as pi holds them, then [`super::recall_page`].
+    Recall(RecallPlan),
 }
 
 /// `list`: the text and its numbers.
@@ -286,7 +289,7 @@ fn in_flight(index: &mut SessionIndex, call_id: &str) -> Option<Slot> {
 
 /// Our own synthetic shape: one `navigate_tree` call, no text, `toolUse`, zero input/output usage. Read
 /// as stored: it recognises what this tool wrote, which another extension's `context_edit` does not change.
-fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
+pub(super) fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
     let entry = index.entry(slot);
     entry.assistant().is_some_and(|a| {
         let mut calls = a.tool_calls();
@@ -316,6 +319,7 @@ pub fn plan(index: &mut SessionIndex, arguments: &Arguments, facts: &ToolFacts) 
         Some(Action::List) => list(index, facts),
         Some(Action::Anchor) => anchor(index, &params, facts),
         Some(Action::Rewind) => rewind(index, &params, facts),
+        Some(Action::Recall) => recall::plan(index, &params, facts),
     }
 }
 

@@ -42,6 +42,16 @@ pub enum RefusalCode {
     SummaryAborted,
     /// The summarizer failed or returned nothing.
     SummaryFailed,
+    /// recall: `query` or `page` cannot be used.
+    InvalidRecall,
+    /// recall: no entry carries this anchor name.
+    UnknownName,
+    /// recall: no rewind collapsed anything with text at this name.
+    NothingCollapsed,
+    /// recall: no collapsed entry contains the query.
+    NoMatch,
+    /// recall: the page asked for is past the last one.
+    NoSuchPage,
 }
 
 impl RefusalCode {
@@ -64,6 +74,11 @@ impl RefusalCode {
             RefusalCode::AuthFailed => "AuthFailed",
             RefusalCode::SummaryAborted => "SummaryAborted",
             RefusalCode::SummaryFailed => "SummaryFailed",
+            RefusalCode::InvalidRecall => "InvalidRecall",
+            RefusalCode::UnknownName => "UnknownName",
+            RefusalCode::NothingCollapsed => "NothingCollapsed",
+            RefusalCode::NoMatch => "NoMatch",
+            RefusalCode::NoSuchPage => "NoSuchPage",
         }
     }
 }
@@ -73,7 +88,7 @@ pub(crate) fn unreadable_arguments(problem: &str) -> String {
 }
 
 pub(crate) fn invalid_action() -> String {
-    "Unknown action: use action='anchor', 'rewind' or 'list'.".into()
+    "Unknown action: use action='anchor', 'rewind', 'list' or 'recall'.".into()
 }
 
 /// `problem`: what is wrong with the value sent (see `params::name_problem`), if known. The 40 is
@@ -260,6 +275,84 @@ fn salvaged(what: &str, error: &str) -> String {
     )
 }
 
+/// A query as the recall texts quote it: as JSON writes the string, so any character reads unambiguously.
+fn quoted(query: &str) -> String {
+    serde_json::to_string(query).unwrap_or_default()
+}
+
+/// The call that asks for `page` of recall `name` (with `query`, if any).
+fn recall_call(name: &str, query: Option<&str>, page: u32) -> String {
+    let query = query.map_or_else(String::new, |q| format!(", query={}", quoted(q)));
+    format!("navigate_tree(action='recall', name='{name}'{query}, page={page})")
+}
+
+/// `problem`: what is wrong with the `query` sent. The 200 is `MAX_QUERY_CHARS` (a test checks it).
+pub(crate) fn recall_bad_query(problem: &str) -> String {
+    format!("recall's `query` is plain text of at most 200 characters, matched case-insensitively; the `query` sent: {problem}.")
+}
+
+/// `problem`: what to send instead.
+pub(crate) fn recall_bad_page(problem: &str) -> String {
+    format!("recall's `page` is the page to read, counted from 1: {problem}.")
+}
+
+/// `rows`: the anchors on the active branch, already formatted (may be empty).
+pub(crate) fn recall_unknown(name: &str, rows: &str) -> String {
+    if rows.is_empty() {
+        format!("No anchor '{name}' in this session, and no anchors on the active branch: nothing to recall.")
+    } else {
+        format!(
+            "No anchor '{name}' in this session. Recall takes the name of a rewind's summary (its labelEnd) or of \
+             an anchor a rewind went back to. Anchors here (root → leaf):\n{rows}"
+        )
+    }
+}
+
+pub(crate) fn recall_nothing(name: &str) -> String {
+    format!(
+        "Nothing was collapsed at '{name}': it is neither a rewind's summary nor an anchor a rewind went back to \
+         (or the collapsed work holds no text). Use action='list' for the anchors here."
+    )
+}
+
+/// `collapsed`: how many collapsed entries with text were searched.
+pub(crate) fn recall_no_match(name: &str, query: &str, collapsed: u32) -> String {
+    format!(
+        "None of the {collapsed} entries collapsed at '{name}' contains {} (case-insensitive). Try a shorter \
+         query, or none to read them all.",
+        quoted(query)
+    )
+}
+
+pub(crate) fn recall_no_page(name: &str, query: Option<&str>, page: u32, pages: u32) -> String {
+    format!("There is no page {page}: recall '{name}' has {pages} page(s). Start over with {}.", recall_call(name, query, 1))
+}
+
+/// The first line of a page. `matches` of `collapsed` entries match the query (all of them without one).
+pub(crate) fn recall_header(name: &str, query: Option<&str>, page: u32, pages: u32, matches: u32, collapsed: u32) -> String {
+    let which = match query {
+        Some(q) => format!("{matches} of {collapsed} collapsed entries contain {}", quoted(q)),
+        None => format!("{collapsed} collapsed entries"),
+    };
+    format!("[recall '{name}'] page {page} of {pages} · {which} · exact text, oldest first")
+}
+
+/// The line before an entry's text; `part`: which piece of how many, for an entry split across pages.
+pub(crate) fn recall_item(id: &str, what: &str, part: Option<(u32, u32)>) -> String {
+    let part = part.map_or_else(String::new, |(k, n)| format!(" · part {k} of {n}"));
+    format!("──── entry {id} · {what}{part} ────")
+}
+
+/// The last line of a page that has a next one.
+pub(crate) fn recall_next(name: &str, query: Option<&str>, next: u32, pages: u32) -> String {
+    format!("Page {next} of {pages}: {}", recall_call(name, query, next))
+}
+
+/// The last line of the last page.
+pub(crate) fn recall_end(name: &str) -> String {
+    format!("End of what was collapsed at '{name}'.")
+}
+
 /// Anchor rows as in `list`: `  12.3%  name` (the percentage right-aligned in 5 characters).
 pub(crate) fn anchor_rows(anchors: &[Anchor], window: f64) -> String {
     let rows: Vec<String> = anchors.iter().map(|a| format!("  {:>5}  {}", format_pct1(a.tokens, window), a.name)).collect();
@@ -281,5 +374,6 @@ mod tests {
         assert!(too_little_saved("a", 1.0, "", true).contains(&format!(" (minimum {MIN_SAVED_TOKENS})")));
         assert!(too_little_saved("a", 1.0, "", false).contains(&format!(" (minimum {MIN_SAVED_TOKENS})")));
         assert!(anchor_set("a", 1.0, 100.0, None, false).contains(&format!("at least {MIN_FOCUS_CHARS} characters")));
+        assert!(recall_bad_query("x").contains(&format!(" at most {} characters", crate::tool::MAX_QUERY_CHARS)));
     }
 }

@@ -12,7 +12,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::session::{self, IngestReport, Leaf};
-use crate::tool::RewindPlan;
+use crate::tool::{RecallPlan, RewindPlan};
 use error::{invalid, js_error};
 
 // `buildContext` returns pi's own context object (`JSON.parse` of `contextJson`), which has no Rust type:
@@ -53,6 +53,8 @@ pub struct SessionIndex {
     /// The rewind [`Self::tool_plan`] planned last, until [`Self::rewind_finish`] completes it: the plan
     /// stays here rather than crossing back from JavaScript.
     pending: Option<RewindPlan>,
+    /// The recall [`Self::tool_plan`] planned last, until [`Self::recall_page`] answers it.
+    recall: Option<RecallPlan>,
 }
 
 /// A leaf argument: omitted or `null` = the index's current leaf (use `setLeaf(null)` for "before the
@@ -71,7 +73,7 @@ impl SessionIndex {
     /// An index for the pi plugin: per-entry facts only (ids, links, kinds, token counts, usage, short
     /// previews) — never a copy of the messages.
     pub fn plugin() -> SessionIndex {
-        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin), pending: None }
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin), pending: None, recall: None }
     }
 
     /// Feeds JSONL text (a whole file or an appended tail). Bad lines are skipped and reported.

@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
 use super::{to_js, SessionIndex};
-use crate::tool::{self, Arguments, AuthResult, RewindPlan, SummaryResult, ToolFacts, ToolPlan};
+use crate::tool::{self, Arguments, AuthResult, RecallPlan, RewindPlan, SummaryResult, ToolFacts, ToolPlan};
 
 /// A host object read as `T` (`InvalidArgument` naming `what` when it has the wrong shape).
 fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
@@ -38,16 +38,40 @@ impl SessionIndex {
     ) -> Result<JsValue, JsValue> {
         let facts: ToolFacts = from_js(facts, "facts")?;
         self.pending = None;
+        self.recall = None;
         let plan = match serde_wasm_bindgen::from_value::<Arguments>(params) {
             Ok(arguments) => tool::plan(&mut self.inner, &arguments, &facts).map_err(js_error)?,
             // The error is a JavaScript `Error`; its message is the reason (`toString` would add "Error: ").
             Err(e) => tool::unreadable(&String::from(js_sys::Error::from(JsValue::from(e)).message())),
         };
         let js = to_js(&plan)?;
-        if let ToolPlan::Rewind(rewind) = plan {
-            self.pending = Some(rewind);
+        match plan {
+            ToolPlan::Rewind(rewind) => self.pending = Some(rewind),
+            ToolPlan::Recall(recall) => self.recall = Some(recall),
+            _ => {}
         }
         Ok(js)
+    }
+
+    /// The answer to the pending recall: `entries` are the plan's `entryIds` as pi holds them
+    /// (`sm.getEntry(id)` each, in order); the core picks their text, filters and pages it.
+    ///
+    /// ```js
+    /// const answer = index.recallPage(plan.entryIds.map((id) => sm.getEntry(id)));
+    /// if (answer.kind === "refuse") return failed(answer.text);
+    /// ```
+    ///
+    /// Each entry crosses as its own `JSON.stringify` text: one that cannot be written or read (a cycle,
+    /// nesting past serde_json's limit) is left out instead of failing the page.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when no recall is pending.
+    #[wasm_bindgen(js_name = recallPage, unchecked_return_type = "RecallAnswer")]
+    pub fn recall_page(&mut self, #[wasm_bindgen(unchecked_param_type = "unknown[]")] entries: js_sys::Array) -> Result<JsValue, JsValue> {
+        let plan: &RecallPlan = self.recall.as_ref().ok_or_else(|| invalid("no recall is pending"))?;
+        let texts: Vec<Option<String>> =
+            entries.iter().map(|e| js_sys::JSON::stringify(&e).ok().and_then(|t| t.as_string())).collect();
+        to_js(&tool::recall_page(plan, &texts))
     }
 
     /// The second half of the pending rewind, once `branchWithSummary` returned `summaryId` and the index

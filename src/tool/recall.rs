@@ -1,0 +1,686 @@
+//! `recall`: the model reads back, word for word, what a rewind collapsed.
+//!
+//! A rewind leaves its work on disk, on the branch it abandoned. `recall` finds that work by name:
+//! - the name of a rewind's summary (its `labelEnd`) names what that rewind collapsed;
+//! - any other anchor names what every rewind back to it collapsed, oldest rewind first.
+//!
+//! Which entries those are is decided from the index's facts ([`plan`]): a rewind collapsed exactly pi's
+//! `collectEntriesForBranchSummary(old leaf, target)`, where the target is the summary's parent and the
+//! old leaf is the assistant message whose call the rewind's synthetic assistant repeats (same call id).
+//! The plugin index keeps no text, so the shim then hands over those entries as pi holds them and
+//! [`page`] selects, pages and formats their text. Nothing is written: the session gains only the call
+//! and its result.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+use serde_json::Value;
+use tsify_next::Tsify;
+
+use crate::error::SessionError;
+use crate::js::utf16_len;
+use crate::session::{ceil_quarter, Kind, Leaf, RoleKind, SessionIndex, Slot};
+use crate::text::{is_valid_name, ANCHOR_PREFIX};
+
+use super::definition::TOOL_NAME;
+use super::facts::ToolFacts;
+use super::number::js_number;
+use super::params::{name_problem, Params};
+use super::plan::{is_synthetic, Refusal, ToolPlan};
+use super::texts::{self, RefusalCode};
+
+/// A page holds at most this many tokens by the core's estimate (`ceil(chars / 4)`, pi's own rule for a
+/// tool result's text), header and footer included.
+pub const PAGE_TOKENS: usize = 2000;
+/// Longest `query` accepted, in UTF-16 units (it is repeated in every page's footer).
+pub const MAX_QUERY_CHARS: usize = 200;
+/// A page has room for this many UTF-16 units: `ceil(units / 4) ≤ PAGE_TOKENS`.
+const PAGE_UNITS: usize = PAGE_TOKENS * 4;
+/// An entry that does not fit in what is left of a page starts on the next one, unless at least this many
+/// units are left and it would not fit on an empty page either (then it is split where the page ends).
+const MIN_PIECE_UNITS: usize = 1000;
+/// How far below a summary its rewind's synthetic assistant may sit (past the label entries written first).
+const MAX_SYNTHETIC_DEPTH: usize = 8;
+/// A page number as long as any the header and footer may show (their room is reserved before paging).
+const WIDEST_PAGE: u32 = 99_999;
+
+/// `recall`, first half: the entries whose text the shim hands over (`entryIds`, oldest first), and the
+/// request they answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct RecallPlan {
+    /// The name recalled (without `anchor:`).
+    pub name: String,
+    /// The query, if one was sent (trimmed; `null` for none).
+    pub query: Option<String>,
+    /// The page asked for (1-based).
+    pub page: u32,
+    /// The collapsed conversation entries (user, assistant and tool result messages), oldest first.
+    pub entry_ids: Vec<String>,
+}
+
+/// `recall`, second half: a page, or the refusal when nothing matches or the page does not exist.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum RecallAnswer {
+    /// Report `text` as a failed tool result.
+    Refuse(Refusal),
+    /// The page.
+    Page(RecallPage),
+}
+
+/// One page of recalled text.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct RecallPage {
+    /// What the model reads.
+    pub text: String,
+    /// The tool result's `details`.
+    pub details: RecallDetails,
+}
+
+/// A page's details.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct RecallDetails {
+    /// The name recalled.
+    pub name: String,
+    /// The query, or `null`.
+    pub query: Option<String>,
+    /// This page (1-based).
+    pub page: u32,
+    /// How many pages there are.
+    pub pages: u32,
+    /// Collapsed entries with text.
+    pub collapsed: u32,
+    /// Of those, the ones the query matches (all without a query).
+    pub matches: u32,
+    /// The entries on this page (an entry split across pages is on each of them).
+    pub entry_ids: Vec<String>,
+    /// The page's size by the core's estimate.
+    #[serde(serialize_with = "js_number")]
+    pub tokens: f64,
+}
+
+fn refuse(code: RefusalCode, text: String) -> Refusal {
+    Refusal { code, text, saved_tokens: None }
+}
+
+/// Decides which entries a `recall` call reads (see the module docs). Refuses an invalid or unknown name,
+/// a bad `query` or `page`, and a name at which nothing was collapsed.
+///
+/// # Errors
+/// Only for an inconsistent index (a parent cycle).
+pub(super) fn plan(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> Result<ToolPlan, SessionError> {
+    // `name`; a model that names the summary by the rewind's own parameter is understood too.
+    let key = ["name", "labelEnd", "labelStart"].into_iter().find(|k| params.raw.get(k).is_some()).unwrap_or("name");
+    let Some(name) = params.raw.get(key).and_then(Value::as_str).filter(|n| is_valid_name(n)) else {
+        let problem = name_problem(params.raw, key);
+        return Ok(ToolPlan::Refuse(refuse(RefusalCode::InvalidName, texts::invalid_name(key, "recall", problem.as_deref()))));
+    };
+    let query = match read_query(params.raw.get("query")) {
+        Ok(q) => q,
+        Err(problem) => return Ok(ToolPlan::Refuse(refuse(RefusalCode::InvalidRecall, texts::recall_bad_query(&problem)))),
+    };
+    let page = match read_page(params.raw.get("page")) {
+        Ok(p) => p,
+        Err(problem) => return Ok(ToolPlan::Refuse(refuse(RefusalCode::InvalidRecall, texts::recall_bad_page(&problem)))),
+    };
+    let label = format!("{ANCHOR_PREFIX}{name}");
+    let Some(named) = labelled(index, &label)? else {
+        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
+        return Ok(ToolPlan::Refuse(refuse(RefusalCode::UnknownName, texts::recall_unknown(name, &rows))));
+    };
+    let collapsed = if let Some(slots) = rewind_collapsed(index, named)? {
+        slots
+    } else {
+        let mut all = Vec::new();
+        for child in index.children_of(named).to_vec() {
+            all.extend(rewind_collapsed(index, child)?.unwrap_or_default());
+        }
+        all
+    };
+    let mut seen = HashSet::new();
+    let entry_ids: Vec<String> = collapsed
+        .into_iter()
+        .filter(|&s| matches!(index.entry(s).kind(), Kind::Message(RoleKind::User | RoleKind::Assistant | RoleKind::ToolResult)))
+        .filter(|&s| seen.insert(s))
+        .map(|s| index.id_of(s).to_string())
+        .collect();
+    if entry_ids.is_empty() {
+        return Ok(ToolPlan::Refuse(refuse(RefusalCode::NothingCollapsed, texts::recall_nothing(name))));
+    }
+    Ok(ToolPlan::Recall(RecallPlan { name: name.into(), query, page, entry_ids }))
+}
+
+/// The entry labelled `label`: the one on the active branch, else the newest labelled one anywhere (a
+/// rewind leaves anchors behind on the branch it abandons).
+fn labelled(index: &mut SessionIndex, label: &str) -> Result<Option<Slot>, SessionError> {
+    if let Some(slot) = index.find_label_on_path(label, index.leaf())? {
+        return Ok(Some(slot));
+    }
+    Ok((0..index.len() as Slot).rev().find(|&s| index.label_at(s) == Some(label)))
+}
+
+/// What the rewind that wrote `summary` collapsed, oldest first; `None` when `summary` is no summary a
+/// rewind of this tool wrote (no synthetic call below it, or no original call to match).
+fn rewind_collapsed(index: &mut SessionIndex, summary: Slot) -> Result<Option<Vec<Slot>>, SessionError> {
+    if index.entry(summary).kind() != Kind::BranchSummary {
+        return Ok(None);
+    }
+    let Some(target) = index.parent_of(summary) else { return Ok(None) };
+    let Some(synthetic) = synthetic_below(index, summary) else { return Ok(None) };
+    let call_id = index.entry(synthetic).assistant().and_then(|a| a.tool_calls().next().map(|(id, _)| id.to_string()));
+    let Some(call_id) = call_id else { return Ok(None) };
+    // The message the rewind was called from: it carries the same call, on the abandoned branch.
+    let calls = |s: Slot| index.entry(s).assistant().is_some_and(|a| a.tool_calls().any(|(id, _)| id == call_id));
+    let Some(old_leaf) = (0..index.len() as Slot).find(|&s| s != synthetic && calls(s)) else { return Ok(None) };
+    let (collapsed, common) = index.entries_between(Some(old_leaf), target)?;
+    Ok((common == Some(target)).then_some(collapsed))
+}
+
+/// The rewind's synthetic assistant below `summary`: a child, or below the label entries the rewind wrote
+/// before it.
+fn synthetic_below(index: &mut SessionIndex, summary: Slot) -> Option<Slot> {
+    let mut at = summary;
+    for _ in 0..MAX_SYNTHETIC_DEPTH {
+        let children = index.children_of(at).to_vec();
+        if let Some(&found) = children.iter().find(|&&c| is_synthetic(index, c)) {
+            return Some(found);
+        }
+        at = *children.iter().find(|&&c| matches!(index.entry(c).kind(), Kind::Label | Kind::ContextEdit))?;
+    }
+    None
+}
+
+/// `query`: absent, `null` or blank is none; anything but a string, or a string over
+/// [`MAX_QUERY_CHARS`], is the problem in words.
+fn read_query(value: Option<&Value>) -> Result<Option<String>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) => {
+            let units = utf16_len(s.trim());
+            if units > MAX_QUERY_CHARS {
+                return Err(format!("it is {units} characters long"));
+            }
+            Ok(Some(s.trim().to_string()))
+        }
+        Some(Value::Number(_)) => Err("it is a number, not a string".into()),
+        Some(Value::Bool(_)) => Err("it is a boolean, not a string".into()),
+        Some(Value::Array(_)) => Err("it is an array, not a string".into()),
+        Some(Value::Object(_)) => Err("it is an object, not a string".into()),
+    }
+}
+
+/// `page`: absent or `null` is 1; a whole number ≥ 1 (or its digits as a string) is that page.
+fn read_page(value: Option<&Value>) -> Result<u32, String> {
+    let page = match value {
+        None | Some(Value::Null) => return Ok(1),
+        Some(Value::Number(n)) => n.as_f64().filter(|x| x.fract() == 0.0 && *x >= 1.0 && *x <= f64::from(u32::MAX)).map(|x| x as u32),
+        Some(Value::String(s)) => s.trim().parse::<u32>().ok().filter(|&p| p >= 1),
+        Some(_) => None,
+    };
+    page.ok_or_else(|| "send a whole number from 1 up, e.g. 2".into())
+}
+
+/// One collapsed entry's text, as the page shows it.
+struct Item {
+    id: String,
+    /// `user`, `assistant`, `tool result of <tool>`.
+    what: String,
+    text: String,
+}
+
+/// The text of a message content: a string as is, or its `text` blocks joined by newlines (an
+/// assistant's thinking and tool calls are not its text).
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The item of an entry as pi holds it, or `None` for one without text (a bare tool call) and for this
+/// tool's own results (they are about the tree, not the work).
+fn item_of(entry: &Value) -> Option<Item> {
+    let message = entry.get("message")?;
+    let content = content_text(message.get("content")?);
+    let what = match message.get("role")?.as_str()? {
+        "user" => "user".to_string(),
+        "assistant" => "assistant".to_string(),
+        "toolResult" => {
+            let tool = message.get("toolName").and_then(Value::as_str).unwrap_or("?");
+            if tool == TOOL_NAME {
+                return None;
+            }
+            format!("tool result of {tool}")
+        }
+        _ => return None,
+    };
+    let id = entry.get("id")?.as_str()?.to_string();
+    (!content.is_empty()).then_some(Item { id, what, text: content })
+}
+
+/// A slice of one item on a page: bytes `start..end` of its text.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    item: usize,
+    start: usize,
+    end: usize,
+}
+
+/// Where to cut `text` so the first part has at most `max_units` UTF-16 units (at least one character):
+/// after the last newline in the second half of that room, else at the last character that fits.
+fn cut_at(text: &str, max_units: usize) -> usize {
+    let mut units = 0;
+    let mut end = 0;
+    for (at, c) in text.char_indices() {
+        units += c.len_utf16();
+        if units > max_units {
+            break;
+        }
+        end = at + c.len_utf8();
+    }
+    if end == 0 {
+        return text.chars().next().map_or(0, char::len_utf8);
+    }
+    match text.get(..end).and_then(|t| t.rfind('\n')) {
+        Some(nl) if nl + 1 > end / 2 => nl + 1,
+        _ => end,
+    }
+}
+
+/// Lays the items out on pages of `room` units of body each (item headers count against it, at `head`
+/// units per piece): an item starts on a fresh page when it fits there but not here, and one bigger than
+/// a page is split where the pages end.
+fn lay_out(items: &[Item], room: usize, head: impl Fn(&Item) -> usize) -> Vec<Vec<Piece>> {
+    let mut pages = Vec::new();
+    let mut page: Vec<Piece> = Vec::new();
+    let mut used = 0;
+    for (i, item) in items.iter().enumerate() {
+        let head = head(item);
+        let mut start = 0;
+        while start < item.text.len() {
+            let rest = item.text.get(start..).unwrap_or("");
+            let units = utf16_len(rest);
+            let avail = room.saturating_sub(used + head);
+            if units <= avail {
+                page.push(Piece { item: i, start, end: item.text.len() });
+                used += head + units;
+                break;
+            }
+            let fits_empty = units <= room.saturating_sub(head);
+            if !page.is_empty() && (fits_empty || avail < MIN_PIECE_UNITS) {
+                pages.push(std::mem::take(&mut page));
+                used = 0;
+                continue;
+            }
+            let end = start + cut_at(rest, avail);
+            page.push(Piece { item: i, start, end });
+            pages.push(std::mem::take(&mut page));
+            used = 0;
+            start = end;
+        }
+    }
+    if !page.is_empty() {
+        pages.push(page);
+    }
+    pages
+}
+
+/// `recall`, second half: `entries` are the plan's entries as pi holds them (each as JSON text; one that
+/// is missing or unreadable is left out), and the answer is the plan's page of their text.
+pub fn page(plan: &RecallPlan, entries: &[Option<String>]) -> RecallAnswer {
+    let items: Vec<Item> =
+        entries.iter().flatten().filter_map(|t| serde_json::from_str::<Value>(t).ok()).filter_map(|v| item_of(&v)).collect();
+    let name = plan.name.as_str();
+    let query = plan.query.as_deref();
+    let collapsed = items.len() as u32;
+    if items.is_empty() {
+        return RecallAnswer::Refuse(refuse(RefusalCode::NothingCollapsed, texts::recall_nothing(name)));
+    }
+    let items: Vec<Item> = match query {
+        Some(q) => {
+            let q = q.to_ascii_lowercase();
+            items.into_iter().filter(|i| i.text.to_ascii_lowercase().contains(&q)).collect()
+        }
+        None => items,
+    };
+    let matches = items.len() as u32;
+    if let (Some(q), true) = (query, items.is_empty()) {
+        return RecallAnswer::Refuse(refuse(RefusalCode::NoMatch, texts::recall_no_match(name, q, collapsed)));
+    }
+    // Room for the header and footer at their longest (the page count is known only after paging).
+    let reserve = utf16_len(&texts::recall_header(name, query, WIDEST_PAGE, WIDEST_PAGE, matches, collapsed))
+        + utf16_len(&texts::recall_next(name, query, WIDEST_PAGE, WIDEST_PAGE))
+        + 2;
+    let head = |item: &Item| utf16_len(&texts::recall_item(&item.id, &item.what, Some((WIDEST_PAGE, WIDEST_PAGE)))) + 2;
+    let pages = lay_out(&items, PAGE_UNITS.saturating_sub(reserve), head);
+    let count = pages.len() as u32;
+    let Some(pieces) = pages.get(plan.page as usize - 1) else {
+        return RecallAnswer::Refuse(refuse(RefusalCode::NoSuchPage, texts::recall_no_page(name, query, plan.page, count)));
+    };
+    // How many pieces each item has, and which piece each of this page's is.
+    let mut parts = vec![0u32; items.len()];
+    let mut before = vec![0u32; items.len()];
+    for (n, page) in pages.iter().enumerate() {
+        for p in page {
+            parts[p.item] += 1;
+            if n + 1 < plan.page as usize {
+                before[p.item] += 1;
+            }
+        }
+    }
+    let mut text = texts::recall_header(name, query, plan.page, count, matches, collapsed);
+    text.push('\n');
+    let mut entry_ids = Vec::new();
+    // An item has at most one piece per page: a split piece always ends its page.
+    for p in pieces {
+        let item = &items[p.item];
+        let part = (parts[p.item] > 1).then(|| (before[p.item] + 1, parts[p.item]));
+        text.push_str(&texts::recall_item(&item.id, &item.what, part));
+        text.push('\n');
+        text.push_str(item.text.get(p.start..p.end).unwrap_or(""));
+        text.push('\n');
+        entry_ids.push(item.id.clone());
+    }
+    text.push_str(&if plan.page < count { texts::recall_next(name, query, plan.page + 1, count) } else { texts::recall_end(name) });
+    let tokens = ceil_quarter(utf16_len(&text));
+    RecallAnswer::Page(RecallPage {
+        text,
+        details: RecallDetails {
+            name: name.into(),
+            query: plan.query.clone(),
+            page: plan.page,
+            pages: count,
+            collapsed,
+            matches,
+            entry_ids,
+            tokens,
+        },
+    })
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use std::fmt::Write as _;
+
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::session::Mode;
+    use crate::tool::synthetic::{synthetic_assistant, KeptArguments};
+    use crate::tool::Arguments;
+
+    /// Session lines; each entry's parent is the previous line unless given.
+    #[derive(Default)]
+    struct Lines(Vec<Value>);
+
+    impl Lines {
+        fn push(&mut self, id: &str, mut entry: Value) -> &mut Self {
+            entry["id"] = json!(id);
+            if entry.get("parentId").is_none() {
+                entry["parentId"] = self.0.last().map_or(Value::Null, |l| l["id"].clone());
+            }
+            entry["timestamp"] = json!(format!("2026-01-01T00:{:02}:00.000Z", self.0.len()));
+            self.0.push(entry);
+            self
+        }
+        fn message(&mut self, id: &str, message: &Value) -> &mut Self {
+            self.push(id, json!({"type": "message", "message": message}))
+        }
+        fn user(&mut self, id: &str, text: &str) -> &mut Self {
+            self.message(id, &json!({"role": "user", "content": text}))
+        }
+        fn call(&mut self, id: &str, text: &str, call: &str, tool: &str) -> &mut Self {
+            let mut content = vec![json!({"type": "toolCall", "id": call, "name": tool, "arguments": {}})];
+            if !text.is_empty() {
+                content.insert(0, json!({"type": "text", "text": text}));
+            }
+            self.message(id, &json!({"role": "assistant", "content": content, "stopReason": "toolUse",
+                "usage": {"input": 100, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 110}}))
+        }
+        fn result(&mut self, id: &str, call: &str, tool: &str, text: &str) -> &mut Self {
+            self.message(id, &json!({"role": "toolResult", "toolCallId": call, "toolName": tool,
+                "content": [{"type": "text", "text": text}], "isError": false}))
+        }
+        fn label(&mut self, id: &str, target: &str, label: &str) -> &mut Self {
+            self.push(id, json!({"type": "label", "targetId": target, "label": label}))
+        }
+        /// What a rewind writes: the summary under `target`, its label, the synthetic call `call`, its result.
+        fn rewind(&mut self, n: &str, target: &str, end: &str, call: &str) -> &mut Self {
+            let synthetic = synthetic_assistant(call, KeptArguments::of(&Arguments::default()), None, 10.0, 0.0);
+            self.push(&format!("bs{n}"), json!({"type": "branch_summary", "parentId": target, "fromId": target, "summary": "## Goal"}))
+                .label(&format!("lb{n}"), &format!("bs{n}"), &format!("anchor:{end}"))
+                .message(&format!("syn{n}"), &serde_json::to_value(synthetic).unwrap())
+                .result(&format!("rr{n}"), call, TOOL_NAME, "[rewind] done")
+        }
+        fn index(&self) -> SessionIndex {
+            let mut index = SessionIndex::new(Mode::Plugin);
+            let text: Vec<String> = self.0.iter().map(Value::to_string).collect();
+            assert!(index.append_jsonl(&text.join("\n")).skipped.is_empty());
+            index
+        }
+        /// The entries as the shim hands them over.
+        fn entries(&self, ids: &[String]) -> Vec<Option<String>> {
+            ids.iter().map(|id| self.0.iter().find(|l| l["id"] == json!(id)).map(Value::to_string)).collect()
+        }
+    }
+
+    fn facts() -> ToolFacts {
+        serde_json::from_value(json!({"callId": "now", "contextWindow": 100_000})).unwrap()
+    }
+
+    fn plan_of(index: &mut SessionIndex, args: &Value) -> ToolPlan {
+        crate::tool::plan(index, &Arguments::from_value(args.clone()), &facts()).unwrap()
+    }
+
+    fn recall_plan(index: &mut SessionIndex, args: &Value) -> RecallPlan {
+        match plan_of(index, args) {
+            ToolPlan::Recall(p) => p,
+            other => panic!("expected a recall plan, got {other:?}"),
+        }
+    }
+
+    fn refused(plan: &ToolPlan) -> RefusalCode {
+        match plan {
+            ToolPlan::Refuse(r) => r.code,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    fn page_of(lines: &Lines, args: &Value) -> RecallAnswer {
+        let plan = recall_plan(&mut lines.index(), args);
+        page(&plan, &lines.entries(&plan.entry_ids))
+    }
+
+    fn text(answer: &RecallAnswer) -> &str {
+        match answer {
+            RecallAnswer::Page(p) => &p.text,
+            RecallAnswer::Refuse(r) => panic!("expected a page, got {r:?}"),
+        }
+    }
+
+    /// u (anchor `start`) → a1 → r1 (read: `file`) → a2 → r2 (bash) → a3 (the rewind call c3), then the
+    /// rewind to `start` as `done`, and more work on the new branch.
+    fn rewound(file: &str) -> Lines {
+        let mut s = Lines::default();
+        s.user("u", "please build the parser")
+            .call("a1", "Reading the grammar.", "c1", "read")
+            .label("l1", "u", "anchor:start")
+            .result("r1", "c1", "read", file)
+            .call("a2", "", "c2", "bash")
+            .result("r2", "c2", "bash", "error[E0308]: Mismatched types")
+            .call("a3", "", "c3", TOOL_NAME)
+            .rewind("1", "u", "done", "c3")
+            .call("a4", "next", "c4", "bash")
+            .result("r4", "c4", "bash", "later work, not collapsed");
+        s
+    }
+
+    #[test]
+    fn the_summary_name_and_the_anchor_name_recall_what_the_rewind_collapsed() {
+        let s = rewound("fn main() {}\n");
+        let mut index = s.index();
+        let by_summary = recall_plan(&mut index, &json!({"action": "recall", "name": "done"}));
+        assert_eq!(by_summary.entry_ids, ["a1", "r1", "a2", "r2", "a3"]);
+        assert_eq!((by_summary.page, by_summary.query.as_deref()), (1, None));
+        let by_anchor = recall_plan(&mut index, &json!({"action": "recall", "name": "start"}));
+        assert_eq!(by_anchor.entry_ids, by_summary.entry_ids);
+        // The rewind's own parameter names are understood as the name.
+        assert_eq!(recall_plan(&mut index, &json!({"action": "recall", "labelEnd": "done"})).entry_ids, by_summary.entry_ids);
+        let page = text(&page_of(&s, &json!({"action": "recall", "name": "done"}))).to_string();
+        assert!(page.starts_with("[recall 'done'] page 1 of 1 · 3 collapsed entries · exact text, oldest first\n"), "{page}");
+        assert!(page.contains("──── entry r1 · tool result of read ────\nfn main() {}\n\n"), "{page}");
+        assert!(page.contains("──── entry a1 · assistant ────\nReading the grammar.\n"), "{page}");
+        assert!(!page.contains("later work"), "only the collapsed work: {page}");
+        assert!(!page.contains("a3"), "a bare tool call has no text: {page}");
+        assert!(page.ends_with("End of what was collapsed at 'done'."), "{page}");
+    }
+
+    #[test]
+    fn a_second_rewind_to_the_same_anchor_adds_its_work_and_a_chain_is_followed() {
+        let mut s = rewound("one");
+        s.call("a5", "", "c5", TOOL_NAME).rewind("2", "u", "again", "c5");
+        let mut index = s.index();
+        // `again` collapsed the first rewind's branch: its summary, synthetic call and the later work.
+        let again = recall_plan(&mut index, &json!({"action": "recall", "name": "again"}));
+        assert_eq!(again.entry_ids, ["syn1", "rr1", "a4", "r4", "a5"]);
+        let start = recall_plan(&mut index, &json!({"action": "recall", "name": "start"}));
+        assert_eq!(start.entry_ids, ["a1", "r1", "a2", "r2", "a3", "syn1", "rr1", "a4", "r4", "a5"]);
+        // `done` now sits on the abandoned branch and still names what its rewind collapsed.
+        assert_eq!(recall_plan(&mut index, &json!({"action": "recall", "name": "done"})).entry_ids, ["a1", "r1", "a2", "r2", "a3"]);
+        // This tool's own results are left out of the text.
+        let page = text(&page_of(&s, &json!({"action": "recall", "name": "again"}))).to_string();
+        assert!(!page.contains("[rewind] done") && page.contains("later work, not collapsed"), "{page}");
+    }
+
+    #[test]
+    fn refusals_say_why() {
+        let s = rewound("x");
+        let mut index = s.index();
+        let code = |index: &mut SessionIndex, args: Value| refused(&plan_of(index, &args));
+        assert_eq!(code(&mut index, json!({"action": "recall", "name": "nope"})), RefusalCode::UnknownName);
+        assert_eq!(code(&mut index, json!({"action": "recall"})), RefusalCode::InvalidName);
+        assert_eq!(code(&mut index, json!({"action": "recall", "name": "Done"})), RefusalCode::InvalidName);
+        assert_eq!(code(&mut index, json!({"action": "recall", "name": "done", "query": 3})), RefusalCode::InvalidRecall);
+        let long = "q".repeat(MAX_QUERY_CHARS + 1);
+        assert_eq!(code(&mut index, json!({"action": "recall", "name": "done", "query": long})), RefusalCode::InvalidRecall);
+        for bad in [json!(0), json!(1.5), json!("two"), json!(-1), json!([1])] {
+            assert_eq!(code(&mut index, json!({"action": "recall", "name": "done", "page": bad})), RefusalCode::InvalidRecall, "{bad}");
+        }
+        assert_eq!(recall_plan(&mut index, &json!({"action": "recall", "name": "done", "page": "2", "query": "  "})).page, 2);
+        // An anchor nothing was rewound to.
+        let mut plain = rewound("x");
+        plain.label("l9", "a4", "anchor:later");
+        assert_eq!(code(&mut plain.index(), json!({"action": "recall", "name": "later"})), RefusalCode::NothingCollapsed);
+        let no_match = page_of(&s, &json!({"action": "recall", "name": "done", "query": "absent"}));
+        assert!(matches!(&no_match, RecallAnswer::Refuse(r) if r.code == RefusalCode::NoMatch), "{no_match:?}");
+        let past = page_of(&s, &json!({"action": "recall", "name": "done", "page": 2}));
+        assert!(matches!(&past, RecallAnswer::Refuse(r) if r.code == RefusalCode::NoSuchPage), "{past:?}");
+        // Entries the host could not hand over (or unreadable ones) are left out; none at all: nothing.
+        let done = recall_plan(&mut index, &json!({"action": "recall", "name": "done"}));
+        let nothing = page(&done, &[None, Some("{not json".into())]);
+        assert!(matches!(&nothing, RecallAnswer::Refuse(r) if r.code == RefusalCode::NothingCollapsed), "{nothing:?}");
+    }
+
+    #[test]
+    fn a_query_narrows_case_insensitively() {
+        let s = rewound("fn main() {}");
+        let answer = page_of(&s, &json!({"action": "recall", "name": "done", "query": "MISMATCHED"}));
+        let RecallAnswer::Page(p) = &answer else { panic!("{answer:?}") };
+        assert_eq!(p.details.entry_ids, ["r2"]);
+        assert_eq!((p.details.matches, p.details.collapsed), (1, 3));
+        assert!(p.text.starts_with("[recall 'done'] page 1 of 1 · 1 of 3 collapsed entries contain \"MISMATCHED\""), "{}", p.text);
+        assert!(p.text.contains("error[E0308]: Mismatched types\n"), "{}", p.text);
+    }
+
+    /// Every page fits the budget, the pieces put back together are the exact text, and the footers lead
+    /// from each page to the next.
+    #[test]
+    fn pages_stay_under_the_budget_and_give_back_the_exact_text() {
+        let mut file = String::new();
+        for n in 0..3000 {
+            writeln!(file, "line {n}: é😀 \"quoted\" \\ tab\t{}", "x".repeat(n % 37)).unwrap();
+        }
+        let no_newlines = "ab😀".repeat(9000);
+        let mut s = rewound(&file);
+        s.call("a5", "", "c5", "read").result("r5", "c5", "read", &no_newlines).call("a6", "", "c6", TOOL_NAME).rewind("2", "bs1", "big", "c6");
+        for (name, expected) in [("done", file.as_str()), ("big", no_newlines.as_str())] {
+            let first = page_of(&s, &json!({"action": "recall", "name": name, "query": "😀"}));
+            let RecallAnswer::Page(first) = first else { panic!("{first:?}") };
+            let pages = first.details.pages;
+            assert!(pages > 3, "{pages}");
+            let mut pieces = String::new();
+            for k in 1..=pages {
+                let answer = page_of(&s, &json!({"action": "recall", "name": name, "query": "😀", "page": k}));
+                let RecallAnswer::Page(p) = answer else { panic!("{answer:?}") };
+                assert!(p.details.tokens <= PAGE_TOKENS as f64, "page {k}: {}", p.details.tokens);
+                assert_eq!(p.details.tokens, ceil_quarter(utf16_len(&p.text)));
+                assert!(k == pages || p.details.tokens > PAGE_TOKENS as f64 * 0.8, "pages are filled: page {k} of {pages}: {}", p.details.tokens);
+                let head = format!("part {k} of {pages} ────\n");
+                let at = p.text.find(&head).unwrap_or_else(|| panic!("page {k}: {}", p.text)) + head.len();
+                let footer = if k < pages {
+                    format!("\nPage {} of {pages}: navigate_tree(action='recall', name='{name}', query=\"😀\", page={})", k + 1, k + 1)
+                } else {
+                    format!("\nEnd of what was collapsed at '{name}'.")
+                };
+                assert!(p.text.ends_with(&footer), "page {k}: {}", p.text);
+                pieces.push_str(&p.text[at..p.text.len() - footer.len()]);
+            }
+            assert!(pieces == expected, "{name}: the pieces rebuild the text exactly");
+        }
+    }
+
+    #[test]
+    fn a_cut_falls_after_a_newline_in_the_second_half_or_at_a_character() {
+        assert_eq!(cut_at("aaaa\nbbbbbbbb", 8), 5);
+        assert_eq!(cut_at("a\nbbbbbbbbbbb", 8), 8);
+        assert_eq!(cut_at("😀😀😀", 3), 4, "a surrogate pair is never split");
+        assert_eq!(cut_at("😀😀", 1), 4, "at least one character");
+        assert_eq!(cut_at("", 5), 0);
+    }
+
+    /// The texts pinned in tests/fixtures/expected/tool-outputs.txt (see `tool::tests`).
+    pub(in crate::tool) fn golden(put: &mut dyn FnMut(&str, &str)) {
+        let s = rewound("fn main() {\n    println!(\"hi\");\n}\n");
+        let mut index = s.index();
+        for (what, args) in [
+            ("recall plan", json!({"action": "recall", "name": "done", "query": "Main"})),
+            ("recall unknown", json!({"action": "recall", "name": "nope"})),
+            ("recall bad query", json!({"action": "recall", "name": "done", "query": ["x"]})),
+            ("recall bad page", json!({"action": "recall", "name": "done", "page": 0})),
+            ("recall bad name", json!({"action": "recall", "name": "anchor:done"})),
+        ] {
+            put(what, &json(&plan_of(&mut index, &args)));
+        }
+        let mut plain = rewound("x");
+        plain.label("l9", "a4", "anchor:later");
+        put("recall nothing", &json(&plan_of(&mut plain.index(), &json!({"action": "recall", "name": "later"}))));
+        for (what, args) in [
+            ("recall page", json!({"action": "recall", "name": "done"})),
+            ("recall query", json!({"action": "recall", "name": "start", "query": "PRINTLN"})),
+            ("recall no match", json!({"action": "recall", "name": "done", "query": "nothing \"here\""})),
+            ("recall no page", json!({"action": "recall", "name": "done", "query": "main", "page": 3})),
+        ] {
+            put(what, &json(&page_of(&s, &args)));
+        }
+        let big = rewound(&"0123456789abcdef\n".repeat(600));
+        for k in 1..=2 {
+            put(&format!("recall split {k}"), &json(&page_of(&big, &json!({"action": "recall", "name": "done", "page": k}))));
+        }
+    }
+
+    /// A result as JavaScript receives it.
+    fn json(result: &impl Serialize) -> String {
+        serde_json::to_string(result).expect("results serialize")
+    }
+}
