@@ -420,6 +420,11 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
         return anchor(toolCallId, plan, sm);
       case "rewind":
         return rewind(toolCallId, plan, signal, ctx);
+      case "recall": {
+        // The plugin index keeps no text: hand the core the collapsed entries as pi holds them.
+        const answer = withIndex(sm, (index) => index.recallPage(plan.entryIds.map((id) => host.getEntry(sm, id))));
+        return answer.kind === "page" ? toolResult(answer.text, answer.details) : refuse(toolCallId, answer);
+      }
       default:
         throw new Error(`navigate_tree: unknown plan kind ${plan.kind}`);
     }

@@ -189,7 +189,7 @@ test("registers one tool from the core's definition, sequential, flat object sch
   assert.equal(def.executionMode, "sequential");
   assert.equal(def.parameters.type, "object");
   assert.deepEqual(def.parameters.required, ["action"]);
-  assert.deepEqual(Object.keys(def.parameters.properties), ["action", "name", "labelStart", "labelEnd", "summaryFocus"]);
+  assert.deepEqual(Object.keys(def.parameters.properties), ["action", "name", "labelStart", "labelEnd", "summaryFocus", "query", "page"]);
   assert.ok(def.promptSnippet.length > 0 && def.promptSnippet.length < 120);
   const prose = def.description + Object.values(def.parameters.properties).map((p) => p.description).join("");
   assert.ok(Math.ceil(prose.length / 4) < 400, `${Math.ceil(prose.length / 4)} tokens`);
