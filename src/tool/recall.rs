@@ -20,7 +20,7 @@ use tsify_next::Tsify;
 use crate::error::SessionError;
 use crate::js::utf16_len;
 use crate::session::{ceil_quarter, Kind, Leaf, RoleKind, SessionIndex, Slot};
-use crate::text::{is_valid_name, ANCHOR_PREFIX};
+use crate::text::{extract_text_content, is_valid_name, ANCHOR_PREFIX};
 
 use super::definition::TOOL_NAME;
 use super::facts::ToolFacts;
@@ -233,26 +233,12 @@ struct Item {
     text: String,
 }
 
-/// The text of a message content: a string as is, or its `text` blocks joined by newlines (an
-/// assistant's thinking and tool calls are not its text).
-fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 /// The item of an entry as pi holds it, or `None` for one without text (a bare tool call) and for this
 /// tool's own results (they are about the tree, not the work).
 fn item_of(entry: &Value) -> Option<Item> {
     let message = entry.get("message")?;
-    let content = content_text(message.get("content")?);
+    // A string as is, or the `text` blocks (an assistant's thinking and tool calls are not its text).
+    let content = extract_text_content(Some(message.get("content")?));
     let what = match message.get("role")?.as_str()? {
         "user" => "user".to_string(),
         "assistant" => "assistant".to_string(),
