@@ -23,6 +23,8 @@ import { createHost, hostGenerateBranchSummary, registry } from "./host.js";
 import { makeSummarizer } from "./summarize.js";
 import { installAgentFeatures } from "./agent.js";
 import { cacheSummarizer, installCapture } from "./cache-summary.js";
+import * as tui from "@earendil-works/pi-tui";
+import { makeRenderers } from "./render.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
 export const MAX_CORE_RESTARTS = 5;
@@ -453,7 +455,14 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
 
   host.installHooks({ onShutdown: drop });
   const definition = current.api.toolDefinition();
-  host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines() }, execute);
+  const renderers = makeRenderers({
+    tui,
+    core: () => current?.api ?? null,
+    title: definition.name,
+    cacheNotices: () => host.showCacheMissNotices(),
+    keyHint: host.keyHint(),
+  });
+  host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines(), ...renderers }, execute);
   installCapture(pi, captures);
   const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, toolName: definition.name, pkg: hostOptions?.pkg });
   return {

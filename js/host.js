@@ -149,6 +149,16 @@ export function createHost(pi, { pkg = piPackage } = {}) {
       pi.registerTool({ ...definition, execute });
     },
 
+    /** pi's `showCacheMissNotices` setting (false on hosts whose extensions cannot read settings). */
+    showCacheMissNotices() {
+      return pi.getSettings?.()?.showCacheMissNotices === true;
+    },
+
+    /** The host's `keyHint` for renderers on hosts whose render context lacks it (undefined if not exported). */
+    keyHint() {
+      return typeof pkg.keyHint === "function" ? pkg.keyHint : undefined;
+    },
+
     /** Hooks: the per-request context hand-over, the wait for stored calls, failed-call marking, run end, session teardown. */
     installHooks({ onShutdown }) {
       reg.stats.contextHandlers++;

@@ -15,6 +15,7 @@ mod plan;
 mod recall;
 mod synthetic;
 mod texts;
+mod view;
 
 pub use definition::{definition, definition_text_len, ToolDefinition, TOOL_NAME};
 pub use facts::{ToolFacts, ModelFacts};
@@ -27,6 +28,7 @@ pub use plan::{
 pub use recall::{page as recall_page, RecallAnswer, RecallDetails, RecallPage, RecallPlan, MAX_QUERY_CHARS, PAGE_TOKENS};
 pub use synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant, MAX_SYNTHETIC_FOCUS};
 pub use texts::RefusalCode;
+pub use view::{call_line, result_view, ResultView, ShownAnchor, ShownDetails, ShownResult, SummaryCache};
 
 #[cfg(test)]
 mod tests;

@@ -637,12 +637,25 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
     for (what, args, facts) in &calls {
         let p = typed(&mut index, args, facts).unwrap();
         put(what, &golden::text(&p));
+        put(&format!("{what} call line"), &call_line(&Arguments::from_value(args.clone())));
+        if !matches!(p, ToolPlan::Rewind(_)) {
+            put(&format!("{what} view"), &golden::view(&serde_json::to_value(&p).unwrap(), None));
+        }
         if let ToolPlan::Rewind(p) = p {
             let mut s = worked_session(40_000);
             s.summary("bs", "u", "The user explored a different conversation branch before returning here.\n## Goal\nparser");
             let mut index = s.index();
             let done = super::finish(&mut index, &p, "bs", 1_767_225_600_999.5).unwrap();
             put(&format!("{what} finish"), &golden::text(&done));
+            let done = serde_json::to_value(&done).unwrap();
+            for cache in [
+                json!(null),
+                json!({"mode": "live-prefix", "reason": null, "cacheRead": 9000, "input": 12, "cacheWrite": 0}),
+                json!({"mode": "live-prefix", "reason": null, "cacheRead": 0, "input": 9012, "cacheWrite": 0}),
+                json!({"mode": "fallback", "reason": "stale-capture", "cacheRead": null, "input": 1234, "cacheWrite": null}),
+            ] {
+                put(&format!("{what} view {cache}"), &golden::view(&done, Some(cache)));
+            }
         }
     }
     put("unreadable", &golden::text(&unreadable("nested too deeply at column 3")));
@@ -750,6 +763,17 @@ mod golden {
     pub(super) fn synthetic(call: &str, tokens: f64) -> SyntheticAssistant {
         let args = KeptArguments::of(&Arguments::from_value(serde_json::json!({"action": "rewind"})));
         synthetic_assistant(call, args, None, tokens, 0.0)
+    }
+    /// The TUI's view of a plan or finish (a refusal as the shim reports it: failed, `details.refused`),
+    /// with `summary_cache` as the shim adds it to a rewind's details.
+    pub(super) fn view(result: &serde_json::Value, summary_cache: Option<serde_json::Value>) -> String {
+        let refused = result["kind"] == "refuse";
+        let mut details = if refused { serde_json::json!({"refused": result["code"]}) } else { result["details"].clone() };
+        if let Some(cache) = summary_cache {
+            details["summaryCache"] = cache;
+        }
+        let shown = serde_json::json!({"text": result["text"], "isError": refused, "details": details});
+        text(&result_view(&serde_json::from_value(shown).expect("a shown result")))
     }
     pub(super) fn facts_error(v: &serde_json::Value) -> String {
         serde_json::from_value::<ToolFacts>(v.clone()).map_or_else(|e| e.to_string(), |f| format!("{f:?}"))

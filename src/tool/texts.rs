@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::session::Anchor;
-use crate::text::{format_context_delta, format_pct1, format_position};
+use crate::text::{format_context_delta, format_pct1, format_position, format_tokens};
 
 /// Why a call was refused. The shim reports every refusal as a failed tool call (`isError: true`). It
 /// crosses to JavaScript as the variant's name.
@@ -351,6 +351,73 @@ pub(crate) fn recall_next(name: &str, query: Option<&str>, next: u32, pages: u32
 /// The last line of the last page.
 pub(crate) fn recall_end(name: &str) -> String {
     format!("End of what was collapsed at '{name}'.")
+}
+
+// ── What pi's TUI shows (tool/view.rs); never part of the model's text ──────────────────────────────
+
+/// The call line of `anchor`.
+pub(crate) fn view_call_anchor(name: &str) -> String {
+    format!("anchor {name}")
+}
+
+/// The call line of `rewind`: the two names and the focus preview, if any.
+pub(crate) fn view_call_rewind(start: &str, end: &str, focus: Option<&str>) -> String {
+    let focus = focus.map_or_else(String::new, |f| format!(" · “{f}”"));
+    format!("rewind {start} → {end}{focus}")
+}
+
+/// The headline of an anchor.
+pub(crate) fn view_anchor_set(name: &str, tokens: f64, window: f64, moved: bool) -> String {
+    let moved = if moved { " · moved here" } else { "" };
+    format!("anchor '{name}' set at {}{moved}", format_position(tokens, window))
+}
+
+/// The headline of a rewind. `served`: `None` when the summary came from the prompt cache, `Some(reason)`
+/// when it was written cold; absent (outer `None`) when the summarizer does not say.
+pub(crate) fn view_rewound(start: &str, end: &str, before: f64, after: f64, window: f64, served: Option<Option<&str>>) -> String {
+    let delta = format_context_delta(before, after, window);
+    let served = match served {
+        Some(None) => " · summary from the prompt cache".to_string(),
+        Some(Some(reason)) => format!(" · summary cold ({reason})"),
+        None => String::new(),
+    };
+    format!("rewind '{start}' → '{end}' · {delta}{served}")
+}
+
+/// The headline of `list`: the count and the context now, then the anchors (the newest
+/// [`VIEW_LIST_ANCHORS`], root → leaf) on a second line.
+pub(crate) fn view_list(anchors: &[(&str, f64)], tokens: f64, window: f64) -> String {
+    let now = format_position(tokens, window);
+    if anchors.is_empty() {
+        return format!("no anchors · context {now}");
+    }
+    let count = if anchors.len() == 1 { "1 anchor".to_string() } else { format!("{} anchors", anchors.len()) };
+    let hidden = anchors.len().saturating_sub(VIEW_LIST_ANCHORS);
+    let mut rows: Vec<String> = anchors[hidden..].iter().map(|(name, t)| format!("{name} {}", format_pct1(*t, window))).collect();
+    if hidden > 0 {
+        rows.insert(0, format!("… {hidden} earlier"));
+    }
+    format!("{count} · context {now}\n{}", rows.join(" · "))
+}
+
+/// Anchors the collapsed `list` names (the newest ones): enough for one or two screen lines.
+pub(crate) const VIEW_LIST_ANCHORS: usize = 6;
+
+/// The headline of a refusal: its reason (the first sentence the model read).
+pub(crate) fn view_refused(reason: &str) -> String {
+    format!("refused: {reason}")
+}
+
+/// The headline of a call that failed (a host write, a crashed core).
+pub(crate) fn view_failed(reason: &str) -> String {
+    format!("failed: {reason}")
+}
+
+/// The cache-miss line of a rewind whose summary did not read the prompt cache.
+pub(crate) fn view_cache_miss(reason: Option<&str>, input: Option<f64>) -> String {
+    let why = reason.map_or_else(|| "the prompt cache was not read".to_string(), |r| format!("sent cold: {r}"));
+    let billed = input.map_or_else(String::new, |n| format!(", {} input tokens uncached", format_tokens(n)));
+    format!("cache miss: the rewind's summary request missed the prompt cache ({why}{billed})")
 }
 
 /// Anchor rows as in `list`: `  12.3%  name` (the percentage right-aligned in 5 characters).

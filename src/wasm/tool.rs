@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
 use super::{to_js, SessionIndex};
-use crate::tool::{self, Arguments, AuthResult, RecallPlan, RewindPlan, SummaryResult, ToolFacts, ToolPlan};
+use crate::tool::{self, Arguments, AuthResult, RecallPlan, RewindPlan, ShownResult, SummaryResult, ToolFacts, ToolPlan};
 
 /// A host object read as `T` (`InvalidArgument` naming `what` when it has the wrong shape).
 fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
@@ -112,4 +112,21 @@ pub fn check_summary(#[wasm_bindgen(unchecked_param_type = "SummaryResult")] res
 #[wasm_bindgen(js_name = salvageText)]
 pub fn salvage_text(step: &str, error: &str) -> String {
     tool::salvage_text(step, error)
+}
+
+/// The call line pi's TUI shows after the tool's name (`renderCall`); arguments that cannot be read
+/// show as an empty line.
+#[wasm_bindgen(js_name = toolCallLine)]
+pub fn tool_call_line(#[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue) -> String {
+    serde_wasm_bindgen::from_value::<Arguments>(args).map_or_else(|_| String::new(), |a| tool::call_line(&a))
+}
+
+/// The collapsed view of a result in pi's TUI (`renderResult`): its headline, whether it is an error, and
+/// the cache-miss line.
+///
+/// # Errors
+/// `InvalidArgument` when `result` has the wrong shape.
+#[wasm_bindgen(js_name = toolResultView, unchecked_return_type = "ResultView")]
+pub fn tool_result_view(#[wasm_bindgen(unchecked_param_type = "ShownResult")] result: JsValue) -> Result<JsValue, JsValue> {
+    to_js(&tool::result_view(&from_js::<ShownResult>(result, "result")?))
 }

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { register } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { FAKE_TUI_URL } from "./fake-pi.js";
 
 const FAKE_PI = `
 export class AgentSession {
@@ -24,6 +25,7 @@ export async function generateBranchSummary(entries, options) {
 const FAKE_URL = `data:text/javascript,${encodeURIComponent(FAKE_PI)}`;
 const HOOKS = `
 export async function resolve(specifier, context, next) {
+  if (specifier === "@earendil-works/pi-tui") return { url: ${JSON.stringify(FAKE_TUI_URL)}, shortCircuit: true };
   if (specifier === "@earendil-works/pi-coding-agent") return { url: ${JSON.stringify(FAKE_URL)}, shortCircuit: true };
   return next(specifier, context);
 }`;

@@ -4,11 +4,17 @@ import { register } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+/** pi-tui's components as far as the renderers use them (tests; the real ones come from the host). */
+const FAKE_TUI = `export class Text { constructor(text = "") { this.text = text; } render() { return this.text.split("\\n"); } invalidate() {} }
+export class Container { render() { return []; } invalidate() {} }`;
+export const FAKE_TUI_URL = `data:text/javascript,${encodeURIComponent(FAKE_TUI)}`;
+
 /** From now on, imports of pi's package in this process get a module with the source `source`. */
 export function fakePi(source) {
   const url = `data:text/javascript,${encodeURIComponent(source)}`;
   register(
     `data:text/javascript,${encodeURIComponent(`export async function resolve(s, c, next) {
+  if (s === "@earendil-works/pi-tui") return { url: ${JSON.stringify(FAKE_TUI_URL)}, shortCircuit: true };
   if (s === "@earendil-works/pi-coding-agent") return { url: ${JSON.stringify(url)}, shortCircuit: true };
   return next(s, c);
 }`)}`,

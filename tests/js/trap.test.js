@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { register } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { FAKE_TUI_URL } from "./fake-pi.js";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
@@ -28,6 +29,7 @@ const FAKE_URL = `data:text/javascript,${encodeURIComponent(FAKE_PI)}`;
 register(
   `data:text/javascript,${encodeURIComponent(`
 export async function resolve(specifier, context, next) {
+  if (specifier === "@earendil-works/pi-tui") return { url: ${JSON.stringify(FAKE_TUI_URL)}, shortCircuit: true };
   if (specifier === "@earendil-works/pi-coding-agent") return { url: ${JSON.stringify(FAKE_URL)}, shortCircuit: true };
   return next(specifier, context);
 }`)}`,

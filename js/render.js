@@ -1,0 +1,61 @@
+// How navigate_tree looks in pi's interactive TUI: `renderCall` / `renderResult` built from the host's own
+// pi-tui components and theme colours. Layout only: every word comes from the core (`toolCallLine`,
+// `toolResultView`); the expanded view is the text the model read, unchanged. Nothing here reaches the model.
+//
+// Collapsed: the headline (error colour for a refusal or a failure) and pi's expand hint. Expanded: the full
+// text. Either way, when pi's `showCacheMissNotices` setting is on, the rewind's cache-miss line.
+// If the core is gone (crashed) the renderers throw, and pi falls back to its plain rendering.
+// Components are never changed after they are returned, and no array a component's render() returned is
+// modified (pi 1.6.0 caches them read-only).
+
+/**
+ * The renderers for `pi.registerTool`.
+ * @param {{Text: Function, Container: Function}} tui the host's pi-tui components
+ * @param {() => object|null} core the live wasm API (null after a crash)
+ * @param {string} title the tool's name, shown first on the call line
+ * @param {() => boolean} cacheNotices whether pi's `showCacheMissNotices` is on
+ * @param {Function} [keyHint] the host's `keyHint` (older hosts do not pass it in the render context)
+ */
+export function makeRenderers({ tui, core, title, cacheNotices, keyHint }) {
+  const { Text, Container } = tui;
+  const api = () => {
+    const live = core();
+    if (!live) throw new Error("navigate_tree: no core to describe the call");
+    return live;
+  };
+  return {
+    renderCall(args, theme) {
+      const line = api().toolCallLine(args ?? {});
+      return new Text(theme.fg("toolTitle", theme.bold(title)) + (line ? ` ${theme.fg("accent", line)}` : ""), 0, 0);
+    },
+    renderResult(result, options, theme, context) {
+      if (options?.isPartial) return new Container();
+      const text = textOf(result);
+      const details = result?.details && typeof result.details === "object" ? result.details : undefined;
+      const view = api().toolResultView({ text, isError: context?.isError === true, details });
+      const lines = [];
+      if (options?.expanded) {
+        lines.push(theme.fg("toolOutput", text));
+      } else {
+        const hint = (context?.keyHint ?? keyHint)?.("app.tools.expand", "to expand");
+        lines.push(theme.fg(view.error ? "error" : "success", view.headline) + (hint ? ` ${theme.fg("muted", "(")}${hint}${theme.fg("muted", ")")}` : ""));
+      }
+      if (view.cacheMiss && safe(cacheNotices)) lines.push(theme.fg("warning", view.cacheMiss));
+      return new Text(lines.join("\n"), 0, 0);
+    },
+  };
+}
+
+/** The result's text parts, joined (what the model read). */
+function textOf(result) {
+  const parts = Array.isArray(result?.content) ? result.content : [];
+  return parts.filter((c) => c?.type === "text" && typeof c.text === "string").map((c) => c.text).join("\n");
+}
+
+function safe(fn) {
+  try {
+    return fn() === true;
+  } catch {
+    return false;
+  }
+}
