@@ -9,12 +9,14 @@
 #   - Bun 1.4.5 from npm                                          -> $PTN_CACHE/bun
 #   - Debian's chromium (apt-get, only when /usr/bin/chromium is missing; for tests/browser, driven by the
 #     playwright-core devDependency)
+#   - Debian's tmux (apt-get, only when missing; tests/e2e/tui.test.mjs drives pi's interactive TUI in it)
 #
 # Everything except node_modules lives outside the repo. Env knobs:
 #   PTN_CACHE         default ${XDG_CACHE_HOME:-$HOME/.cache}/pi-tree-navigator
 #   TOOLS_TARGET_DIR  cargo target dir for the tool installs (default ~/.cache/wasm-tools-target)
 #   WITH_BUN=0        skip Bun
 #   WITH_BROWSER=0    skip Chromium (tests/browser then fail with a message saying so)
+#   WITH_TMUX=0       skip tmux (tests/e2e/tui.test.mjs then fails with a message saying so)
 # Never installs Debian's binaryen (wasm-opt 108 breaks wasm-pack builds).
 set -euo pipefail
 
@@ -26,6 +28,7 @@ WASM_PACK_VERSION=0.15.1
 BUN_VERSION=1.4.5
 WITH_BUN=${WITH_BUN:-1}
 WITH_BROWSER=${WITH_BROWSER:-1}
+WITH_TMUX=${WITH_TMUX:-1}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 BIN=${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin
 export PATH="$BIN:$PATH"
@@ -127,6 +130,21 @@ if [ "$WITH_BROWSER" = 1 ]; then
     timed $SUDO apt-get update -qq || fail "apt-get update failed"
     timed env DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium || fail "apt-get install chromium failed"
     [ -x "$CHROMIUM" ] || fail "chromium installed but $CHROMIUM is missing"
+  fi
+fi
+
+# --- tmux (Debian package): the real interactive pi runs in it for tests/e2e/tui.test.mjs -------------
+if [ "$WITH_TMUX" = 1 ]; then
+  if command -v tmux >/dev/null; then
+    step "tmux present ($(tmux -V))"
+  else
+    SUDO=""
+    [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && SUDO="sudo -n"; } \
+      || fail "tmux missing and not root (install Debian's tmux, or WITH_TMUX=0 to skip)"
+    command -v apt-get >/dev/null || fail "tmux missing and no apt-get (install tmux, or WITH_TMUX=0)"
+    timed $SUDO apt-get update -qq || fail "apt-get update failed"
+    timed env DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux || fail "apt-get install tmux failed"
+    command -v tmux >/dev/null || fail "tmux installed but not on PATH"
   fi
 fi
 

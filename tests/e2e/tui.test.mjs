@@ -1,0 +1,162 @@
+// navigate_tree in the real interactive pi (the newest tested host), read off the screen: pi runs in tmux
+// (its own server socket) against a local Anthropic Messages mock (lib/mock-api.mjs, 127.0.0.1), with an
+// isolated agent dir (PI_CODING_AGENT_DIR) whose models.json points a custom provider at the mock. The
+// model anchors, reads a big file, rewinds and lists; the test reads `tmux capture-pane`:
+// - collapsed, the rewind and the list after it take at most 7 screen lines (the core's headlines and pi's
+//   expand hint), and none of the model-facing instruction shows;
+// - pi's expand key (ctrl+o, `app.tools.expand`) shows the full texts the model read;
+// - the rewind's cache-miss line shows only with pi's `showCacheMissNotices` on, and only for a summary that
+//   missed the prompt cache.
+// Needs tmux (scripts/setup.sh installs it), the hosts (scripts/setup-hosts.sh) and `npm run build`.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import test from "node:test";
+import { HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
+import { startAnthropicMock } from "./lib/mock-api.mjs";
+
+/** The newest tested pi (versions compared numerically). */
+const HOST = [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
+const SOCKET = `ptn-tui-${process.pid}`;
+const FOCUS = "User asked: build the parser. Done: read the data. Left: tests.";
+const SUMMARY = "## Goal\nBuild the parser.\n\n## Progress\n### Done\n- [x] read the data\n\n## Next Steps\n1. tests";
+
+function tmux(...args) {
+  const r = spawnSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr || r.error?.message}`);
+  return r.stdout;
+}
+
+/** The pane's screen and the history above it, one string per screen line (trailing blanks dropped). */
+const screen = (name) => tmux("capture-pane", "-p", "-S", "-300", "-t", name).split("\n").map((l) => l.trimEnd());
+
+async function waitFor(what, check, timeoutMs = 60_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const got = check();
+    if (got) return got;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * One interactive pi session: the scripted model anchors `start`, reads big.txt with bash, rewinds
+ * start → parser-done (the summarizer's request is the 4th), lists, and ends with "All done.". Returns the
+ * screen after the run and a function that presses the expand key and returns the screen after it.
+ */
+async function runPi(t, name, { cacheMissNotices, coldSummary }) {
+  const dir = mkdtempSync(join(tmpdir(), "ptn-tui-"));
+  const mock = await startAnthropicMock({
+    replies: [
+      { calls: [{ name: "navigate_tree", input: { action: "anchor", name: "start" } }] },
+      { calls: [{ name: "bash", input: { command: "cat big.txt" } }] },
+      { calls: [{ name: "navigate_tree", input: { action: "rewind", labelStart: "start", labelEnd: "parser-done", summaryFocus: FOCUS } }] },
+      { text: SUMMARY },
+      { calls: [{ name: "navigate_tree", input: { action: "list" } }] },
+      { text: "All done." },
+    ],
+  });
+  t.after(async () => {
+    spawnSync("tmux", ["-L", SOCKET, "kill-session", "-t", name]);
+    await mock.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const agent = join(dir, "agent");
+  const work = join(dir, "work");
+  mkdirSync(agent);
+  mkdirSync(work);
+  // ~30 KB: enough work after the anchor for the rewind to be worth it (the tool refuses tiny ones).
+  writeFileSync(join(work, "big.txt"), Array.from({ length: 400 }, (_, i) => `line ${i}: ${"lorem ipsum dolor sit amet ".repeat(3)}`).join("\n"));
+  const model = { id: "mock-model", name: "mock-model", reasoning: false, input: ["text"], cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }, contextWindow: 200_000, maxTokens: 8192 };
+  writeFileSync(join(agent, "models.json"), JSON.stringify({ providers: { mock: { baseUrl: mock.url, api: "anthropic-messages", apiKey: "test-key", models: [model] } } }));
+  writeFileSync(
+    join(agent, "settings.json"),
+    JSON.stringify({ defaultProvider: "mock", defaultModel: "mock-model", quietStartup: true, packages: [PKG_DIR], showCacheMissNotices: cacheMissNotices }),
+  );
+  const env = { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" };
+  if (coldSummary) env.PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY = "1"; // the summary goes out cold: a cache miss
+  const q = (s) => `'${String(s).replaceAll("'", "'\\''")}'`;
+  const command = ["env", ...Object.entries(env).map(([k, v]) => q(`${k}=${v}`)), q(nodeFor(HOST)), q(piCliPath(HOST))].join(" ");
+  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "60", "-c", work, command);
+  await waitFor(`${name}: pi's editor`, () => screen(name).some((l) => l.includes("mock-model")));
+  tmux("send-keys", "-t", name, "-l", "Please build the parser");
+  tmux("send-keys", "-t", name, "Enter");
+  const lines = await waitFor(`${name}: the scripted run to end`, () => {
+    const s = screen(name);
+    return mock.requests.length === 6 && s.some((l) => l.trim() === "All done.") ? s : null;
+  });
+  assert.deepEqual(mock.violations, [], "pi's requests broke no API rule");
+  return {
+    lines,
+    expand: () => {
+      tmux("send-keys", "-t", name, "C-o");
+      return waitFor(`${name}: the expanded texts`, () => {
+        const s = screen(name);
+        return s.some((l) => l.includes("Items under '### Done'")) ? s : null;
+      });
+    },
+  };
+}
+
+/** The screen lines from the rewind's call line down to the line before "All done." */
+function rewindAndList(lines) {
+  const from = lines.findIndex((l) => l.includes("navigate_tree rewind"));
+  const to = lines.findIndex((l, i) => i > from && l.trim() === "All done.");
+  assert.ok(from >= 0 && to > from, `rewind call and the end on screen:\n${lines.join("\n")}`);
+  return lines.slice(from, to).filter((l) => l.trim() !== "");
+}
+
+const prerequisites = () => {
+  const missing = [];
+  if (spawnSync("tmux", ["-V"]).status !== 0) missing.push("tmux (scripts/setup.sh installs it)");
+  if (!hostAvailable(HOST)) missing.push(`pi ${HOST} (scripts/setup-hosts.sh)`);
+  return missing;
+};
+
+test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeout: 240_000 }, async (t) => {
+  assert.deepEqual(prerequisites(), [], "prerequisites");
+  t.after(() => spawnSync("tmux", ["-L", SOCKET, "kill-server"]));
+  // Three sessions at once: a cold summary with the notices off and on, and a summary from the prompt cache.
+  const [off, on, warm] = await Promise.all([
+    runPi(t, "cold-off", { cacheMissNotices: false, coldSummary: true }),
+    runPi(t, "cold-on", { cacheMissNotices: true, coldSummary: true }),
+    runPi(t, "warm-on", { cacheMissNotices: true, coldSummary: false }),
+  ]);
+
+  await t.test("collapsed: the rewind and the list take at most 7 lines, with the core's headlines", () => {
+    const shown = rewindAndList(off.lines);
+    process.stdout.write(`\n── pi ${HOST}, collapsed ──\n${shown.join("\n")}\n`);
+    assert.ok(shown.length <= 7, `${shown.length} lines:\n${shown.join("\n")}`);
+    const text = shown.join("\n");
+    assert.match(text, /navigate_tree rewind start → parser-done · “User asked: build the parser/);
+    assert.match(text, /rewind 'start' → 'parser-done' · context \d+\.\d% → \d+\.\d% of 200k · summary cold \(disabled\)/);
+    assert.match(text, /navigate_tree list\n.*2 anchors · context \d+\.\d% of 200k\n.*start \d+\.\d% · parser-done \d+\.\d%/);
+    assert.match(text, /ctrl\+o to expand/);
+    const all = off.lines.join("\n");
+    assert.doesNotMatch(all, /Items under '### Done'|Anchors \(root → leaf\)|summaryFocus needs/, "no model-facing text collapsed");
+    assert.match(all, /anchor 'start' set at \d+\.\d% of 200k/);
+  });
+
+  await t.test("the expand key shows the full texts the model read", async () => {
+    const lines = await off.expand();
+    const text = lines.join("\n");
+    process.stdout.write(`\n── pi ${HOST}, expanded ──\n${rewindAndList(lines).join("\n")}\n`);
+    assert.match(text, /\[rewind 'start' → 'parser-done'\] · context/);
+    assert.match(text, /Items under '### Done' are finished/);
+    assert.match(text, /\[list\] · 2 anchors/);
+    assert.match(text, /Anchors \(root → leaf\):/);
+  });
+
+  await t.test("the cache-miss line shows only with showCacheMissNotices on, for a summary that missed the cache", () => {
+    const miss = (lines) => lines.filter((l) => l.includes("cache miss: the rewind's summary request missed the prompt cache"));
+    assert.equal(miss(off.lines).length, 0, "notices off: no line");
+    assert.equal(miss(on.lines).length, 1, `notices on, cold summary: one line\n${on.lines.join("\n")}`);
+    assert.match(miss(on.lines)[0], /sent cold: disabled/);
+    assert.ok(rewindAndList(on.lines).length <= 8, "the line is the only addition");
+    assert.equal(miss(warm.lines).length, 0, `notices on, cached summary: no line\n${warm.lines.join("\n")}`);
+    assert.match(warm.lines.join("\n"), /summary from the prompt cache/);
+  });
+});
