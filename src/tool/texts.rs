@@ -413,11 +413,12 @@ pub(crate) fn view_failed(reason: &str) -> String {
     format!("failed: {reason}")
 }
 
-/// The cache-miss line of a rewind whose summary did not read the prompt cache.
-pub(crate) fn view_cache_miss(reason: Option<&str>, input: Option<f64>) -> String {
-    let why = reason.map_or_else(|| "the prompt cache was not read".to_string(), |r| format!("sent cold: {r}"));
-    let billed = input.map_or_else(String::new, |n| format!(", {} input tokens uncached", format_tokens(n)));
-    format!("cache miss: the rewind's summary request missed the prompt cache ({why}{billed})")
+/// The cache-miss line of a rewind whose summary did not read the prompt cache: why, and the prompt
+/// tokens the provider did not read from it (uncached input plus cache writes), when it said.
+pub(crate) fn view_cache_miss(reason: Option<&str>, uncached: Option<f64>) -> String {
+    let why = reason.map_or_else(|| "read nothing from the prompt cache".to_string(), |r| format!("was written cold ({r})"));
+    let billed = uncached.map_or_else(String::new, |n| format!(": {} prompt tokens not read from the cache", format_tokens(n)));
+    format!("cache miss: the rewind's summary {why}{billed}")
 }
 
 /// Anchor rows as in `list`: `  12.3%  name` (the percentage right-aligned in 5 characters).

@@ -78,12 +78,23 @@ pub struct SummaryCache {
     /// Prompt tokens billed uncached, when the provider said.
     #[tsify(optional)]
     pub input: Option<f64>,
+    /// Prompt tokens written to the cache (not read from it), when the provider said.
+    #[tsify(optional)]
+    pub cache_write: Option<f64>,
 }
 
 impl SummaryCache {
     /// Whether the summary was served from the prompt cache (the live prefix, and not reported as unread).
     fn hit(&self) -> bool {
         self.mode == "live-prefix" && !matches!(self.cache_read, Some(read) if read <= 0.0)
+    }
+
+    /// Prompt tokens not read from the cache: uncached input plus cache writes (`None` when neither is known).
+    fn uncached(&self) -> Option<f64> {
+        match (self.input, self.cache_write) {
+            (None, None) => None,
+            (input, write) => Some(input.unwrap_or(0.0) + write.unwrap_or(0.0)),
+        }
     }
 }
 
@@ -139,7 +150,7 @@ pub fn result_view(result: &ShownResult) -> ResultView {
         texts::view_failed(&first_line(&result.text))
     } else if let (Some(start), Some(end)) = (&d.label_start, &d.label_end) {
         let cache = d.summary_cache.as_ref();
-        cache_miss = cache.filter(|c| !c.hit()).map(|c| texts::view_cache_miss(c.reason.as_deref(), c.input));
+        cache_miss = cache.filter(|c| !c.hit()).map(|c| texts::view_cache_miss(c.reason.as_deref(), c.uncached()));
         let served = cache.map(|c| if c.hit() { None } else { Some(c.reason.as_deref().unwrap_or("cache not read")) });
         texts::view_rewound(start, end, d.context_before.unwrap_or(0.0), d.context_after.unwrap_or(0.0), window, served)
     } else if let Some(anchors) = &d.anchors {
@@ -174,10 +185,10 @@ mod tests {
     #[test]
     fn a_cold_summary_names_its_reason_and_misses_the_cache() {
         let d = json!({"labelStart": "a", "labelEnd": "b", "contextBefore": 61_800, "contextAfter": 900, "contextWindow": 100_000,
-            "summaryCache": {"mode": "fallback", "reason": "no-capture", "input": 12_345}});
+            "summaryCache": {"mode": "fallback", "reason": "no-capture", "input": 12_345, "cacheWrite": 1000}});
         let v = view(json!({"text": "[rewind 'a' → 'b'] …", "details": d}));
         assert_eq!(v.headline, "rewind 'a' → 'b' · context 61.8% → 0.9% of 100k · summary cold (no-capture)");
-        assert!(v.cache_miss.unwrap().contains("12.3k"));
+        assert!(v.cache_miss.unwrap().ends_with("(no-capture): 13.3k prompt tokens not read from the cache"));
         assert!(!v.error);
     }
 

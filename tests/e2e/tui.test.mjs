@@ -151,10 +151,11 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
   });
 
   await t.test("the cache-miss line shows only with showCacheMissNotices on, for a summary that missed the cache", () => {
-    const miss = (lines) => lines.filter((l) => l.includes("cache miss: the rewind's summary request missed the prompt cache"));
+    const miss = (lines) => lines.filter((l) => l.includes("cache miss: the rewind's summary"));
     assert.equal(miss(off.lines).length, 0, "notices off: no line");
+    process.stdout.write(`\n── pi ${HOST}, collapsed, showCacheMissNotices on ──\n${rewindAndList(on.lines).join("\n")}\n`);
     assert.equal(miss(on.lines).length, 1, `notices on, cold summary: one line\n${on.lines.join("\n")}`);
-    assert.match(miss(on.lines)[0], /sent cold: disabled/);
+    assert.match(miss(on.lines)[0], /was written cold \(disabled\): \d+(\.\d)?k? prompt tokens not read from the cache/);
     assert.ok(rewindAndList(on.lines).length <= 8, "the line is the only addition");
     assert.equal(miss(warm.lines).length, 0, `notices on, cached summary: no line\n${warm.lines.join("\n")}`);
     assert.match(warm.lines.join("\n"), /summary from the prompt cache/);

@@ -36,7 +36,7 @@ test("collapsed: the core's headline with pi's expand hint; the cache-miss line 
   const off = renderers(false).renderResult(result, { expanded: false, isPartial: false }, theme, {});
   assert.equal(off.text, "<success>rewind 'a' → 'b' · context 61.8% → 0.9% of 100k · summary cold (no-capture)</success> <muted>(</muted>[app.tools.expand] to expand<muted>)</muted>");
   const on = renderers(true).renderResult(result, { expanded: false, isPartial: false }, theme, {});
-  assert.match(on.text, /\n<warning>cache miss: .*no-capture.*5\.0k input tokens uncached\)<\/warning>$/);
+  assert.match(on.text, /\n<warning>cache miss: the rewind's summary was written cold \(no-capture\): 5\.0k prompt tokens not read from the cache<\/warning>$/);
 });
 
 test("expanded: the full text the model read", () => {
