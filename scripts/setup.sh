@@ -118,17 +118,22 @@ if [ "$WITH_BUN" = 1 ]; then
   fi
 fi
 
+# Installs Debian package $1 with apt-get (as root, or through passwordless sudo); $2 is the knob that skips it.
+apt_install() {
+  local pkg=$1 knob=$2 SUDO=""
+  [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && SUDO="sudo -n"; } \
+    || fail "$pkg missing and not root (install Debian's $pkg, or $knob=0 to skip)"
+  command -v apt-get >/dev/null || fail "$pkg missing and no apt-get (install $pkg, or $knob=0 to skip)"
+  timed $SUDO apt-get update -qq || fail "apt-get update failed"
+  timed env DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$pkg" || fail "apt-get install $pkg failed"
+}
+
 # --- Chromium (Debian package; toolchain.md §6) -----------------------------------------------------
 if [ "$WITH_BROWSER" = 1 ]; then
   if [ -x "$CHROMIUM" ]; then
     step "chromium present ($CHROMIUM)"
   else
-    SUDO=""
-    [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && SUDO="sudo -n"; } \
-      || fail "$CHROMIUM missing and not root (install Debian's chromium, or WITH_BROWSER=0 to skip)"
-    command -v apt-get >/dev/null || fail "$CHROMIUM missing and no apt-get (install Chromium, or WITH_BROWSER=0)"
-    timed $SUDO apt-get update -qq || fail "apt-get update failed"
-    timed env DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium || fail "apt-get install chromium failed"
+    apt_install chromium WITH_BROWSER
     [ -x "$CHROMIUM" ] || fail "chromium installed but $CHROMIUM is missing"
   fi
 fi
@@ -138,12 +143,7 @@ if [ "$WITH_TMUX" = 1 ]; then
   if command -v tmux >/dev/null; then
     step "tmux present ($(tmux -V))"
   else
-    SUDO=""
-    [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && SUDO="sudo -n"; } \
-      || fail "tmux missing and not root (install Debian's tmux, or WITH_TMUX=0 to skip)"
-    command -v apt-get >/dev/null || fail "tmux missing and no apt-get (install tmux, or WITH_TMUX=0)"
-    timed $SUDO apt-get update -qq || fail "apt-get update failed"
-    timed env DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux || fail "apt-get install tmux failed"
+    apt_install tmux WITH_TMUX
     command -v tmux >/dev/null || fail "tmux installed but not on PATH"
   fi
 fi
