@@ -17,8 +17,8 @@ import test from "node:test";
 import { HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
 
-/** The newest tested pi (versions compared numerically). */
-const HOST = [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
+/** The newest tested pi (versions compared numerically); PTN_TUI_HOST picks another (a look, not the proof). */
+const HOST = process.env.PTN_TUI_HOST ?? [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
 const SOCKET = `ptn-tui-${process.pid}`;
 const FOCUS = "User asked: build the parser. Done: read the data. Left: tests.";
 const SUMMARY = "## Goal\nBuild the parser.\n\n## Progress\n### Done\n- [x] read the data\n\n## Next Steps\n1. tests";
