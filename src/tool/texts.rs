@@ -366,6 +366,13 @@ pub(crate) fn view_call_rewind(start: &str, end: &str, focus: Option<&str>) -> S
     format!("rewind {start} → {end}{focus}")
 }
 
+/// The call line of `recall`: the name, the query and the page, when sent.
+pub(crate) fn view_call_recall(name: &str, query: Option<&str>, page: Option<f64>) -> String {
+    let query = query.map_or_else(String::new, |q| format!(" · “{q}”"));
+    let page = page.map_or_else(String::new, |p| format!(" · page {}", crate::js::number_to_string(p)));
+    format!("recall {name}{query}{page}")
+}
+
 /// The headline of an anchor.
 pub(crate) fn view_anchor_set(name: &str, tokens: f64, window: f64, moved: bool) -> String {
     let moved = if moved { " · moved here" } else { "" };

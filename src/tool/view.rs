@@ -121,6 +121,10 @@ pub fn call_line(args: &Arguments) -> String {
         Some("rewind") => {
             texts::view_call_rewind(&name("labelStart"), &name("labelEnd"), get("summaryFocus", FOCUS_PREVIEW_CHARS).as_deref())
         }
+        Some("recall") => {
+            let page = args.get("page").and_then(serde_json::Value::as_f64);
+            texts::view_call_recall(&name("name"), get("query", FOCUS_PREVIEW_CHARS).as_deref(), page)
+        }
         Some(other) => other.to_string(),
         None => String::new(),
     }
@@ -218,5 +222,7 @@ mod tests {
         let line = call_line(&args);
         assert!(line.starts_with("rewind a → b · “x x") && line.chars().count() < 70, "{line}");
         assert_eq!(call_line(&Arguments::from_value(json!({"action": "list"}))), "list");
+        let recall = Arguments::from_value(json!({"action": "recall", "name": "done", "query": "E0308", "page": 2}));
+        assert_eq!(call_line(&recall), "recall done · “E0308” · page 2");
     }
 }
