@@ -168,9 +168,14 @@ pub fn result_view(result: &ShownResult) -> ResultView {
     ResultView { headline, error: result.is_error || d.refused.is_some(), cache_miss }
 }
 
-/// The text's first non-blank line, at most [`REASON_CHARS`] (the texts put their reason first).
+/// The text's first non-blank line, at most [`REASON_CHARS`] (the texts put their reason first). A line
+/// that ends by introducing what follows (`…. Anchors here (root → leaf):`) keeps its sentences before that.
 fn first_line(text: &str) -> String {
     let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let line = match line.trim_end().strip_suffix(':') {
+        Some(head) => head.rfind(". ").map_or(line, |at| &line[..=at]),
+        None => line,
+    };
     visible_line(line, REASON_CHARS).unwrap_or_default()
 }
 
@@ -211,7 +216,7 @@ mod tests {
     #[test]
     fn refusals_and_failures_show_their_first_line_as_errors() {
         let v = view(json!({"text": "No anchor 'x' on the active branch. Anchors here:\n  1%  a", "isError": true, "details": {"refused": "UnknownAnchor"}}));
-        assert_eq!((v.headline.as_str(), v.error), ("refused: No anchor 'x' on the active branch. Anchors here:", true));
+        assert_eq!((v.headline.as_str(), v.error), ("refused: No anchor 'x' on the active branch.", true));
         let v = view(json!({"text": "navigate_tree failed: its core crashed.\nmore", "isError": true}));
         assert!(v.error && v.headline.starts_with("failed: navigate_tree failed"), "{}", v.headline);
     }

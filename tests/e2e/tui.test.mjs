@@ -30,7 +30,8 @@ function tmux(...args) {
 }
 
 /** The pane's screen and the history above it, one string per screen line (trailing blanks dropped). */
-const screen = (name) => tmux("capture-pane", "-p", "-S", "-300", "-t", name).split("\n").map((l) => l.trimEnd());
+const screen = (name, escapes = false) =>
+  tmux("capture-pane", "-p", ...(escapes ? ["-e"] : []), "-S", "-300", "-t", name).split("\n").map((l) => l.trimEnd());
 
 async function waitFor(what, check, timeoutMs = 60_000) {
   const end = Date.now() + timeoutMs;
@@ -44,7 +45,8 @@ async function waitFor(what, check, timeoutMs = 60_000) {
 
 /**
  * One interactive pi session: the scripted model anchors `start`, reads big.txt with bash, rewinds
- * start → parser-done (the summarizer's request is the 4th), lists, and ends with "All done.". Returns the
+ * start → parser-done (the summarizer's request is the 4th), lists, tries a rewind to an anchor that does not
+ * exist (refused), and ends with "All done.". Returns the
  * screen after the run and a function that presses the expand key and returns the screen after it.
  */
 async function runPi(t, name, { cacheMissNotices, coldSummary }) {
@@ -56,6 +58,7 @@ async function runPi(t, name, { cacheMissNotices, coldSummary }) {
       { calls: [{ name: "navigate_tree", input: { action: "rewind", labelStart: "start", labelEnd: "parser-done", summaryFocus: FOCUS } }] },
       { text: SUMMARY },
       { calls: [{ name: "navigate_tree", input: { action: "list" } }] },
+      { calls: [{ name: "navigate_tree", input: { action: "rewind", labelStart: "nope", labelEnd: "again", summaryFocus: FOCUS } }] },
       { text: "All done." },
     ],
   });
@@ -86,11 +89,12 @@ async function runPi(t, name, { cacheMissNotices, coldSummary }) {
   tmux("send-keys", "-t", name, "Enter");
   const lines = await waitFor(`${name}: the scripted run to end`, () => {
     const s = screen(name);
-    return mock.requests.length === 6 && s.some((l) => l.trim() === "All done.") ? s : null;
+    return mock.requests.length === 7 && s.some((l) => l.trim() === "All done.") ? s : null;
   });
   assert.deepEqual(mock.violations, [], "pi's requests broke no API rule");
   return {
     lines,
+    colours: screen(name, true),
     expand: () => {
       tmux("send-keys", "-t", name, "C-o");
       return waitFor(`${name}: the expanded texts`, () => {
@@ -101,10 +105,10 @@ async function runPi(t, name, { cacheMissNotices, coldSummary }) {
   };
 }
 
-/** The screen lines from the rewind's call line down to the line before "All done." */
+/** The screen lines from the rewind's call line down to the line before the refused rewind's call. */
 function rewindAndList(lines) {
-  const from = lines.findIndex((l) => l.includes("navigate_tree rewind"));
-  const to = lines.findIndex((l, i) => i > from && l.trim() === "All done.");
+  const from = lines.findIndex((l) => l.includes("navigate_tree rewind start"));
+  const to = lines.findIndex((l, i) => i > from && l.includes("navigate_tree rewind nope"));
   assert.ok(from >= 0 && to > from, `rewind call and the end on screen:\n${lines.join("\n")}`);
   return lines.slice(from, to).filter((l) => l.trim() !== "");
 }
@@ -138,6 +142,22 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
     const all = off.lines.join("\n");
     assert.doesNotMatch(all, /Items under '### Done'|Anchors \(root → leaf\)|summaryFocus needs/, "no model-facing text collapsed");
     assert.match(all, /anchor 'start' set at \d+\.\d% of 200k/);
+  });
+
+  await t.test("a refusal shows its reason in the error colour", () => {
+    const refused = off.lines.find((l) => l.includes("refused:"));
+    assert.match(refused ?? "", /refused: No anchor 'nope' on the active branch\. \(ctrl\+o to expand\)/);
+    // The escape sequence that colours each headline (capture-pane -e): a refusal's differs from a success's.
+    const sgr = (text) => {
+      const line = off.colours.find((l) => l.includes(text)) ?? "";
+      const at = line.indexOf(text);
+      return line.slice(0, at).match(/(?:\x1b\[[0-9;]*m)+$/)?.[0];
+    };
+    const error = sgr("refused: No anchor");
+    const success = sgr("rewind 'start' → 'parser-done' ·");
+    assert.ok(error && success, `coloured headlines:\n${off.colours.join("\n")}`);
+    assert.notEqual(error, success);
+    assert.equal(sgr("anchor 'start' set at"), success);
   });
 
   await t.test("the expand key shows the full texts the model read", async () => {

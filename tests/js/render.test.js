@@ -47,7 +47,7 @@ test("expanded: the full text the model read", () => {
 test("a refusal is in the error colour with its reason; the render context's keyHint wins", () => {
   const refused = { content: [{ type: "text", text: "No anchor 'x' on the active branch. Anchors here:" }], details: { refused: "UnknownAnchor" } };
   const r = renderers(false).renderResult(refused, { expanded: false }, theme, { isError: true, keyHint: () => "K" });
-  assert.equal(r.text, "<error>refused: No anchor 'x' on the active branch. Anchors here:</error> <muted>(</muted>K<muted>)</muted>");
+  assert.equal(r.text, "<error>refused: No anchor 'x' on the active branch.</error> <muted>(</muted>K<muted>)</muted>");
 });
 
 test("without a live core the renderers throw, so pi falls back to its plain rendering", () => {
