@@ -18,6 +18,16 @@ Commands:
                                           anchors (labels "anchor:<name>") on the path, root → leaf
   tree    <file> [--json]                 the whole session tree
   stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf
+  archive <file> [--dry-run] [--min-idle <s>] [--json]
+                                          move what pi never sends again out of the session into
+                                          <file>.archive (pi lists only *.jsonl as sessions): branches off
+                                          the active path whole, and the content of path entries before the
+                                          latest compaction's kept range (a stub stays). pi builds the same
+                                          context, estimate, labels and leaf from the smaller file.
+                                          --dry-run prints what would move and the sizes, writes nothing
+  restore <file> [--min-idle <s>] [--json]
+                                          put everything back from <file>.archive: the original bytes, then
+                                          what pi appended since; the archive is removed
   doctor  [--pi <dir>]                    check the pi you run (global npm root, or --pi: its package dir,
                                           an npm install or an unpacked tarball) for what the plugin needs
   view    <file> [--port <n>] [--host <version>]
@@ -32,6 +42,10 @@ Options:
   --port <n>             port for view (default: any free port)
   --host <version>       estimate with the rules of this pi version (default: inferred from the session:
                          a system message entry means pi >= 0.87; docs/hosts.md)
+  --min-idle <s>         archive/restore refuse a file changed less than <s> seconds ago (default 60): pi
+                         appends to a session without a lock, so close the pi using it first. Both write a
+                         temporary file, fsync it and rename it over the session only if the session is still
+                         the file, size and mtime they read (else nothing changes)
   --json                 machine-readable output (context always prints JSON; --json makes it one line)
   -h, --help             this help
   --version              package version
@@ -51,8 +65,10 @@ const COMMANDS = {
   tree: ["--host", "--json"],
   stats: ["--host", "--json"],
   view: ["--port", "--host"],
+  archive: ["--dry-run", "--min-idle", "--json"],
+  restore: ["--min-idle", "--json"],
 };
-const TAKES_VALUE = new Set(["--leaf", "--context-window", "--port", "--host"]);
+const TAKES_VALUE = new Set(["--leaf", "--context-window", "--port", "--host", "--min-idle"]);
 
 function parseArgs(argv) {
   if (argv.length === 0) throw new UsageError("missing command");
@@ -82,6 +98,9 @@ function parseArgs(argv) {
         } else if (arg === "--leaf") {
           if (value === "") throw new UsageError(`${command}: --leaf needs an entry id`);
           opts.leaf = value === "null" ? null : value;
+        } else if (arg === "--min-idle") {
+          if (!/^\d+$/.test(value)) throw new UsageError(`${command}: --min-idle must be a whole number of seconds, got "${value}"`);
+          opts.minIdle = Number(value);
         } else if (arg === "--port") {
           const n = Number(value);
           if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`${command}: --port must be a port number (0-65535), got "${value}"`);
@@ -93,7 +112,8 @@ function parseArgs(argv) {
         }
       } else {
         if (value !== undefined) throw new UsageError(`${command}: ${arg} takes no value`);
-        opts.json = true;
+        if (arg === "--dry-run") opts.dryRun = true;
+        else opts.json = true;
       }
     } else if (opts.file === undefined) {
       opts.file = arg;
@@ -252,6 +272,7 @@ async function main(argv) {
     return 0;
   }
   if (opts.command === "view") return view(opts);
+  if (opts.command === "restore") return archiveCommand(null, opts);
   let api;
   try {
     api = await import("./index-node.js");
@@ -260,12 +281,28 @@ async function main(argv) {
     process.stderr.write(`${NAME}: cannot load the wasm core (run the CLI from the built package, pkg/cli.js): ${err.message}\n`);
     return 1;
   }
+  if (opts.command === "archive") return archiveCommand(api, opts);
   try {
     run(api, opts);
     return 0;
   } catch (err) {
     if (err instanceof InputError) process.stderr.write(`${NAME}: ${err.message}\n`);
     else process.stderr.write(`${NAME}: ${opts.file}: ${err.code ? `[${err.code}] ` : ""}${err.message}\n`);
+    return 1;
+  }
+}
+
+/** `archive` / `restore` (js/archive.js): 0 done (or nothing to do), 1 refused or failed. */
+async function archiveCommand(api, opts) {
+  const { archiveFile, restoreFile, formatArchive, formatRestore, ArchiveError } = await import("./archive.js");
+  try {
+    const result = api ? archiveFile(api, opts.file, opts) : restoreFile(opts.file, opts);
+    if (opts.json) out(JSON.stringify(result));
+    else out(api ? formatArchive(result) : formatRestore(result));
+    return 0;
+  } catch (err) {
+    const why = err instanceof ArchiveError ? err.message : err.code === "ENOENT" ? `${opts.file}: no such file` : `${opts.file}: ${err.message}`;
+    process.stderr.write(`${NAME}: ${opts.command}: ${why}\n`);
     return 1;
   }
 }

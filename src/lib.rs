@@ -8,6 +8,7 @@
 
 #![deny(missing_docs)]
 
+pub mod archive;
 pub mod config;
 pub mod error;
 pub mod file;

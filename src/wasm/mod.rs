@@ -6,6 +6,7 @@ pub mod full;
 pub mod tool;
 pub mod agent;
 pub mod skim;
+pub mod archive;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use serde::Serialize;

@@ -10,6 +10,7 @@
 // session {index, file, entryCount, lastEntryId, results:[{leaf, context, estimate, anchors}] } or {index, file, error}.
 //   context  = buildSessionContext(entries, leaf)            (pi-coding-agent root export)
 //   estimate = estimateContextTokens(context.messages)       (pi-agent-core root export in 0.74/0.75)
+//   pathLabels = [id, label] of each labelled entry on the leaf's path (root → leaf)
 //   anchors  = for each entry on the leaf's path (root → leaf) whose label starts with "anchor:":
 //              {name, entryId, tokens: estimateContextTokens(buildSessionContext(entries, entryId).messages).tokens}
 // entries are read like SessionManager.open does: loadEntriesFromFile (pi's own function), migrations for files
@@ -214,11 +215,12 @@ export function computeSession087(pi, file, leaves, tmpDir) {
       const label = sm.getLabel(e.id);
       if (typeof label === "string" && label.startsWith("anchor:")) anchors.push({ name: label.slice("anchor:".length), entryId: e.id });
     }
+    const pathLabels = branch.filter((e) => sm.getLabel(e.id) !== undefined).map((e) => [e.id, sm.getLabel(e.id)]);
     for (const a of anchors) {
       sm.branch(a.entryId);
       a.tokens = estimateHere().tokens;
     }
-    results.push({ leaf, context, estimate, anchors, usageTokens: usage?.tokens ?? null, ...(usageCheck ? { usageCheck } : {}) });
+    results.push({ leaf, context, estimate, anchors, pathLabels, usageTokens: usage?.tokens ?? null, ...(usageCheck ? { usageCheck } : {}) });
   }
   // Tree moves, as computeBetween does for the older hosts, on the same session manager.
   const between = [];
@@ -232,7 +234,7 @@ export function computeSession087(pi, file, leaves, tmpDir) {
     }
   }
   rmSync(copy, { force: true });
-  return { entryCount: entries.length, lastEntryId, results, between };
+  return { entryCount: entries.length, lastEntryId, sessionName: sm.getSessionName?.() ?? null, results, between };
 }
 
 /**
@@ -335,7 +337,8 @@ export function computeLeaf(pi, { entries, labels }, leaf, byId) {
       anchors.push({ name: label.slice("anchor:".length), entryId: e.id, tokens });
     }
   }
-  return { leaf, context, estimate, anchors };
+  const pathLabels = path.filter((e) => labels.has(e.id)).map((e) => [e.id, labels.get(e.id)]);
+  return { leaf, context, estimate, anchors, pathLabels };
 }
 
 /**
@@ -366,6 +369,8 @@ export function computeSession(pi, file, leaves) {
   return {
     entryCount: s.entries.length,
     lastEntryId,
+    // SessionManager.getSessionName: the latest session_info entry of the file.
+    sessionName: s.entries.findLast((e) => e.type === "session_info")?.name?.trim() || null,
     results: leaves.map((leaf) => computeLeaf(pi, s, leaf, byId)),
     between: computeBetween(pi, s.entries, leaves, lastEntryId),
   };

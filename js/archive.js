@@ -1,0 +1,391 @@
+// `archive` and `restore` for the CLI: file I/O only. What moves is the core's decision (ArchivePlanner, archiveStub);
+// this file reads the session twice in 1 MB pieces, copies lines as the plan says, and writes atomically.
+//
+// The archive ("sidecar") is `<session>.archive` next to the session: pi lists only `*.jsonl` files as sessions
+// (SessionManager.list / listAll / continueRecent in every tested pi), so it is never taken for one. Its format:
+//   line 1      {"type":"pi-tree-navigator-archive","version":1,"session":<file name>,"sessionId":…,
+//                "original":{"bytes":B,"sha256":…,"lines":L}}
+//   then        every archived line of the session, byte for byte as it was, each followed by "\n", in file order
+//   last line   {"type":"index","main":{"bytes":M,"sha256":…},
+//                "entries":[[line, offset, length, id, "move"|"stub"], …]}
+// `line` is the entry's 0-based line in the original file; `offset`/`length` the byte range of its original line in
+// the archive (absolute, without the "\n"): a reader finds an archived entry by id from the last line alone (read
+// backwards from the end to the previous "\n") and one read of `length` bytes at `offset`. "stub" lines left a stub
+// with the same id in the session file; "move" lines left nothing. `main` is the session file as archive wrote it
+// (restore refuses when that prefix changed; lines pi appended after it are kept).
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { basename, dirname } from "node:path";
+
+export const ARCHIVE_SUFFIX = ".archive";
+export const ARCHIVE_TYPE = "pi-tree-navigator-archive";
+/** Seconds since the session's last change below which archive/restore refuse: pi appends with no lock. */
+export const DEFAULT_MIN_IDLE = 60;
+const PIECE = 1 << 20;
+const NL = Buffer.from("\n");
+
+export class ArchiveError extends Error {}
+
+export const archivePathOf = (file) => file + ARCHIVE_SUFFIX;
+
+/** Every piece of the file from its start (fd), hashed; returns {bytes, sha256}. */
+function eachPiece(fd, onPiece) {
+  const hash = createHash("sha256");
+  const buf = Buffer.allocUnsafe(PIECE);
+  let pos = 0;
+  for (let n; (n = readSync(fd, buf, 0, PIECE, pos)) > 0; pos += n) {
+    const piece = buf.subarray(0, n);
+    hash.update(piece);
+    onPiece(piece);
+  }
+  return { bytes: pos, sha256: hash.digest("hex") };
+}
+
+/** The file's lines (its "\n"-separated pieces; the piece after the last "\n" too, possibly empty), in order. */
+function* lines(fd, hash) {
+  const buf = Buffer.allocUnsafe(PIECE);
+  let carry = [];
+  let pos = 0;
+  for (let n; (n = readSync(fd, buf, 0, PIECE, pos)) > 0; pos += n) {
+    const piece = buf.subarray(0, n);
+    hash?.update(piece);
+    let start = 0;
+    for (let at; (at = piece.indexOf(10, start)) !== -1; start = at + 1) {
+      const part = piece.subarray(start, at);
+      if (carry.length) {
+        carry.push(part);
+        yield Buffer.concat(carry);
+        carry = [];
+      } else yield part;
+    }
+    // Copied: the buffer is reused for the next piece.
+    if (start < n) carry.push(Buffer.from(piece.subarray(start)));
+  }
+  yield Buffer.concat(carry);
+}
+
+/** A buffered output file (or a counter when fd is null), hashing its first `hashUpTo` bytes. */
+class Output {
+  constructor(fd, hashUpTo = Infinity) {
+    this.fd = fd;
+    this.bytes = 0;
+    this.hash = createHash("sha256");
+    this.hashUpTo = hashUpTo;
+    this.buf = fd === null ? null : Buffer.allocUnsafe(PIECE);
+    this.n = 0;
+  }
+  write(b) {
+    if (this.bytes < this.hashUpTo) this.hash.update(this.bytes + b.length <= this.hashUpTo ? b : b.subarray(0, this.hashUpTo - this.bytes));
+    this.bytes += b.length;
+    if (this.fd === null) return;
+    if (this.n + b.length > this.buf.length) this.flush();
+    if (b.length >= this.buf.length) writeSync(this.fd, b);
+    else {
+      b.copy(this.buf, this.n);
+      this.n += b.length;
+    }
+  }
+  flush() {
+    if (this.n) writeSync(this.fd, this.buf, 0, this.n);
+    this.n = 0;
+  }
+  close() {
+    if (this.fd === null) return;
+    this.flush();
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+function checkIdle(st, minIdle, file) {
+  const age = (Date.now() - st.mtimeMs) / 1000;
+  if (minIdle > 0 && age < minIdle) {
+    throw new ArchiveError(`${file}: changed ${Math.max(0, Math.floor(age))} s ago; pi may be writing to it (pi appends to a session without a lock). Close the pi session using it, or wait until it has been idle for ${minIdle} s (--min-idle <s> sets the wait)`);
+  }
+}
+
+/** Throws unless `file` is still the inode `fd` was opened on, with the size and mtime of `st`. */
+function checkUnchanged(fd, file, st, what) {
+  const now = fstatSync(fd);
+  let onDisk;
+  try {
+    onDisk = statSync(file);
+  } catch {
+    onDisk = null;
+  }
+  if (!onDisk || onDisk.ino !== st.ino || onDisk.dev !== st.dev || now.size !== st.size || now.mtimeMs !== st.mtimeMs) {
+    throw new ArchiveError(`${file}: changed while ${what}; nothing was changed (run again when pi is not using it)`);
+  }
+}
+
+function fsyncDir(path) {
+  let fd;
+  try {
+    fd = openSync(dirname(path), "r");
+    fsyncSync(fd);
+  } catch {
+    // Some file systems cannot fsync a directory: the renames are still atomic.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+const tempName = (path) => `${path}.tmp-${process.pid}-${Date.now()}`;
+
+/** Replaces `file` by `tmp` (same directory), unless `file` changed since `st` (fd: opened on it then). */
+function replaceChecked(fd, file, st, tmp, what) {
+  checkUnchanged(fd, file, st, what);
+  renameSync(tmp, file);
+  fsyncDir(file);
+  // pi appends without a lock: an append that reached the old file between the check and the rename would be lost
+  // with it. The old file is still open here: keep a copy rather than lose it.
+  const after = fstatSync(fd);
+  if (after.size !== st.size) {
+    const saved = `${file}.changed-${Date.now()}`;
+    const out = openSync(saved, "wx", 0o600);
+    try {
+      eachPiece(fd, (p) => writeSync(out, p));
+      fsyncSync(out);
+    } finally {
+      closeSync(out);
+    }
+    throw new ArchiveError(`${file}: pi wrote to it while it was being replaced; that version is saved as ${saved}`);
+  }
+}
+
+/**
+ * Archives `file` (see the header). `opts`: {dryRun, minIdle (seconds)}. Returns the plan's summary with the sizes:
+ * {plan, original: {bytes, sha256}, main: {bytes}, archive: {path, bytes}, dryRun}.
+ */
+export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_IDLE } = {}) {
+  const side = archivePathOf(file);
+  if (existsSync(side)) throw new ArchiveError(`${file}: already archived (${basename(side)} exists); run restore first, then archive again`);
+  const fd = openSync(file, "r");
+  const temps = [];
+  const outputs = [];
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new ArchiveError(`${file}: not a regular file`);
+    if (!dryRun) checkIdle(st, minIdle, file);
+    // Pass 1: the facts-only index and the plan.
+    const planner = new api.ArchivePlanner();
+    let plan, actions, ids, original;
+    try {
+      original = eachPiece(fd, (piece) => planner.push(piece));
+      plan = planner.finish();
+      actions = planner.actions();
+      ids = planner.archivedIds();
+    } finally {
+      planner.free();
+    }
+    if (plan.problem !== null) throw new ArchiveError(`${file}:${plan.problem}`);
+    const result = { file, plan, original, dryRun, main: { bytes: original.bytes }, archive: { path: side, bytes: 0 } };
+    if (plan.moved.entries + plan.stubbed.entries === 0) return { ...result, nothing: true };
+
+    // Pass 2: copy the lines (to counters only for a dry run).
+    const mainTmp = dryRun ? null : tempName(file);
+    const sideTmp = dryRun ? null : tempName(side);
+    const open = (p) => {
+      if (p === null) return null;
+      const out = openSync(p, "wx", st.mode & 0o777);
+      temps.push(p);
+      fchmodSync(out, st.mode & 0o777);
+      return out;
+    };
+    const main = new Output(open(mainTmp));
+    outputs.push(main);
+    const archive = new Output(open(sideTmp));
+    outputs.push(archive);
+    archive.write(Buffer.from(JSON.stringify({ type: ARCHIVE_TYPE, version: 1, session: basename(file), sessionId: plan.sessionId, original: { bytes: original.bytes, sha256: original.sha256, lines: plan.lines } }) + "\n"));
+    const index = [];
+    const again = createHash("sha256");
+    const name = basename(side);
+    let i = 0;
+    let nextId = 0;
+    for (const line of lines(fd, again)) {
+      const last = i === plan.lines - 1;
+      const action = actions[i];
+      const stub = action === 2 ? (api.archiveStub(line, name) ?? null) : null;
+      if (action === 1 || stub !== null) {
+        index.push([i, archive.bytes, line.length, ids[nextId], action === 1 ? "move" : "stub"]);
+        archive.write(line);
+        archive.write(NL);
+      }
+      if (action !== 0) nextId++;
+      if (action === 0 || (action === 2 && stub === null)) main.write(line);
+      else if (stub !== null) main.write(Buffer.from(stub));
+      if (action !== 1 && !last) main.write(NL);
+      i++;
+    }
+    if (i !== plan.lines || again.digest("hex") !== original.sha256) throw new ArchiveError(`${file}: changed while being archived; nothing was changed (run again when pi is not using it)`);
+    const mainSum = main.hash.digest("hex");
+    archive.write(Buffer.from(JSON.stringify({ type: "index", main: { bytes: main.bytes, sha256: mainSum }, entries: index }) + "\n"));
+    main.close();
+    archive.close();
+    result.main = { bytes: main.bytes, sha256: mainSum };
+    result.archive.bytes = archive.bytes;
+    result.stubsKeptWhole = plan.stubbed.entries - index.filter((e) => e[4] === "stub").length;
+    if (dryRun) return result;
+    // The archive first: a session file without its archive would have lost what moved.
+    checkUnchanged(fd, file, st, "being archived");
+    renameSync(sideTmp, side);
+    temps.splice(temps.indexOf(sideTmp), 1);
+    fsyncDir(side);
+    try {
+      replaceChecked(fd, file, st, mainTmp, "being archived");
+      temps.splice(temps.indexOf(mainTmp), 1);
+    } catch (err) {
+      rmSync(side, { force: true });
+      throw err;
+    }
+    return result;
+  } finally {
+    closeSync(fd);
+    for (const o of outputs) if (o.fd !== null) closeSync(o.fd);
+    for (const t of temps) rmSync(t, { force: true });
+  }
+}
+
+/** The archive's first and last lines (header and index), checked. */
+function readArchiveEnds(fd, side, size) {
+  const first = [];
+  for (const line of lines(fd)) {
+    first.push(line);
+    break;
+  }
+  let header;
+  try {
+    header = JSON.parse(first[0].toString("utf8"));
+  } catch {
+    header = null;
+  }
+  if (header?.type !== ARCHIVE_TYPE || header.version !== 1) throw new ArchiveError(`${side}: not a pi-tree-navigator archive`);
+  // The last line: read backwards from the end to the "\n" before it.
+  let tail = Buffer.alloc(0);
+  let pos = size - 1; // the final "\n"
+  for (;;) {
+    const from = Math.max(0, pos - PIECE);
+    const chunk = Buffer.allocUnsafe(pos - from);
+    readSync(fd, chunk, 0, chunk.length, from);
+    tail = Buffer.concat([chunk, tail]);
+    const at = tail.lastIndexOf(10);
+    if (at !== -1 || from === 0) {
+      tail = tail.subarray(at + 1);
+      break;
+    }
+    pos = from;
+  }
+  let index;
+  try {
+    index = JSON.parse(tail.toString("utf8"));
+  } catch {
+    index = null;
+  }
+  if (index?.type !== "index" || !Array.isArray(index.entries)) throw new ArchiveError(`${side}: incomplete archive (no index at its end)`);
+  return { header, index };
+}
+
+/** Puts everything archive moved back into `file`: the original bytes, then whatever pi appended since. */
+export function restoreFile(file, { minIdle = DEFAULT_MIN_IDLE } = {}) {
+  const side = archivePathOf(file);
+  if (!existsSync(side)) throw new ArchiveError(`${file}: no archive (${basename(side)}) to restore from`);
+  const fd = openSync(file, "r");
+  const sfd = openSync(side, "r");
+  let tmp = null;
+  let out = null;
+  try {
+    const st = fstatSync(fd);
+    checkIdle(st, minIdle, file);
+    const { header, index } = readArchiveEnds(sfd, side, fstatSync(sfd).size);
+    // The session file must still begin with what archive wrote.
+    const prefix = createHash("sha256");
+    const buf = Buffer.allocUnsafe(PIECE);
+    for (let pos = 0, n; pos < index.main.bytes && (n = readSync(fd, buf, 0, Math.min(PIECE, index.main.bytes - pos), pos)) > 0; pos += n) prefix.update(buf.subarray(0, n));
+    if (st.size < index.main.bytes || prefix.digest("hex") !== index.main.sha256) {
+      throw new ArchiveError(`${file}: not the file archive wrote (it was rewritten or replaced since); nothing restored, ${basename(side)} kept`);
+    }
+    tmp = tempName(file);
+    out = new Output(openSync(tmp, "wx", st.mode & 0o777), header.original.bytes);
+    fchmodSync(out.fd, st.mode & 0o777);
+    const main = lines(fd);
+    const take = () => main.next().value ?? Buffer.alloc(0);
+    let k = 0;
+    const entries = index.entries;
+    for (let i = 0; i < header.original.lines; i++) {
+      if (i > 0) out.write(NL);
+      if (k < entries.length && entries[k][0] === i) {
+        const [, offset, length, , kind] = entries[k++];
+        const rec = Buffer.allocUnsafe(length);
+        if (readSync(sfd, rec, 0, length, offset) !== length) throw new ArchiveError(`${side}: truncated`);
+        out.write(rec);
+        if (kind === "stub") take();
+      } else out.write(take());
+    }
+    // Lines pi appended after archiving.
+    for (let r = main.next(); !r.done; r = main.next()) {
+      out.write(NL);
+      out.write(r.value);
+    }
+    if (k !== entries.length || out.hash.digest("hex") !== header.original.sha256) {
+      throw new ArchiveError(`${file}: the restored file would differ from the original; nothing restored, ${basename(side)} kept`);
+    }
+    const bytes = out.bytes;
+    out.close();
+    replaceChecked(fd, file, st, tmp, "being restored");
+    tmp = null;
+    rmSync(side);
+    fsyncDir(side);
+    return { file, bytes, restored: entries.length, appendedSince: bytes - header.original.bytes };
+  } finally {
+    closeSync(fd);
+    closeSync(sfd);
+    if (out?.fd != null) closeSync(out.fd);
+    if (tmp) rmSync(tmp, { force: true });
+  }
+}
+
+/** Bytes for people: 812 B, 4.2 KB, 13.7 MB, 1.02 GB. */
+export function formatBytes(n) {
+  if (n < 1000) return `${n} B`;
+  const [unit, div] = n < 1e6 ? ["KB", 1e3] : n < 1e9 ? ["MB", 1e6] : ["GB", 1e9];
+  const v = n / div;
+  return `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0)} ${unit}`;
+}
+
+const MAX_BRANCHES_SHOWN = 20;
+
+/** The text `archive` prints. */
+export function formatArchive(r) {
+  const name = basename(r.file);
+  const p = r.plan;
+  if (r.nothing) return `${name}: nothing to archive (${p.pathEntries} of ${p.entries} entries on the active path, no compaction before them)`;
+  const saved = r.original.bytes ? (1 - r.main.bytes / r.original.bytes) * 100 : 0;
+  const verb = r.dryRun ? "would move" : "moved";
+  const rows = [
+    `${name}: ${formatBytes(r.original.bytes)} → ${formatBytes(r.main.bytes)} (−${saved.toFixed(1)} %)${r.dryRun ? " [dry run: nothing written]" : ""}`,
+    `  ${verb} whole: ${p.moved.entries} entries off the active path (${formatBytes(p.moved.bytes)}) in ${p.branches.length} branch${p.branches.length === 1 ? "" : "es"}`,
+    `  ${verb} the content of: ${p.stubbed.entries - r.stubsKeptWhole} entries before the latest compaction's kept range (${formatBytes(p.stubbed.bytes)} with their stubs' ids)`,
+  ];
+  if (r.stubsKeptWhole) rows.push(`  kept whole: ${r.stubsKeptWhole} of those entries (no faithful stub: repeated keys or invalid UTF-8)`);
+  if (p.keptOffPath) rows.push(`  kept in place: ${p.keptOffPath} label/session_info entries off the path (pi reads them wherever they are)`);
+  if (p.anchorsWithStubs.length) rows.push(`  note: ${p.anchorsWithStubs.length} anchor${p.anchorsWithStubs.length === 1 ? "" : "s"} before the latest compaction (${p.anchorsWithStubs.join(", ")}) would bring stubs into the context if rewound to; restore first`);
+  rows.push(`  archive: ${basename(r.archive.path)} (${formatBytes(r.archive.bytes)})${r.dryRun ? "" : `; \`${"pi-tree-navigator"} restore ${name}\` puts it back`}`);
+  rows.push(`  leaf: ${p.leafId} (unchanged; ${p.pathEntries} entries on its path)`);
+  if (r.dryRun && p.branches.length) {
+    rows.push("  branches off the path (largest first):");
+    const sorted = [...p.branches].sort((a, b) => b.moved.bytes - a.moved.bytes);
+    for (const b of sorted.slice(0, MAX_BRANCHES_SHOWN)) {
+      const anchors = b.anchors.length ? `, anchors ${b.anchors.join(", ")}` : "";
+      rows.push(`    from ${b.forkId ?? "(no parent)"} at ${b.rootId}: ${b.moved.entries} entries, ${formatBytes(b.moved.bytes)}${b.kept ? `, ${b.kept} kept` : ""}${anchors}`);
+    }
+    if (sorted.length > MAX_BRANCHES_SHOWN) rows.push(`    … ${sorted.length - MAX_BRANCHES_SHOWN} more`);
+  }
+  return rows.join("\n");
+}
+
+/** The text `restore` prints. */
+export function formatRestore(r) {
+  const since = r.appendedSince ? `, then ${formatBytes(r.appendedSince)} pi appended since archiving` : "";
+  return `${basename(r.file)}: restored ${r.restored} archived lines (${formatBytes(r.bytes)}: the original bytes${since}); ${basename(r.file)}${ARCHIVE_SUFFIX} removed`;
+}
