@@ -315,7 +315,7 @@ impl Planner {
             let e = index.entry(s);
             e.kind() == Kind::Message(RoleKind::User) && e.hint().is_some_and(|h| !h.is_empty())
         });
-        let mut first_stub = None;
+        let mut stubbed = vec![false; path.len()];
         for (i, &s) in path[..start].iter().enumerate() {
             let bulky = match index.entry(s).kind() {
                 Kind::Message(RoleKind::System) => false,
@@ -323,17 +323,32 @@ impl Planner {
                 _ => false,
             };
             if bulky && Some(s) != first_user {
-                first_stub.get_or_insert(i);
+                stubbed[i] = true;
                 plan.stubbed.add(self.len_of[s as usize]);
                 plan.actions[self.line_of[s as usize] as usize] = Action::Stub as u8;
             }
         }
-        // Anchors whose own context holds stubs: on the path from the first stub up to the compaction.
-        if let (Some(first), Some(c)) = (first_stub, compaction) {
-            for &s in &path[first..c] {
-                if let Some(name) = index.label_at(s).and_then(|l| l.strip_prefix("anchor:")) {
-                    plan.anchors_with_stubs.push(name.to_string());
-                }
+        // Anchors on the path whose own context (pi's rule: from their path's latest compaction's kept
+        // range, or the whole path) holds a stub.
+        let mut stubs_before = vec![0u32; path.len() + 1];
+        for (i, &on) in stubbed.iter().enumerate() {
+            stubs_before[i + 1] = stubs_before[i] + u32::from(on);
+        }
+        let any = |from: usize, to: usize| from < to && stubs_before[to] > stubs_before[from];
+        let mut latest: Option<(usize, usize)> = None; // (compaction, start of its kept range)
+        for (i, &s) in path.iter().enumerate() {
+            if index.entry(s).kind() == Kind::Compaction {
+                let first_kept = index.entry(s).first_kept();
+                let kept = path[..i].iter().position(|&p| Some(index.id_of(p)) == first_kept).unwrap_or(i);
+                latest = Some((i, kept));
+            }
+            let Some(name) = index.label_at(s).and_then(|l| l.strip_prefix("anchor:")) else { continue };
+            let sees = match latest {
+                None => any(0, i + 1),
+                Some((c, kept)) => stubbed[c] || any(kept, c) || any(c + 1, i + 1),
+            };
+            if sees {
+                plan.anchors_with_stubs.push(name.to_string());
             }
         }
         Ok(())

@@ -212,11 +212,12 @@ for (const version of hosts) {
             pathLabels,
           })),
       });
-      assert.ok(!seeing.has(a.lastEntryId), `${d.file}: the leaf pi opens sees a stub`);
-      const anchorsSeeing = (pick(a).results[0]?.anchors ?? []).filter((x) => x.tokens === "(sees stubs)").map((x) => x.name);
-      assert.deepEqual(anchorsSeeing, d.result.plan?.anchorsWithStubs ?? [], `${d.file}: the plan names the anchors that see stubs`);
       assert.equal(pick(a).results.length, a.invalid ? 0 : 1, `session ${d.index}: the reference has no result for the leaf pi opens`);
       try {
+        assert.ok(!seeing.has(a.lastEntryId), `the leaf pi opens sees a stub`);
+        // Names as the core hands them to JavaScript (a lone surrogate escape becomes U+FFFD).
+        const anchorsSeeing = (pick(a).results[0]?.anchors ?? []).filter((x) => x.tokens === "(sees stubs)").map((x) => x.name.toWellFormed());
+        assert.deepEqual(anchorsSeeing, d.result.plan?.anchorsWithStubs ?? [], `the plan names the anchors that see stubs`);
         assert.deepEqual(pick(b), pick(a));
         compared++;
       } catch (err) {
