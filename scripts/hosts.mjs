@@ -30,9 +30,17 @@ export function hostDir(version) {
   return join(ptnCache(), "hosts", `pi-${version}`);
 }
 
+/**
+ * How pi <version> is installed: "npm" or "bundle" — from js/tested-hosts.js, or for a version not in it (the one
+ * `npm run probe` tries) by its number: pi >= 0.99 cannot be `npm install`ed, so it is a bundle.
+ */
+export function installKind(version) {
+  return TESTED_HOSTS.find((h) => h.version === version)?.install ?? (lessThan(version, "0.99.0") ? "npm" : "bundle");
+}
+
 /** True for a host installed as an unpacked tarball (pi >= 0.99), false for an npm install. */
 export function isBundleHost(version) {
-  return BUNDLE_HOST_VERSIONS.includes(version) || (!NPM_HOST_VERSIONS.includes(version) && !lessThan(version, "0.99.0"));
+  return installKind(version) === "bundle";
 }
 
 /**

@@ -62,12 +62,15 @@ done
 # bundle_install VER: npm pack the tarball, unpack it into pi-VER/package, install the bundle's externals beside it.
 bundle_install() {
   local v=$1 dir="$PTN_CACHE/hosts/pi-$1" s=$SECONDS deps=$BUNDLE_DEPS
-  [ "$v" = "0.99.1" ] && deps="$deps, \"@earendil-works/chord\": \"0.87.1\""
   rm -rf "$dir" && mkdir -p "$dir"
   ( cd "$dir" && { npm pack "$PI_PKG@$v" --silent --loglevel=error >/dev/null \
       || { step "retrying npm pack $PI_PKG@$v"; sleep 3; npm pack "$PI_PKG@$v" --silent --loglevel=error >/dev/null; }; } ) \
     || fail "npm pack $PI_PKG@$v failed"
   tar xzf "$dir"/*.tgz -C "$dir" && rm -f "$dir"/*.tgz
+  # The externals at the versions this pi pins, when it pins them (a release `npm run probe` tries may bump them).
+  deps=$(node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).dependencies ?? {};
+    console.log(process.argv[2].replace(/"([^"]+)": "([^"]+)"/g, (m, n, v) => `"${n}": "${d[n] ?? v}"`))' "$dir/package/package.json" "$deps")
+  [ "$v" = "0.99.1" ] && deps="$deps, \"@earendil-works/chord\": \"0.87.1\""
   printf '{\n  "private": true,\n  "dependencies": { %s }\n}\n' "$deps" > "$dir/package.json"
   ( cd "$dir" && { npm install --no-audit --no-fund --loglevel=error \
       || { step "retrying npm install in $dir"; sleep 3; npm install --no-audit --no-fund --loglevel=error; }; } ) \

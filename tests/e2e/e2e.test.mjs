@@ -15,12 +15,12 @@ const FILES = ["scenarios.e2e.mjs", "hosts.e2e.mjs", "agent.e2e.mjs", "cache-sum
 const hosts = process.env.PTN_E2E_HOSTS ? process.env.PTN_E2E_HOSTS.split(/[\s,]+/).filter(Boolean) : HOST_VERSIONS;
 
 test("e2e prerequisites are installed", () => {
-  assert.deepEqual(missingPrerequisites(), []);
+  assert.deepEqual(missingPrerequisites(hosts), []);
 });
 
 for (const version of hosts) {
   test(`navigate_tree in real pi ${version}`, { timeout: 600_000 }, () => {
-    const missing = missingPrerequisites();
+    const missing = missingPrerequisites([version]);
     assert.deepEqual(missing, [], `missing: ${missing.join(", ")}`);
     const env = { ...process.env, PTN_HOST_VERSION: version };
     // The tool scenarios pin exact labels, entry counts and scripted summary requests, written before

@@ -19,9 +19,9 @@ export function packageDir(version, name) {
   return join(dirname(hostPackageDir(version)), name);
 }
 
-/** What is missing to run the e2e suite, as human-readable items. */
-export function missingPrerequisites() {
-  const missing = HOST_VERSIONS.filter((v) => !hostAvailable(v)).map((v) => `pi ${v} (run scripts/setup-hosts.sh)`);
+/** What is missing to run the e2e suite on `versions` (default: every tested host), as human-readable items. */
+export function missingPrerequisites(versions = HOST_VERSIONS) {
+  const missing = versions.filter((v) => !hostAvailable(v)).map((v) => `pi ${v} (run scripts/setup-hosts.sh)`);
   if (!existsSync(node22Path())) missing.push("Node 22 (run scripts/setup-hosts.sh)");
   if (!existsSync(join(PKG_DIR, "extension.js"))) missing.push(`${PKG_DIR}/extension.js (run npm run build)`);
   return missing;
