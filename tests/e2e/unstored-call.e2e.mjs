@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import test from "node:test";
-import { assertAllPaired, resultEntry, resultText, text } from "./lib/checks.mjs";
+import { assertAllPaired, assertChainWhole, resultEntry, resultText, text } from "./lib/checks.mjs";
 import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
@@ -16,18 +16,6 @@ const host = await loadHost();
 const EXTENSIONS = [PKG_DIR, join(FIXTURES, "bulk-ext/index.js"), join(FIXTURES, "slow-ext/index.js")];
 const TOOLS = ["navigate_tree", "bulk_read"];
 const FOCUS = "Done: read the bulk data twice. Left: nothing at all.";
-
-/** Every toolResult entry on the branch follows the assistant entry (or results of it) that holds its call. */
-function assertChainWhole(sm) {
-  let calls = [];
-  for (const e of sm.getBranch()) {
-    if (e.type !== "message") continue;
-    const m = e.message;
-    if (m.role === "assistant") calls = (m.content ?? []).filter((c) => c.type === "toolCall").map((c) => c.id);
-    else if (m.role === "toolResult") assert.ok(calls.includes(m.toolCallId), `toolResult ${m.toolCallId} does not follow its call`);
-    else calls = [];
-  }
-}
 
 test(`pi ${host.version}: a tool that runs before pi stored its call (slow message_end handler): anchor, batched and lone rewind`, async (t) => {
   const m = new ScriptedModel(host);

@@ -29,6 +29,18 @@ export function assertPaired(request, label = "request") {
   }
 }
 
+/** Every toolResult entry on the branch follows the assistant entry (or results of it) that holds its call. */
+export function assertChainWhole(sm) {
+  let calls = [];
+  for (const e of sm.getBranch()) {
+    if (e.type !== "message") continue;
+    const m = e.message;
+    if (m.role === "assistant") calls = (m.content ?? []).filter((c) => c.type === "toolCall").map((c) => c.id);
+    else if (m.role === "toolResult") assert.ok(calls.includes(m.toolCallId), `toolResult ${m.toolCallId} does not follow its call`);
+    else calls = [];
+  }
+}
+
 export function assertAllPaired(model) {
   model.requests.forEach((r, i) => assertPaired(r, `request ${i}`));
 }
