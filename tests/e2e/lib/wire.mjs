@@ -1,7 +1,8 @@
 // pi's own providers on the wire: a model of pi's built-in APIs (anthropic-messages, openai-responses,
 // openai-completions) whose base URL is a local mock server (lib/mock-api.mjs). Passed to createSession in
 // place of a ScriptedModel, it is registered as provider "wire" in the session's model runtime (pi ≥0.80) or
-// model registry (older), so every request goes through pi's real provider code and HTTP client.
+// model registry (older), so every request goes through pi's real provider code and HTTP client. For the CLI,
+// `modelsJson()` is the same provider as `models.json` (then `--provider wire --model <modelId>`).
 
 /** What `createSession` needs: `provider === "wire"`, the provider id, the model id and the provider config. */
 export class WireModel {
@@ -20,6 +21,11 @@ export class WireModel {
     this.compat = compat;
     this.contextWindow = contextWindow;
     this.maxTokens = maxTokens;
+  }
+
+  /** The same provider as pi's `models.json` (`$PI_CODING_AGENT_DIR/models.json`), for the real CLI/TUI. */
+  modelsJson() {
+    return { providers: { [this.providerId]: this.providerConfig() } };
   }
 
   providerConfig() {
