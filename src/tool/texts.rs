@@ -379,13 +379,21 @@ pub(crate) fn view_anchor_set(name: &str, tokens: f64, window: f64, moved: bool)
     format!("anchor '{name}' set at {}{moved}", format_position(tokens, window))
 }
 
-/// The headline of a rewind. `served`: `None` when the summary came from the prompt cache, `Some(reason)`
-/// when it was written cold; absent (outer `None`) when the summarizer does not say.
-pub(crate) fn view_rewound(start: &str, end: &str, before: f64, after: f64, window: f64, served: Option<Option<&str>>) -> String {
+/// Where a rewind's summary came from, as its headline says.
+#[derive(Clone, Copy)]
+pub(crate) enum Served<'a> {
+    /// Served from the prompt cache.
+    Cache,
+    /// Written cold, for this reason.
+    Cold(&'a str),
+}
+
+/// The headline of a rewind; `served` is absent when the summarizer does not say.
+pub(crate) fn view_rewound(start: &str, end: &str, before: f64, after: f64, window: f64, served: Option<Served<'_>>) -> String {
     let delta = format_context_delta(before, after, window);
     let served = match served {
-        Some(None) => " · summary from the prompt cache".to_string(),
-        Some(Some(reason)) => format!(" · summary cold ({reason})"),
+        Some(Served::Cache) => " · summary from the prompt cache".to_string(),
+        Some(Served::Cold(reason)) => format!(" · summary cold ({reason})"),
         None => String::new(),
     };
     format!("rewind '{start}' → '{end}' · {delta}{served}")

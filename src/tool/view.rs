@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use tsify_next::Tsify;
 
 use super::params::Arguments;
-use super::texts;
+use super::texts::{self, Served};
 
 /// A tool result as pi hands it to `renderResult`: the model's text, whether it failed, and the
 /// `details` the shim attached (only the fields a view reads; unknown ones are ignored).
@@ -155,7 +155,7 @@ pub fn result_view(result: &ShownResult) -> ResultView {
     } else if let (Some(start), Some(end)) = (&d.label_start, &d.label_end) {
         let cache = d.summary_cache.as_ref();
         cache_miss = cache.filter(|c| !c.hit()).map(|c| texts::view_cache_miss(c.reason.as_deref(), c.uncached()));
-        let served = cache.map(|c| if c.hit() { None } else { Some(c.reason.as_deref().unwrap_or("cache not read")) });
+        let served = cache.map(|c| if c.hit() { Served::Cache } else { Served::Cold(c.reason.as_deref().unwrap_or("cache not read")) });
         texts::view_rewound(start, end, d.context_before.unwrap_or(0.0), d.context_after.unwrap_or(0.0), window, served)
     } else if let Some(anchors) = &d.anchors {
         let rows: Vec<(&str, f64)> = anchors.iter().map(|a| (a.name.as_str(), a.tokens)).collect();
