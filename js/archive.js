@@ -365,7 +365,7 @@ export function formatArchive(r) {
   const rows = [
     `${name}: ${formatBytes(r.original.bytes)} → ${formatBytes(r.main.bytes)} (−${saved.toFixed(1)} %)${r.dryRun ? " [dry run: nothing written]" : ""}`,
     `  ${verb} whole: ${p.moved.entries} entries off the active path (${formatBytes(p.moved.bytes)}) in ${p.branches.length} branch${p.branches.length === 1 ? "" : "es"}`,
-    `  ${verb} the content of: ${p.stubbed.entries - r.stubsKeptWhole} entries before the latest compaction's kept range (${formatBytes(p.stubbed.bytes)} with their stubs' ids)`,
+    `  ${verb} the content of: ${p.stubbed.entries - r.stubsKeptWhole} entries before the latest compaction's kept range (their lines: ${formatBytes(p.stubbed.bytes)}; a stub with the same id stays)`,
   ];
   if (r.stubsKeptWhole) rows.push(`  kept whole: ${r.stubsKeptWhole} of those entries (no faithful stub: repeated keys or invalid UTF-8)`);
   if (p.keptOffPath) rows.push(`  kept in place: ${p.keptOffPath} label/session_info entries off the path (pi reads them wherever they are)`);

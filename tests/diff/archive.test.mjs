@@ -2,7 +2,7 @@
 // pi opens the archived file as it opens the original, on every host of the matrix; restore gives the original back.
 //
 //   node --test tests/diff/archive.test.mjs
-// env: DIFF_SEED (default: fresh, printed), ARCHIVE_COUNT (sessions per host generation, default 120),
+// env: DIFF_SEED (default: fresh, printed), ARCHIVE_COUNT (sessions per host generation, default 80),
 //      DIFF_HOSTS="0.75.5 1.6.0" (default: every tested host), PTN_PKG=<built pkg dir>, DIFF_KEEP=1 (keep the temp dir)
 //
 // 1. tests/diff/generate.mjs writes random sessions (many branches, labels written on branches later abandoned,
@@ -28,7 +28,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
 const pkgDir = resolve(process.env.PTN_PKG || join(root, "pkg"));
 const seed = resolveSeed();
-const count = Number(process.env.ARCHIVE_COUNT ?? 120);
+const count = Number(process.env.ARCHIVE_COUNT ?? 80);
 const hosts = (() => {
   const raw = (process.env.DIFF_HOSTS ?? "").trim();
   const list = !raw || raw === "all" ? [...ALL_HOST_VERSIONS].reverse() : raw.split(/[\s,]+/).filter(Boolean);
