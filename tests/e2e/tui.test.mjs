@@ -1,7 +1,7 @@
 // navigate_tree in the real interactive pi (the newest tested host), read off the screen: pi runs in tmux
 // (its own server socket) against a local Anthropic Messages mock (lib/mock-api.mjs, 127.0.0.1), with an
-// isolated agent dir (PI_CODING_AGENT_DIR) whose models.json points a custom provider at the mock. The
-// model anchors, reads a big file, rewinds and lists; the test reads `tmux capture-pane`:
+// isolated agent dir (PI_CODING_AGENT_DIR) whose models.json points a custom provider at the mock
+// (lib/wire.mjs). The model anchors, reads a big file, rewinds and lists; the test reads `tmux capture-pane`:
 // - collapsed, the rewind and the list after it take at most 7 screen lines (the core's headlines and pi's
 //   expand hint), and none of the model-facing instruction shows;
 // - pi's expand key (ctrl+o, `app.tools.expand`) shows the full texts the model read;
@@ -16,6 +16,7 @@ import { join } from "node:path";
 import test from "node:test";
 import { HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
+import { WireModel } from "./lib/wire.mjs";
 
 /** The newest tested pi (versions compared numerically); PTN_TUI_HOST picks another (a look, not the proof). */
 const HOST = process.env.PTN_TUI_HOST ?? [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
@@ -73,11 +74,11 @@ async function runPi(t, name, { cacheMissNotices, coldSummary }) {
   mkdirSync(work);
   // ~30 KB: enough work after the anchor for the rewind to be worth it (the tool refuses tiny ones).
   writeFileSync(join(work, "big.txt"), Array.from({ length: 400 }, (_, i) => `line ${i}: ${"lorem ipsum dolor sit amet ".repeat(3)}`).join("\n"));
-  const model = { id: "mock-model", name: "mock-model", reasoning: false, input: ["text"], cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }, contextWindow: 200_000, maxTokens: 8192 };
-  writeFileSync(join(agent, "models.json"), JSON.stringify({ providers: { mock: { baseUrl: mock.url, api: "anthropic-messages", apiKey: "test-key", models: [model] } } }));
+  const model = new WireModel({ api: "anthropic-messages", baseUrl: mock.url, modelId: "mock-model" });
+  writeFileSync(join(agent, "models.json"), JSON.stringify(model.modelsJson()));
   writeFileSync(
     join(agent, "settings.json"),
-    JSON.stringify({ defaultProvider: "mock", defaultModel: "mock-model", quietStartup: true, packages: [PKG_DIR], showCacheMissNotices: cacheMissNotices }),
+    JSON.stringify({ defaultProvider: model.providerId, defaultModel: model.modelId, quietStartup: true, packages: [PKG_DIR], showCacheMissNotices: cacheMissNotices }),
   );
   const env = { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" };
   if (coldSummary) env.PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY = "1"; // the summary goes out cold: a cache miss
