@@ -177,7 +177,10 @@ fn rewind_collapsed(index: &mut SessionIndex, summary: Slot) -> Result<Option<Ve
     let calls = |s: Slot| index.entry(s).assistant().is_some_and(|a| a.tool_calls().any(|(id, _)| id == call_id));
     let Some(old_leaf) = (0..index.len() as Slot).find(|&s| s != synthetic && calls(s)) else { return Ok(None) };
     let (collapsed, common) = index.entries_between(Some(old_leaf), target)?;
-    Ok((common == Some(target)).then_some(collapsed))
+    // A call pi stored only after the tool ran (docs/hosts.md, "When pi stores the in-flight call") may sit
+    // below the summary: then the branch the rewind left is not known, and nothing is recalled rather
+    // than the new branch's own entries.
+    Ok((common == Some(target) && !collapsed.contains(&summary)).then_some(collapsed))
 }
 
 /// The rewind's synthetic assistant below `summary`: a child, or below the label entries the rewind wrote
@@ -564,6 +567,11 @@ pub(super) mod tests {
             assert_eq!(code(&mut index, json!({"action": "recall", "name": "done", "page": bad})), RefusalCode::InvalidRecall, "{bad}");
         }
         assert_eq!(recall_plan(&mut index, &json!({"action": "recall", "name": "done", "page": "2", "query": "  "})).page, 2);
+        // A rewind whose call pi stored only afterwards, below the summary: no abandoned branch is known.
+        let mut late = Lines::default();
+        late.user("u", "go").label("l1", "u", "anchor:start").call("a1", "", "c1", "bash").result("r1", "c1", "bash", "work");
+        late.rewind("1", "u", "done", "c3").call("a3", "", "c3", TOOL_NAME);
+        assert_eq!(code(&mut late.index(), json!({"action": "recall", "name": "done"})), RefusalCode::NothingCollapsed);
         // An anchor nothing was rewound to.
         let mut plain = rewound("x");
         plain.label("l9", "a4", "anchor:later");
