@@ -20,12 +20,14 @@ import { WireModel } from "./lib/wire.mjs";
 
 /** The newest tested pi (versions compared numerically); PTN_TUI_HOST picks another (a look, not the proof). */
 const HOST = process.env.PTN_TUI_HOST ?? [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
-const SOCKET = `ptn-tui-${process.pid}`;
+/** The tmux server's socket: its own, in a temporary folder removed at the end (no stale socket left). */
+const SOCKET_DIR = mkdtempSync(join(tmpdir(), "ptn-tui-tmux-"));
+const SOCKET = join(SOCKET_DIR, "tmux.sock");
 const FOCUS = "User asked: build the parser. Done: read the data. Left: tests.";
 const SUMMARY = "## Goal\nBuild the parser.\n\n## Progress\n### Done\n- [x] read the data\n\n## Next Steps\n1. tests";
 
 function tmux(...args) {
-  const r = spawnSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8" });
+  const r = spawnSync("tmux", ["-S", SOCKET, ...args], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr || r.error?.message}`);
   return r.stdout;
 }
@@ -64,7 +66,7 @@ async function runPi(t, name, { cacheMissNotices, coldSummary }) {
     ],
   });
   t.after(async () => {
-    spawnSync("tmux", ["-L", SOCKET, "kill-session", "-t", name]);
+    spawnSync("tmux", ["-S", SOCKET, "kill-session", "-t", name]);
     await mock.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -122,8 +124,11 @@ const prerequisites = () => {
 };
 
 test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeout: 240_000 }, async (t) => {
+  t.after(() => {
+    spawnSync("tmux", ["-S", SOCKET, "kill-server"]);
+    rmSync(SOCKET_DIR, { recursive: true, force: true });
+  });
   assert.deepEqual(prerequisites(), [], "prerequisites");
-  t.after(() => spawnSync("tmux", ["-L", SOCKET, "kill-server"]));
   // Three sessions at once: a cold summary with the notices off and on, and a summary from the prompt cache.
   const [off, on, warm] = await Promise.all([
     runPi(t, "cold-off", { cacheMissNotices: false, coldSummary: true }),
