@@ -24,6 +24,7 @@ export function startViewer(doc, api) {
     stats: $("stats"), errors: $("errors"), tree: $("tree"), treeInfo: $("tree-info"), unfold: $("unfold-all"),
     fold: $("fold-abandoned"), timeline: $("timeline"), context: $("context"), contextHead: $("context-head"),
     expand: $("expand-all"), collapse: $("collapse-all"), status: $("status"), drop: $("drop"),
+    showArchived: $("show-archived"),
   };
 
   for (const f of FILTERS) el.filter.append(h("option", { value: f }, f));
@@ -61,8 +62,11 @@ export function startViewer(doc, api) {
   });
 
   // ---- loading --------------------------------------------------------------------------------------
-  /** Loads a file's bytes into a fresh core index and shows it. */
-  async function loadData(data, name, size) {
+  /**
+   * Loads a file's bytes into a fresh core index and shows it. `archived`: the ids merged back from the session's
+   * archive (archived.js), shown greyed.
+   */
+  async function loadData(data, name, size, archived = null) {
     setState("loading", `Parsing ${name} (${bytes(size)})…`);
     await nextFrame();
     performance.mark("ptn:parse-start");
@@ -80,6 +84,8 @@ export function startViewer(doc, api) {
     performance.mark("ptn:indexed");
     model?.dispose();
     model = new SessionModel(index, size);
+    model.archived = archived;
+    el.showArchived.hidden = true;
     performance.mark("ptn:parsed");
     el.fileName.textContent = name;
     showProfile(index.profile());
@@ -138,6 +144,34 @@ export function startViewer(doc, api) {
     }
     performance.mark("ptn:fetched");
     await loadData(data, name, data.byteLength);
+    offerArchive(new URL(`${url.pathname}.archive`, url), data, name);
+  }
+
+  /** When the session has an archive next to it, a button that loads it (on demand) with the session. */
+  async function offerArchive(url, data, name) {
+    let res;
+    try {
+      res = await fetch(url, { method: "HEAD", credentials: "same-origin", cache: "no-store" });
+    } catch {
+      return;
+    }
+    if (!res.ok) return;
+    el.showArchived.textContent = `Show archived (${bytes(Number(res.headers.get("content-length")) || 0)})`;
+    el.showArchived.hidden = false;
+    el.showArchived.onclick = async () => {
+      el.showArchived.hidden = true;
+      setState("loading", `Fetching ${name}.archive…`);
+      try {
+        const r = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+        if (!r.ok) throw new Error(`HTTP ${r.status} ${r.statusText}`);
+        const { mergeArchive } = await import("./archived.js");
+        const merged = await mergeArchive(data, new Uint8Array(await r.arrayBuffer()));
+        await loadData(merged.bytes, `${name} + archive`, merged.bytes.length, merged.archived);
+      } catch (err) {
+        showErrors([`${name}.archive: ${err.message}`]);
+        setState("ready", "");
+      }
+    };
   }
 
   async function loadFile(file) {

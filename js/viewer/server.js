@@ -96,7 +96,8 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVe
       return send(400, "bad request\n");
     }
     if (path === "/" || path === "/viewer") return send(302, "", { Location: page });
-    const target = path === sessionPath ? file : routes.get(path);
+    // The session's archive (`pi-tree-navigator archive`), which the page loads when asked to.
+    const target = path === sessionPath ? file : path === `${sessionPath}.archive` ? `${file}.archive` : routes.get(path);
     if (!target) return send(404, "not found\n");
     let st;
     try {
@@ -107,7 +108,7 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVe
     if (!st.isFile()) return send(404, "not found\n");
     res.writeHead(200, {
       ...HEADERS,
-      "Content-Type": target === file ? TYPES[".jsonl"] : TYPES[extname(target)],
+      "Content-Type": target === file || target === `${file}.archive` ? TYPES[".jsonl"] : TYPES[extname(target)],
       "Content-Length": st.size,
     });
     if (req.method === "HEAD") return res.end();

@@ -141,6 +141,7 @@ export class TreeView {
     if (r.active) cls.push("active");
     else cls.push("abandoned");
     if (r.leaf) cls.push("leaf");
+    if (this.model.archived?.has(r.id)) cls.push("archived");
     if (i === this.selected) cls.push("selected");
     else if (this.pathMarks.has(i)) cls.push("on-selected-path");
     if (this.hits.has(i)) cls.push("hit");

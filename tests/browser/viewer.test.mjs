@@ -518,3 +518,32 @@ test("virtualized: a 20,000-entry session keeps ~a screenful of rows in the DOM 
   assert.ok((await page.locator("#tree .row").count()) < 200);
   await page.close();
 });
+
+test("archived branches: loaded on demand from the session's archive, shown greyed; the file pi opens shows none", async () => {
+  const { copyFileSync, readFileSync } = await import("node:fs");
+  const file = join(work, "archived.jsonl");
+  copyFileSync(fx("branches.jsonl"), file);
+  const original = cliJson("tree", file, "--json");
+  const plan = cliJson("archive", file, "--min-idle", "0", "--json");
+  assert.ok(plan.plan.moved.entries > 0, "the fixture has branches to archive");
+  const archivedTree = cliJson("tree", file, "--json");
+  const { page, seen } = await open(file);
+  await showAll(page);
+  assert.equal(await page.locator("#tree-info").getAttribute("data-total"), String(archivedTree.length));
+  assert.equal(await page.locator("#tree .row.archived").count(), 0);
+  const button = page.locator("#show-archived");
+  await button.waitFor({ state: "visible" });
+  await button.click();
+  await page.waitForFunction((n) => document.getElementById("tree-info").dataset.total === String(n) && document.documentElement.dataset.state === "ready", original.length);
+  await showAll(page);
+  const rows = await collectRows(page);
+  assert.deepEqual(rows.map((r) => r.id), original.map((r) => r.id), "the whole original tree, in pi's order");
+  const index = JSON.parse(readFileSync(`${file}.archive`, "utf8").trimEnd().split("\n").at(-1));
+  const archivedIds = new Set(index.entries.map((e) => e[3]));
+  assert.deepEqual(rows.filter((r) => /\barchived\b/.test(r.cls)).map((r) => r.id).sort(), [...archivedIds].sort(), "exactly the archived entries are greyed");
+  assert.equal(await page.locator(".row.leaf").getAttribute("data-id"), original.find((r) => r.leaf).id, "the same leaf");
+  assert.ok(await button.isHidden());
+  assert.deepEqual(seen.errors, []);
+  assert.deepEqual(seen.offHost, []);
+  await page.close();
+});
