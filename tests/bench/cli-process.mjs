@@ -1,10 +1,13 @@
-// Issue 12's CLI goal as whole processes: `pi-tree-navigator list --json` on a 20k-entry session against the
-// seed's list algorithm (pi 0.75.5's own load + per-anchor buildSessionContext/estimateContextTokens) run as
-// a process of its own — each a fresh `node`, file read included, medians of N runs, the same minutes.
-//   node tests/bench/cli-process.mjs [--entries 20000] [--anchors 100] [--runs 5] [--pkg pkg]
-// Prints one table row; needs pi 0.75.5 and Node 22 (scripts/setup-hosts.sh) and a built pkg/.
+// The CLI goals as whole processes: `pi-tree-navigator list --json` on a 20k-entry session against
+//   - the floor: a Node process that only reads the same file (tests/bench/child-floor.mjs), and
+//   - the seed's list algorithm (pi 0.75.5's own load + per-anchor buildSessionContext/estimateContextTokens)
+//     run as a process of its own;
+// each a fresh `node`, file read included, interleaved, medians of N runs, the same minutes.
+//   node tests/bench/cli-process.mjs [--entries 20000] [--anchors 100] [--runs 5] [--pkg pkg[,pkg2…]] [--no-seed]
+// Prints one table row per package (several packages: interleaved, to compare builds); needs pi 0.75.5 and
+// Node 22 (scripts/setup-hosts.sh) and a built pkg/. --no-seed leaves the seed out (its column reads "–").
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,7 +17,8 @@ import { hostDir, node22Path } from "../../scripts/hosts.mjs";
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const entries = Number(opt("--entries", 20000)), anchors = Number(opt("--anchors", 100)), runs = Number(opt("--runs", 5));
-const pkg = resolve(opt("--pkg", "pkg"));
+const pkgs = opt("--pkg", "pkg").split(",").map((p) => resolve(p));
+const withSeed = !args.includes("--no-seed");
 const here = fileURLToPath(new URL(".", import.meta.url));
 
 if (process.argv[2] === "--seed-child") {
@@ -35,16 +39,31 @@ writeFileSync(file, session.text);
 const node = node22Path();
 const time = (argv) => { const t = performance.now(); const out = execFileSync(node, argv, { maxBuffer: 1 << 28 }).toString(); return [performance.now() - t, out]; };
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const ours = [], seed = [];
+const ours = pkgs.map(() => []), seed = [], floor = [];
 for (let i = 0; i < runs; i++) {
-  const [a, outA] = time([join(pkg, "cli.js"), "list", file, "--json"]);
-  const [b, outB] = time([join(here, "cli-process.mjs"), "--seed-child", file, hostDir("0.75.5")]);
-  const got = JSON.parse(outA), want = JSON.parse(outB);
-  const n = Array.isArray(got) ? got.length : got.anchors.length;
-  if (n !== want.anchors) throw new Error(`anchor counts differ: ours ${n}, seed ${want.anchors}`);
-  ours.push(a); seed.push(b);
+  floor.push(time([join(here, "child-floor.mjs"), file])[0]);
+  let want = null;
+  if (withSeed) {
+    const [b, outB] = time([join(here, "cli-process.mjs"), "--seed-child", file, hostDir("0.75.5")]);
+    seed.push(b);
+    want = JSON.parse(outB).anchors;
+  }
+  pkgs.forEach((pkg, k) => {
+    const [a, outA] = time([join(pkg, "cli.js"), "list", file, "--json"]);
+    const got = JSON.parse(outA);
+    const n = Array.isArray(got) ? got.length : got.anchors.length;
+    if (want !== null && n !== want) throw new Error(`anchor counts differ: ${pkg} ${n}, seed ${want}`);
+    if (n !== anchors) throw new Error(`${pkg}: ${n} anchors, the session has ${anchors}`);
+    ours[k].push(a);
+  });
 }
 const mb = (statSync(file).size / 1e6).toFixed(1);
-console.log("| entries | file | anchors | `cli.js list --json` (process) | seed list (process) | seed / ours | runs |");
-console.log("|---:|---:|---:|---:|---:|---:|---:|");
-console.log(`| ${entries} | ${mb} MB | ${anchors} | ${median(ours).toFixed(0)} ms | ${median(seed).toFixed(0)} ms | **${(median(seed) / median(ours)).toFixed(1)}×** | ${runs} |`);
+rmSync(dir, { recursive: true, force: true });
+const ms = (x) => `${x.toFixed(0)} ms`;
+console.log("| entries | file | anchors | floor: `node` + `readFileSync` (process) | `cli.js list --json` (process) | ours / floor | seed list (process) | seed / ours | runs |" + (pkgs.length > 1 ? " package |" : ""));
+console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (pkgs.length > 1 ? "---|" : ""));
+pkgs.forEach((pkg, k) => {
+  const o = median(ours[k]), f = median(floor);
+  const s = withSeed ? median(seed) : NaN;
+  console.log(`| ${entries} | ${mb} MB | ${anchors} | ${ms(f)} | ${ms(o)} | **${(o / f).toFixed(2)}×** | ${withSeed ? ms(s) : "–"} | ${withSeed ? `**${(s / o).toFixed(1)}×**` : "–"} | ${runs} |` + (pkgs.length > 1 ? ` ${pkg} |` : ""));
+});
