@@ -355,6 +355,30 @@ export async function startAnthropicMock({ replies = [], threads = true, onReque
 /** OpenAI's error body. */
 const openaiError = (_status, type, message, code) => ({ error: { message, type, param: null, code: code ?? null } });
 
+/**
+ * An OpenAI API mock at `path` (pi's base URL: `${url}/v1`): `full(body)` is what the record keeps as the
+ * request, `rules(record)` its violations besides a missing model.
+ */
+async function startOpenAIServer({ api, path, replies, onRequest, full, rules, respond }) {
+  const mock = await startServer({
+    api,
+    replies,
+    onRequest,
+    route: (p) => p === path,
+    errorBody: openaiError,
+    check(record) {
+      const { body } = record;
+      record.full = full(body);
+      if (typeof body.model !== "string" || !body.model) record.violations.push("model: you must provide a model parameter");
+      record.violations.push(...rules(record));
+      return undefined;
+    },
+    respond,
+  });
+  mock.url = `http://127.0.0.1:${mock.port}`;
+  return mock;
+}
+
 /** The reply a spec asks for, with OpenAI ids: [{ type: "text", text } | { type: "call", callId, itemId, name, arguments }]. */
 function openaiContent(spec) {
   const out = [];
@@ -408,19 +432,13 @@ export function chatViolations(messages) {
  * with `choices: []` when `stream_options.include_usage`, `[DONE]`). Records `full = { tools, messages }`.
  */
 export async function startChatCompletionsMock({ replies = [], onRequest } = {}) {
-  const mock = await startServer({
+  return startOpenAIServer({
     api: "openai-completions",
+    path: "/v1/chat/completions",
     replies,
     onRequest,
-    route: (path) => path === "/v1/chat/completions",
-    errorBody: openaiError,
-    check(record) {
-      const { body } = record;
-      record.full = { tools: body.tools, messages: body.messages ?? [] };
-      if (typeof body.model !== "string" || !body.model) record.violations.push("model: you must provide a model parameter");
-      record.violations.push(...chatViolations(record.full.messages));
-      return undefined;
-    },
+    full: (body) => ({ tools: body.tools, messages: body.messages ?? [] }),
+    rules: (record) => chatViolations(record.full.messages),
     async respond(res, record, spec, mock) {
       const id = ids.chatCompletion();
       const { full, body } = record;
@@ -457,8 +475,6 @@ export async function startChatCompletionsMock({ replies = [], onRequest } = {})
       res.end();
     },
   });
-  mock.url = `http://127.0.0.1:${mock.port}`;
-  return mock;
 }
 
 // ───────────────────────────── OpenAI Responses ─────────────────────────────
@@ -511,20 +527,16 @@ export function responsesViolations(input) {
  * with `call_…` call ids.
  */
 export async function startResponsesMock({ replies = [], onRequest } = {}) {
-  const mock = await startServer({
+  return startOpenAIServer({
     api: "openai-responses",
+    path: "/v1/responses",
     replies,
     onRequest,
-    route: (path) => path === "/v1/responses",
-    errorBody: openaiError,
-    check(record) {
-      const { body } = record;
-      record.full = { instructions: body.instructions, tools: body.tools, input: body.input ?? [], promptCacheKey: body.prompt_cache_key };
-      if (typeof body.model !== "string" || !body.model) record.violations.push("model: you must provide a model parameter");
-      if (body.previous_response_id !== undefined) record.violations.push("previous_response_id: this mock stores no responses (pi sends store: false)");
-      record.violations.push(...responsesViolations(record.full.input));
-      return undefined;
-    },
+    full: (body) => ({ instructions: body.instructions, tools: body.tools, input: body.input ?? [], promptCacheKey: body.prompt_cache_key }),
+    rules: (record) => [
+      ...(record.body.previous_response_id !== undefined ? ["previous_response_id: this mock stores no responses (pi sends store: false)"] : []),
+      ...responsesViolations(record.full.input),
+    ],
     async respond(res, record, spec, mock) {
       const id = ids.responsesResponse();
       const { full, body } = record;
@@ -576,6 +588,4 @@ export async function startResponsesMock({ replies = [], onRequest } = {}) {
       res.end();
     },
   });
-  mock.url = `http://127.0.0.1:${mock.port}`;
-  return mock;
 }
