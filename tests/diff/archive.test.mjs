@@ -91,8 +91,8 @@ test("the generated sessions exercise archive: branches moved, stubs, off-path l
   for (const [g, gen] of Object.entries(generations)) {
     assert.ok(gen.done.length >= count / 2, `generation ${g}: only ${gen.done.length} of ${count} sessions archived`);
     assert.ok(gen.withMoves >= count / 4, `generation ${g}: ${gen.withMoves} sessions with branches moved`);
-    assert.ok(gen.withStubs >= 5, `generation ${g}: ${gen.withStubs} sessions with stubs`);
-    assert.ok(gen.withKeptLabels >= 5, `generation ${g}: ${gen.withKeptLabels} sessions keeping off-path labels`);
+    assert.ok(gen.withStubs >= Math.max(1, count / 16), `generation ${g}: ${gen.withStubs} sessions with stubs`);
+    assert.ok(gen.withKeptLabels >= Math.max(1, count / 16), `generation ${g}: ${gen.withKeptLabels} sessions keeping off-path labels`);
   }
 });
 
