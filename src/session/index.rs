@@ -4,7 +4,7 @@
 //! profile. What is asked of the index (contexts, estimates, views) builds on these methods.
 
 use super::entries::Entries;
-use super::entry::{Facts, Header, Kind, LineProblem, RoleKind};
+use super::entry::{Facts, Header, LineProblem};
 use super::feed::{utf8_lossy, Feed, IngestReport, Sink};
 use super::profile::{Profile, ProfileSource};
 use super::read::read_line;
@@ -381,13 +381,10 @@ impl Sink for SessionIndex {
         self.profile
     }
 
-    /// Stores a read entry in the next slot (a `role:"system"` message in an index that was given no
-    /// profile marks a pi ≥0.87 session first); it becomes the leaf, as pi's append does.
+    /// Stores a read entry in the next slot (the entry may tell which pi wrote the session first:
+    /// [`Profile::seeing`]); it becomes the leaf, as pi's append does.
     fn push(&mut self, facts: &Facts<'_>) -> bool {
-        if self.profile_source == ProfileSource::Default && facts.kind == Kind::Message(RoleKind::System) {
-            self.profile = Profile::Pi087;
-            self.profile_source = ProfileSource::Inferred;
-        }
+        (self.profile, self.profile_source) = self.profile.seeing(self.profile_source, facts.kind);
         let record = self.entries.record_of(facts, self.profile);
         let (slot, repeated) = self.entries.push(record);
         self.children.added(&self.entries, slot);

@@ -110,6 +110,16 @@ impl Profile {
         self == Profile::Pi087
     }
 
+    /// The profile (and how it was chosen) once an entry of `kind` is read under this one: a
+    /// `role:"system"` message entry, which only pi ≥0.87 writes, makes a session that was given no
+    /// profile [`Profile::Pi087`]; anything else changes nothing.
+    pub(super) fn seeing(self, source: ProfileSource, kind: Kind) -> (Profile, ProfileSource) {
+        if source == ProfileSource::Default && kind == Kind::Message(RoleKind::System) {
+            return (Profile::Pi087, ProfileSource::Inferred);
+        }
+        (self, source)
+    }
+
     /// `estimateTokens` of the message an entry contributes, under this profile.
     pub fn tokens(self, facts: &Facts<'_>) -> f64 {
         match facts.kind {
@@ -132,6 +142,15 @@ mod tests {
             assert_eq!(Profile::for_version(v), Some(p), "{v}");
         }
         assert_eq!(Profile::for_version("latest"), None);
+    }
+
+    #[test]
+    fn only_a_system_message_in_a_session_given_no_profile_changes_it() {
+        let system = Kind::Message(RoleKind::System);
+        assert_eq!(Profile::Pi074.seeing(ProfileSource::Default, system), (Profile::Pi087, ProfileSource::Inferred));
+        assert_eq!(Profile::Pi074.seeing(ProfileSource::Set, system), (Profile::Pi074, ProfileSource::Set));
+        let user = Kind::Message(RoleKind::User);
+        assert_eq!(Profile::Pi074.seeing(ProfileSource::Default, user), (Profile::Pi074, ProfileSource::Default));
     }
 
     const SYSTEM: &str = r#"{"type":"message","id":"s1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"system","content":"abcd","sections":{"a":"1234"},"toolsAdded":[{"name":"t"}]}}"#;
