@@ -115,3 +115,17 @@ fn an_import_back_up_is_found() {
     let reexported = reexports();
     assert_eq!(reexported.get("SessionIndex").map(String::as_str), Some("index"));
 }
+
+/// HACKING.md's map of `src/session/` names every file, in this order.
+#[test]
+fn the_map_in_hacking_md_matches_the_files() {
+    let text = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/HACKING.md")).expect("HACKING.md");
+    let start = text.find("`src/session/` reads as the data flows").expect("the map in HACKING.md");
+    let table = text[start..].split("\n\n").nth(1).unwrap_or_default();
+    let files: Vec<&str> = table
+        .lines()
+        .filter_map(|row| row.split('|').nth(2))
+        .filter_map(|cell| cell.trim().strip_prefix('`')?.strip_suffix(".rs`"))
+        .collect();
+    assert_eq!(files, PIPELINE, "the table after \"`src/session/` reads as the data flows\" in HACKING.md");
+}

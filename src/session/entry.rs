@@ -19,7 +19,7 @@ pub struct Header {
     pub id: Option<String>,
     /// Format version; pi 0.75 writes 3.
     pub version: Option<f64>,
-    /// The format pi reads the file as, decided from `version` (see [`super::migrate`]).
+    /// The format pi reads the file as, decided from `version` (see `super::migrate`).
     pub format: super::Format,
     /// Working directory the session was created in.
     pub cwd: Option<String>,

@@ -1,11 +1,13 @@
 //! The pure model of a pi session: entries, the resident index, context building and token estimates.
 //!
-//! Modules depend one way, down the way the data flows (`tests/layering.rs` holds the order):
-//! a line (`value`: a JSON value as JavaScript sees it; `wire`: serde's view of one JSONL line; `migrate`: pi's older formats) → entry facts
-//! ([`entry`], `read`: pi's rules, a line's [`Facts`]) → the host generation's rules (`profile`) → the
-//! resident store (`store`: arena, id table; `record`: an entry's fixed-size facts) → the index (`index`)
-//! → what is asked of it (`entry_ref`) → what pi builds (`context`) → estimates (`tokens`) → views
-//! (`view`, `skim`, `llm_view`).
+//! Modules depend one way, down the way the data flows (`tests/layering.rs` holds the order; HACKING.md
+//! maps which file owns which rule): a line (`value`: a JSON value as JavaScript sees it; `wire`: serde's
+//! view of one JSONL line; `migrate`: pi's older formats) → entry facts ([`entry`], `read`: pi's rules, a
+//! line's [`Facts`]) → the host generation's rules (`profile`) → the resident store (`store`: arena, id
+//! table; `record`: an entry's fixed-size facts; `labels`; `entries`: all of them) → the tree (`tree`) →
+//! the index (`feed`: input into entries; `index`: the [`SessionIndex`] façade; `entry_ref`) → what pi
+//! builds (`context`: the one implementation of its context rules) → estimates (`tokens`, counting what
+//! `context` decided) → views (`view`, `skim`, `llm_view`).
 mod context;
 pub mod entry;
 mod entries;
