@@ -16,7 +16,9 @@ Commands:
   tokens  <file> [--leaf <id>] [--json]   pi's token estimate for that context
   list    <file> [--leaf <id>] [--context-window <n>] [--json]
                                           anchors (labels "anchor:<name>") on the path, root → leaf
-  tree    <file> [--json]                 the whole session tree
+  tree    <file> [--json] [--archived]    the whole session tree; --archived: with what archive moved to
+                                          <file>.archive merged back, those entries marked [archived] (dim
+                                          on a terminal; "archived": "move"|"stub" in --json)
   stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf
   archive <file> [--dry-run] [--min-idle <s>] [--json]
                                           move what pi never sends again out of the session into
@@ -62,7 +64,7 @@ const COMMANDS = {
   context: ["--leaf", "--host", "--json"],
   tokens: ["--leaf", "--host", "--json"],
   list: ["--leaf", "--context-window", "--host", "--json"],
-  tree: ["--host", "--json"],
+  tree: ["--host", "--json", "--archived"],
   stats: ["--host", "--json"],
   view: ["--port", "--host"],
   archive: ["--dry-run", "--min-idle", "--json"],
@@ -113,6 +115,7 @@ function parseArgs(argv) {
       } else {
         if (value !== undefined) throw new UsageError(`${command}: ${arg} takes no value`);
         if (arg === "--dry-run") opts.dryRun = true;
+        else if (arg === "--archived") opts.archived = true;
         else opts.json = true;
       }
     } else if (opts.file === undefined) {
@@ -282,6 +285,7 @@ async function main(argv) {
     return 1;
   }
   if (opts.command === "archive") return archiveCommand(api, opts);
+  if (opts.archived) return treeArchived(api, opts);
   try {
     run(api, opts);
     return 0;
@@ -290,6 +294,32 @@ async function main(argv) {
     else process.stderr.write(`${NAME}: ${opts.file}: ${err.code ? `[${err.code}] ` : ""}${err.message}\n`);
     return 1;
   }
+}
+
+/** `tree --archived`: the tree of the session with its archive merged back (as `restore` would write it). */
+async function treeArchived(api, opts) {
+  const { mergeArchive } = await import("./viewer/archived.js");
+  let merged;
+  try {
+    merged = await mergeArchive(readFileSync(opts.file), readFileSync(`${opts.file}.archive`));
+  } catch (err) {
+    const why = err.code === "ENOENT" ? `${err.path === opts.file ? "no such file" : `no archive (${basename(opts.file)}.archive)`}` : err.message;
+    process.stderr.write(`${NAME}: ${opts.file}: ${why}\n`);
+    return 1;
+  }
+  const index = api.SessionIndex.plugin();
+  if (opts.host) index.setHostVersion(opts.host);
+  index.loadFileBytes(merged.bytes);
+  const rows = index.treeRows();
+  if (opts.json) {
+    out(JSON.stringify(rows.map((r) => ({ ...r, archived: merged.archived.get(r.id) ?? null }))));
+    return 0;
+  }
+  // renderTree writes one line per row, in treeRows' order.
+  const dim = process.stdout.isTTY ? (t) => `\x1b[2m${t}\x1b[22m` : (t) => t;
+  const lines = index.renderTree().split("\n");
+  out(lines.map((line, i) => (rows[i] && merged.archived.has(rows[i].id) ? dim(`${line} [archived]`) : line)).join("\n"));
+  return 0;
 }
 
 /** `archive` / `restore` (js/archive.js): 0 done (or nothing to do), 1 refused or failed. */

@@ -250,6 +250,16 @@ test("the CLI: --dry-run writes nothing, archive and restore round-trip, refusal
   assert.equal(done.status, 0, done.stderr);
   assert.equal(JSON.parse(done.stdout).main.bytes, readFileSync(file).length);
   assert.ok(readFileSync(file).length < readFileSync(d.file).length);
+  // tree --archived: the original's tree, exactly the archived entries marked.
+  const originalTree = JSON.parse(cli("tree", d.file, "--json").stdout);
+  const merged = JSON.parse(cli("tree", file, "--archived", "--json").stdout);
+  assert.deepEqual(merged.map(({ archived, ...r }) => r), originalTree);
+  const index = JSON.parse(readFileSync(archivePathOf(file), "utf8").trimEnd().split("\n").at(-1));
+  assert.deepEqual(merged.filter((r) => r.archived).map((r) => [r.id, r.archived]).sort(), index.entries.map((e) => [e[3], e[4]]).sort());
+  const text = cli("tree", file, "--archived").stdout.trimEnd().split("\n");
+  assert.equal(text.length, merged.length);
+  assert.deepEqual(text.map((l) => l.endsWith(" [archived]")), merged.map((r) => r.archived !== null));
+  assert.equal(cli("tree", d.file, "--archived").status, 1, "no archive");
   const again = cli("archive", file, "--min-idle=0");
   assert.equal(again.status, 1);
   assert.match(again.stderr, /already archived/);
