@@ -2,7 +2,7 @@
 //! may name only modules above it in [`PIPELINE`] (unit tests aside, which may use the whole crate). Read
 //! from the sources themselves — every `super::<module>` path, every `crate::session::<module>` path, and
 //! the names `session/mod.rs` re-exports — so a new import against the order, or a module not placed in it,
-//! fails here.
+//! fails here. The crate's top-level modules (`session`, `tool`, `text`, …) are checked for import circles too.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -22,7 +22,12 @@ const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/session");
 /// A module's code: without comments (doc links name modules without importing them) and without its
 /// unit tests (`#[cfg(test)]` and everything after it).
 fn source(module: &str) -> String {
-    let text = fs::read_to_string(Path::new(DIR).join(format!("{module}.rs"))).expect("module source");
+    code(&Path::new(DIR).join(format!("{module}.rs")))
+}
+
+/// The code of the file at `path` (see [`source`]).
+fn code(path: &Path) -> String {
+    let text = fs::read_to_string(path).expect("module source");
     let code = text.find("#[cfg(test)]").map_or(text.as_str(), |at| &text[..at]);
     code.lines().map(|line| line.find("//").map_or(line, |at| &line[..at])).collect::<Vec<_>>().join("\n")
 }
@@ -128,4 +133,56 @@ fn the_map_in_hacking_md_matches_the_files() {
         .filter_map(|cell| cell.trim().strip_prefix('`')?.strip_suffix(".rs`"))
         .collect();
     assert_eq!(files, PIPELINE, "the table after \"`src/session/` reads as the data flows\" in HACKING.md");
+}
+
+/// The crate's top-level modules (`src/*.rs`, `src/*/`) name each other without a circle.
+#[test]
+fn the_crates_modules_import_each_other_without_a_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut graph: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut files = Vec::new();
+    for entry in fs::read_dir(&src).expect("src").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(fs::read_dir(&path).expect("a module directory").flatten().map(|e| e.path()));
+        } else {
+            files.push(path);
+        }
+    }
+    for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+        let rel = path.strip_prefix(&src).expect("under src");
+        let module = rel.iter().next().and_then(|m| m.to_str()).unwrap_or_default().trim_end_matches(".rs").to_string();
+        if module == "lib" {
+            continue;
+        }
+        let names = graph.entry(module.clone()).or_default();
+        for name in names_after(&code(path), "crate::") {
+            if name != module && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    // Depth-first: a module met again while still on the walk closes a circle.
+    fn visit(m: &str, graph: &BTreeMap<String, Vec<String>>, walk: &mut Vec<String>, done: &mut Vec<String>) -> Option<String> {
+        if let Some(at) = walk.iter().position(|w| w == m) {
+            return Some(format!("{} → {m}", walk[at..].join(" → ")));
+        }
+        if done.iter().any(|d| d == m) {
+            return None;
+        }
+        walk.push(m.to_string());
+        for next in graph.get(m).into_iter().flatten() {
+            if let Some(circle) = visit(next, graph, walk, done) {
+                return Some(circle);
+            }
+        }
+        walk.pop();
+        done.push(m.to_string());
+        None
+    }
+    let (mut walk, mut done) = (Vec::new(), Vec::new());
+    for m in graph.keys() {
+        assert_eq!(visit(m, &graph, &mut walk, &mut done), None, "an import circle between the crate's modules");
+    }
+    assert!(graph.get("tool").is_some_and(|t| t.iter().any(|n| n == "session")), "the checker reads the imports");
 }
