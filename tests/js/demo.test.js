@@ -74,6 +74,13 @@ test(`the demo step runs on pi ${NEWEST_TESTED} and prints what the README quote
   const printed = r.stdout.match(/Context per request \(≈ tokens\): ([\d →]+\d)/)?.[1];
   assert.ok(printed, r.stdout);
   const readme = readFileSync(join(REPO, "README.md"), "utf8");
-  assert.equal(readme.match(/context per request: `([\d →]+\d)` tokens/)?.[1], printed, "README's demo numbers");
+  // Two runs differ by a token at request 5 (573 / 574): pi 1.6 stores each tool result's durationMs in the
+  // message (15 ms vs 6 ms, one character; the only difference between two runs' sessions besides ids and times).
+  // The README's numbers must be this run's within 2 tokens each.
+  const quoted = readme.match(/context per request: `([\d →]+\d)` tokens/)?.[1];
+  assert.ok(quoted, "README quotes the demo's numbers");
+  const nums = (s) => s.split("→").map((n) => Number(n.trim()));
+  assert.equal(nums(quoted).length, nums(printed).length, `README's demo numbers ${quoted} vs printed ${printed}`);
+  nums(quoted).forEach((n, i) => assert.ok(Math.abs(n - nums(printed)[i]) <= 2, `README's demo numbers ${quoted} vs printed ${printed}`));
   assert.match(readme, new RegExp(`one pi host \\(${NEWEST_TESTED.replace(/\./g, "\\.")}, the newest tested`));
 });
