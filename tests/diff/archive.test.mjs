@@ -172,7 +172,7 @@ function runReference(version, manifestPath, tag) {
   if (!hostAvailable(version)) return Promise.reject(new Error(`pi ${version} is not installed at ${hostDir(version)}: run \`bash scripts/setup-hosts.sh\``));
   const out = join(work, `ref-${tag}-${version}.jsonl`);
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(nodeFor(version), [join(here, "reference.mjs"), "--pi", hostDir(version), "--manifest", manifestPath, "--out", out], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(nodeFor(version), [join(here, "reference.mjs"), "--pi", hostDir(version), "--manifest", manifestPath, "--out", out, "--labels"], { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     child.on("error", reject);
@@ -213,6 +213,7 @@ for (const version of hosts) {
           })),
       });
       assert.equal(pick(a).results.length, a.invalid ? 0 : 1, `session ${d.index}: the reference has no result for the leaf pi opens`);
+      if (!a.invalid) assert.ok("sessionName" in a && Array.isArray(a.results[0].pathLabels), "the reference ran with --labels");
       try {
         assert.ok(!seeing.has(a.lastEntryId), `the leaf pi opens sees a stub`);
         // Names as the core hands them to JavaScript (a lone surrogate escape becomes U+FFFD).

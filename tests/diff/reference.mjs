@@ -10,7 +10,9 @@
 // session {index, file, entryCount, lastEntryId, results:[{leaf, context, estimate, anchors}] } or {index, file, error}.
 //   context  = buildSessionContext(entries, leaf)            (pi-coding-agent root export)
 //   estimate = estimateContextTokens(context.messages)       (pi-agent-core root export in 0.74/0.75)
-//   pathLabels = [id, label] of each labelled entry on the leaf's path (root → leaf)
+//   pathLabels = [id, label] of each labelled entry on the leaf's path (root → leaf), and per session sessionName
+//              (getSessionName: the file's latest session_info): only with --labels (tests/diff/archive.test.mjs),
+//              so the recording of tests/fixtures/record-expected.mjs stays as it is
 //   anchors  = for each entry on the leaf's path (root → leaf) whose label starts with "anchor:":
 //              {name, entryId, tokens: estimateContextTokens(buildSessionContext(entries, entryId).messages).tokens}
 // entries are read like SessionManager.open does: loadEntriesFromFile (pi's own function), migrations for files
@@ -32,6 +34,8 @@ import * as nodeModule from "node:module"; // registerHooks: Node ≥22.15 (bund
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+
+const WITH_LABELS = process.argv.includes("--labels");
 
 function arg(name) {
   const i = process.argv.indexOf(name);
@@ -220,7 +224,7 @@ export function computeSession087(pi, file, leaves, tmpDir) {
       sm.branch(a.entryId);
       a.tokens = estimateHere().tokens;
     }
-    results.push({ leaf, context, estimate, anchors, pathLabels, usageTokens: usage?.tokens ?? null, ...(usageCheck ? { usageCheck } : {}) });
+    results.push({ leaf, context, estimate, anchors, ...(WITH_LABELS ? { pathLabels } : {}), usageTokens: usage?.tokens ?? null, ...(usageCheck ? { usageCheck } : {}) });
   }
   // Tree moves, as computeBetween does for the older hosts, on the same session manager.
   const between = [];
@@ -234,7 +238,7 @@ export function computeSession087(pi, file, leaves, tmpDir) {
     }
   }
   rmSync(copy, { force: true });
-  return { entryCount: entries.length, lastEntryId, sessionName: sm.getSessionName?.() ?? null, results, between };
+  return { entryCount: entries.length, lastEntryId, ...(WITH_LABELS ? { sessionName: sm.getSessionName?.() ?? null } : {}), results, between };
 }
 
 /**
@@ -338,7 +342,7 @@ export function computeLeaf(pi, { entries, labels }, leaf, byId) {
     }
   }
   const pathLabels = path.filter((e) => labels.has(e.id)).map((e) => [e.id, labels.get(e.id)]);
-  return { leaf, context, estimate, anchors, pathLabels };
+  return { leaf, context, estimate, anchors, ...(WITH_LABELS ? { pathLabels } : {}) };
 }
 
 /**
@@ -370,7 +374,7 @@ export function computeSession(pi, file, leaves) {
     entryCount: s.entries.length,
     lastEntryId,
     // SessionManager.getSessionName: the latest session_info entry of the file.
-    sessionName: s.entries.findLast((e) => e.type === "session_info")?.name?.trim() || null,
+    ...(WITH_LABELS ? { sessionName: s.entries.findLast((e) => e.type === "session_info")?.name?.trim() || null } : {}),
     results: leaves.map((leaf) => computeLeaf(pi, s, leaf, byId)),
     between: computeBetween(pi, s.entries, leaves, lastEntryId),
   };
