@@ -101,6 +101,10 @@ if (plan.kind === "list") {
   }
   const after: number = concrete(finish.afterTokens);
   void after;
+} else if (plan.kind === "recall") {
+  const recalled: string[] = concrete(plan.entryIds);
+  const page: number = concrete(plan.page);
+  void recalled, page;
 } else {
   const code: string = concrete(plan.code);
   void code;
