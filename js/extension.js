@@ -25,6 +25,7 @@ import { installAgentFeatures } from "./agent.js";
 import { cacheSummarizer, installCapture } from "./cache-summary.js";
 import * as tui from "@earendil-works/pi-tui";
 import { makeRenderers } from "./render.js";
+import { installAnchorsCommand } from "./anchors-command.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
 export const MAX_CORE_RESTARTS = 5;
@@ -464,6 +465,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   });
   host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines(), ...renderers }, execute);
   installCapture(pi, captures);
+  installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex, host });
   const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, toolName: definition.name, pkg: hostOptions?.pkg });
   return {
     host,

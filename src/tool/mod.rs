@@ -7,6 +7,7 @@
 //! here calls the host, reads a clock or talks to a model. Results derive `Serialize` (and their
 //! TypeScript declarations, through `tsify`); the binding hands them over with one serializer.
 
+mod anchors;
 mod definition;
 mod facts;
 mod number;
@@ -17,6 +18,7 @@ mod synthetic;
 mod texts;
 mod view;
 
+pub use anchors::{anchors_view, command_recall, page_choices, AnchorsRow, AnchorsView, PageChoices};
 pub use definition::{definition, definition_text_len, ToolDefinition, TOOL_NAME};
 pub use facts::{ToolFacts, ModelFacts};
 pub use params::{Action, Arguments, Params, MAX_ARGUMENT_DEPTH};

@@ -13,7 +13,7 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify_next::Tsify;
 
@@ -45,8 +45,8 @@ const MAX_SYNTHETIC_DEPTH: usize = 8;
 const WIDEST_PAGE: u32 = 99_999;
 
 /// `recall`, first half: the entries whose text the shim hands over (`entryIds`, oldest first), and the
-/// request they answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+/// request they answer. `/anchors` hands it back to the core with the entries (hence `Deserialize`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 #[tsify(missing_as_null)]
 pub struct RecallPlan {
@@ -166,6 +166,12 @@ fn labelled(index: &mut SessionIndex, label: &str) -> Result<Option<Slot>, Sessi
 /// What the rewind that wrote `summary` collapsed, oldest first; `None` when `summary` is no summary a
 /// rewind of this tool wrote (no synthetic call below it, or no original call to match).
 fn rewind_collapsed(index: &mut SessionIndex, summary: Slot) -> Result<Option<Vec<Slot>>, SessionError> {
+    Ok(rewound_from(index, summary)?.map(|(_, collapsed)| collapsed))
+}
+
+/// The rewind that wrote `summary`: the message it was called from (the old leaf) and what it collapsed,
+/// oldest first; `None` as for [`rewind_collapsed`].
+pub(super) fn rewound_from(index: &mut SessionIndex, summary: Slot) -> Result<Option<(Slot, Vec<Slot>)>, SessionError> {
     if index.entry(summary).kind() != Kind::BranchSummary {
         return Ok(None);
     }
@@ -180,7 +186,7 @@ fn rewind_collapsed(index: &mut SessionIndex, summary: Slot) -> Result<Option<Ve
     // A call pi stored only after the tool ran (docs/hosts.md, "When pi stores the in-flight call") may sit
     // below the summary: then the branch the rewind left is not known, and nothing is recalled rather
     // than the new branch's own entries.
-    Ok((common == Some(target) && !collapsed.contains(&summary)).then_some(collapsed))
+    Ok((common == Some(target) && !collapsed.contains(&summary)).then_some((old_leaf, collapsed)))
 }
 
 /// The rewind's synthetic assistant below `summary`: a child, or below the label entries the rewind wrote
@@ -411,10 +417,10 @@ pub(super) mod tests {
 
     /// Session lines; each entry's parent is the previous line unless given.
     #[derive(Default)]
-    struct Lines(Vec<Value>);
+    pub(in crate::tool) struct Lines(Vec<Value>);
 
     impl Lines {
-        fn push(&mut self, id: &str, mut entry: Value) -> &mut Self {
+        pub(in crate::tool) fn push(&mut self, id: &str, mut entry: Value) -> &mut Self {
             entry["id"] = json!(id);
             if entry.get("parentId").is_none() {
                 entry["parentId"] = self.0.last().map_or(Value::Null, |l| l["id"].clone());
@@ -423,13 +429,13 @@ pub(super) mod tests {
             self.0.push(entry);
             self
         }
-        fn message(&mut self, id: &str, message: &Value) -> &mut Self {
+        pub(in crate::tool) fn message(&mut self, id: &str, message: &Value) -> &mut Self {
             self.push(id, json!({"type": "message", "message": message}))
         }
-        fn user(&mut self, id: &str, text: &str) -> &mut Self {
+        pub(in crate::tool) fn user(&mut self, id: &str, text: &str) -> &mut Self {
             self.message(id, &json!({"role": "user", "content": text}))
         }
-        fn call(&mut self, id: &str, text: &str, call: &str, tool: &str) -> &mut Self {
+        pub(in crate::tool) fn call(&mut self, id: &str, text: &str, call: &str, tool: &str) -> &mut Self {
             let mut content = vec![json!({"type": "toolCall", "id": call, "name": tool, "arguments": {}})];
             if !text.is_empty() {
                 content.insert(0, json!({"type": "text", "text": text}));
@@ -437,29 +443,29 @@ pub(super) mod tests {
             self.message(id, &json!({"role": "assistant", "content": content, "stopReason": "toolUse",
                 "usage": {"input": 100, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 110}}))
         }
-        fn result(&mut self, id: &str, call: &str, tool: &str, text: &str) -> &mut Self {
+        pub(in crate::tool) fn result(&mut self, id: &str, call: &str, tool: &str, text: &str) -> &mut Self {
             self.message(id, &json!({"role": "toolResult", "toolCallId": call, "toolName": tool,
                 "content": [{"type": "text", "text": text}], "isError": false}))
         }
-        fn label(&mut self, id: &str, target: &str, label: &str) -> &mut Self {
+        pub(in crate::tool) fn label(&mut self, id: &str, target: &str, label: &str) -> &mut Self {
             self.push(id, json!({"type": "label", "targetId": target, "label": label}))
         }
         /// What a rewind writes: the summary under `target`, its label, the synthetic call `call`, its result.
-        fn rewind(&mut self, n: &str, target: &str, end: &str, call: &str) -> &mut Self {
+        pub(in crate::tool) fn rewind(&mut self, n: &str, target: &str, end: &str, call: &str) -> &mut Self {
             let synthetic = synthetic_assistant(call, KeptArguments::of(&Arguments::default()), None, 10.0, 0.0);
             self.push(&format!("bs{n}"), json!({"type": "branch_summary", "parentId": target, "fromId": target, "summary": "## Goal"}))
                 .label(&format!("lb{n}"), &format!("bs{n}"), &format!("anchor:{end}"))
                 .message(&format!("syn{n}"), &serde_json::to_value(synthetic).unwrap())
                 .result(&format!("rr{n}"), call, TOOL_NAME, "[rewind] done")
         }
-        fn index(&self) -> SessionIndex {
+        pub(in crate::tool) fn index(&self) -> SessionIndex {
             let mut index = SessionIndex::new(Mode::Plugin);
             let text: Vec<String> = self.0.iter().map(Value::to_string).collect();
             assert!(index.append_jsonl(&text.join("\n")).skipped.is_empty());
             index
         }
         /// The entries as the shim hands them over.
-        fn entries(&self, ids: &[String]) -> Vec<Option<String>> {
+        pub(in crate::tool) fn entries(&self, ids: &[String]) -> Vec<Option<String>> {
             ids.iter().map(|id| self.0.iter().find(|l| l["id"] == json!(id)).map(Value::to_string)).collect()
         }
     }
@@ -500,7 +506,7 @@ pub(super) mod tests {
 
     /// u (anchor `start`) → a1 → r1 (read: `file`) → a2 → r2 (bash) → a3 (the rewind call c3), then the
     /// rewind to `start` as `done`, and more work on the new branch.
-    fn rewound(file: &str) -> Lines {
+    pub(in crate::tool) fn rewound(file: &str) -> Lines {
         let mut s = Lines::default();
         s.user("u", "please build the parser")
             .call("a1", "Reading the grammar.", "c1", "read")

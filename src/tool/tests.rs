@@ -731,6 +731,7 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
         put(&format!("facts {bad}"), &golden::facts_error(&bad));
     }
     super::recall::tests::golden(&mut put);
+    super::anchors::tests::golden(&mut put);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/expected/tool-outputs.txt");
     if std::env::var_os("PTN_BLESS").is_some() {
         std::fs::write(path, &out).unwrap();

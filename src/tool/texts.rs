@@ -436,6 +436,53 @@ pub(crate) fn view_cache_miss(reason: Option<&str>, uncached: Option<f64>) -> St
     format!("cache miss: the rewind's summary {why}{billed}")
 }
 
+// ── What the user's `/anchors` command shows (tool/anchors.rs); never part of the model's text ─────
+
+/// The title of `/anchors` when there is something to choose.
+pub(crate) fn anchors_title(tokens: f64, window: f64) -> String {
+    format!("Anchors and rewinds · context now {} · choose one to read what was collapsed there", format_position(tokens, window))
+}
+
+/// `/anchors` with no anchor and no rewind.
+pub(crate) fn anchors_none(tokens: f64, window: f64) -> String {
+    format!(
+        "No anchors or rewinds in this session yet (context now {}). The model sets them with navigate_tree.",
+        format_position(tokens, window)
+    )
+}
+
+/// An anchor's row: the context at it, and its name.
+pub(crate) fn anchors_anchor_row(name: &str, tokens: f64, window: f64) -> String {
+    format!("anchor  {:>6}  {name}", format_pct1(tokens, window))
+}
+
+/// Rewind number `n`'s row (`?` for a name no longer labelled): the names, what it saved and the context
+/// before and after.
+pub(crate) fn anchors_rewind_row(n: usize, start: Option<&str>, end: Option<&str>, saved: f64, before: f64, after: f64, window: f64) -> String {
+    let (start, end) = (start.unwrap_or("?"), end.unwrap_or("?"));
+    format!("rewind {n}: {start} → {end} · saved {} tokens · {}", format_tokens(saved), format_context_delta(before, after, window))
+}
+
+/// The title of the choices after a page.
+pub(crate) fn anchors_page_title(name: &str, page: u32, pages: u32) -> String {
+    format!("What was collapsed at '{name}' · page {page} of {pages}")
+}
+
+/// The choice that shows the next page.
+pub(crate) fn anchors_next_page(next: u32, pages: u32) -> String {
+    format!("Next page ({next} of {pages})")
+}
+
+/// Said when the chosen rewind's names are gone.
+pub(crate) const fn anchors_unnamed() -> &'static str {
+    "This rewind's anchor names were moved or cleared since, so what it collapsed has no name to recall it by."
+}
+
+/// The choice that goes back to the rows.
+pub(crate) const fn anchors_back() -> &'static str {
+    "Back to the anchors"
+}
+
 /// Anchor rows as in `list`: `  12.3%  name` (the percentage right-aligned in 5 characters).
 pub(crate) fn anchor_rows(anchors: &[Anchor], window: f64) -> String {
     let rows: Vec<String> = anchors.iter().map(|a| format!("  {:>5}  {}", format_pct1(a.tokens, window), a.name)).collect();

@@ -69,9 +69,27 @@ impl SessionIndex {
     #[wasm_bindgen(js_name = recallPage, unchecked_return_type = "RecallAnswer")]
     pub fn recall_page(&mut self, #[wasm_bindgen(unchecked_param_type = "unknown[]")] entries: js_sys::Array) -> Result<JsValue, JsValue> {
         let plan: &RecallPlan = self.recall.as_ref().ok_or_else(|| invalid("no recall is pending"))?;
-        let texts: Vec<Option<String>> =
-            entries.iter().map(|e| js_sys::JSON::stringify(&e).ok().and_then(|t| t.as_string())).collect();
-        to_js(&tool::recall_page(plan, &texts))
+        to_js(&tool::recall_page(plan, &entry_texts(&entries)))
+    }
+
+    /// The rows of the user's `/anchors` command: the anchors on the active branch with the context at
+    /// each, then every rewind with what it saved. `contextWindow`: the model's (0: unknown).
+    ///
+    /// # Errors
+    /// `Cycle` for a corrupt tree.
+    #[wasm_bindgen(js_name = anchorsView, unchecked_return_type = "AnchorsView")]
+    pub fn anchors_view(&mut self, context_window: f64) -> Result<JsValue, JsValue> {
+        to_js(&tool::anchors_view(&mut self.inner, context_window).map_err(js_error)?)
+    }
+
+    /// `/anchors`' recall of `name` at `page`: recall's own plan (or refusal), kept nowhere, so a rewind in
+    /// flight stays pending. Hand the plan back with its entries to [`anchors_recall_page`].
+    ///
+    /// # Errors
+    /// `Cycle` for a corrupt tree.
+    #[wasm_bindgen(js_name = anchorsRecall, unchecked_return_type = "ToolPlan")]
+    pub fn anchors_recall(&mut self, name: &str, page: u32, context_window: f64) -> Result<JsValue, JsValue> {
+        to_js(&tool::command_recall(&mut self.inner, name, page, context_window).map_err(js_error)?)
     }
 
     /// The second half of the pending rewind, once `branchWithSummary` returned `summaryId` and the index
@@ -129,4 +147,28 @@ pub fn tool_call_line(#[wasm_bindgen(unchecked_param_type = "unknown")] args: Js
 #[wasm_bindgen(js_name = toolResultView, unchecked_return_type = "ResultView")]
 pub fn tool_result_view(#[wasm_bindgen(unchecked_param_type = "ShownResult")] result: JsValue) -> Result<JsValue, JsValue> {
     to_js(&tool::result_view(&from_js::<ShownResult>(result, "result")?))
+}
+
+/// The page of `/anchors`' recall `plan` (from `anchorsRecall`), given its `entryIds` as pi holds them.
+///
+/// # Errors
+/// `InvalidArgument` when `plan` has the wrong shape.
+#[wasm_bindgen(js_name = anchorsRecallPage, unchecked_return_type = "RecallAnswer")]
+pub fn anchors_recall_page(
+    #[wasm_bindgen(unchecked_param_type = "RecallPlan")] plan: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "unknown[]")] entries: js_sys::Array,
+) -> Result<JsValue, JsValue> {
+    let plan: RecallPlan = from_js(plan, "plan")?;
+    to_js(&tool::recall_page(&plan, &entry_texts(&entries)))
+}
+
+/// Each entry as its own `JSON.stringify` text (`None` for one that cannot be written: a cycle).
+fn entry_texts(entries: &js_sys::Array) -> Vec<Option<String>> {
+    entries.iter().map(|e| js_sys::JSON::stringify(&e).ok().and_then(|t| t.as_string())).collect()
+}
+
+/// The choices after page `page` of `pages` of `/anchors`' recall of `name`.
+#[wasm_bindgen(js_name = anchorsPageChoices, unchecked_return_type = "PageChoices")]
+pub fn anchors_page_choices(name: &str, page: u32, pages: u32) -> Result<JsValue, JsValue> {
+    to_js(&tool::page_choices(name, page, pages))
 }

@@ -10,7 +10,7 @@
 // Needs tmux (scripts/setup.sh installs it), the hosts (scripts/setup-hosts.sh) and `npm run build`.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
@@ -96,6 +96,9 @@ async function runPi(t, name, { cacheMissNotices, coldSummary }) {
   });
   assert.deepEqual(mock.violations, [], "pi's requests broke no API rule");
   return {
+    name,
+    mock,
+    sessions: join(agent, "sessions"),
     lines,
     colours: screen(name, true),
     expand: () => {
@@ -114,6 +117,21 @@ function rewindAndList(lines) {
   const to = lines.findIndex((l, i) => i > from && l.includes("navigate_tree rewind nope"));
   assert.ok(from >= 0 && to > from, `rewind call and the end on screen:\n${lines.join("\n")}`);
   return lines.slice(from, to).filter((l) => l.trim() !== "");
+}
+
+/** The session files under `dir` (pi's sessions folder), path → size in bytes. */
+function sessionFiles(dir) {
+  const sizes = {};
+  for (const f of readdirSync(dir, { recursive: true })) {
+    if (String(f).endsWith(".jsonl")) sizes[f] = statSync(join(dir, String(f))).size;
+  }
+  return sizes;
+}
+
+/** Types `text` into the pane and presses Enter. */
+function type(name, text) {
+  tmux("send-keys", "-t", name, "-l", text);
+  tmux("send-keys", "-t", name, "Enter");
 }
 
 const prerequisites = () => {
@@ -174,6 +192,54 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
     assert.match(text, /Items under '### Done' are finished/);
     assert.match(text, /\[list\] · 2 anchors/);
     assert.match(text, /Anchors \(root → leaf\):/);
+  });
+
+  await t.test("/anchors lists the anchors and the rewind, and a chosen row shows what was collapsed; the session does not grow", async () => {
+    const { name, mock, sessions } = warm;
+    const before = sessionFiles(sessions);
+    assert.equal(Object.keys(before).length, 1, `one session file: ${JSON.stringify(before)}`);
+    const requests = mock.requests.length;
+    type(name, "/anchors");
+    const title = "Anchors and rewinds · context now";
+    const rewindRow = /rewind 1: start → parser-done · saved \d+(\.\d)?k? tokens · context \d+\.\d% → \d+\.\d% of 200k/;
+    let list;
+    try {
+      list = await waitFor("the /anchors list", () => (screen(name).some((l) => l.includes(title)) ? screen(name) : null), 5000);
+    } catch {
+      tmux("send-keys", "-t", name, "Enter"); // the first Enter only took the autocompletion
+      list = await waitFor("the /anchors list", () => (screen(name).some((l) => l.includes(title)) ? screen(name) : null));
+    }
+    const at = list.findIndex((l) => l.includes(title));
+    const rows = list.slice(at, at + 8).join("\n");
+    process.stdout.write(`\n── pi ${HOST}, /anchors ──\n${rows}\n`);
+    assert.match(rows, /anchor +\d+\.\d% +start/);
+    assert.match(rows, /anchor +\d+\.\d% +parser-done/);
+    assert.match(rows, rewindRow);
+    // Rows: start, parser-done, rewind 1. Choose the rewind.
+    tmux("send-keys", "-t", name, "Down");
+    tmux("send-keys", "-t", name, "Down");
+    tmux("send-keys", "-t", name, "Enter");
+    const pageTitle = /What was collapsed at 'parser-done' · page 1 of (\d+)/;
+    const page = await waitFor("the first page", () => {
+      const s = screen(name);
+      return s.some((l) => pageTitle.test(l)) && s.some((l) => l.includes("navigate_tree(action='recall', name='parser-done', page=2)")) ? s : null;
+    });
+    const from = page.findIndex((l) => pageTitle.test(l));
+    const shown = page.slice(from).join("\n");
+    process.stdout.write(`\n── pi ${HOST}, /anchors → rewind 1, page 1 (end) ──\n${page.slice(from, from + 12).join("\n")}\n…\n`);
+    assert.match(shown, /line \d+: lorem ipsum dolor sit amet lorem ipsum dolor sit amet/, "big.txt's lines, read back");
+    // Enter closes the page; the next choice is the next page.
+    tmux("send-keys", "-t", name, "Enter");
+    const pages = Number(shown.match(pageTitle)[1]);
+    await waitFor("the page choices", () => screen(name).some((l) => l.includes(`Next page (2 of ${pages})`)));
+    tmux("send-keys", "-t", name, "Enter");
+    await waitFor("the second page", () => screen(name).some((l) => l.includes(`What was collapsed at 'parser-done' · page 2 of ${pages}`)));
+    tmux("send-keys", "-t", name, "Escape");
+    await waitFor("the page choices", () => screen(name).some((l) => l.includes("Back to the anchors")));
+    tmux("send-keys", "-t", name, "Escape");
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(sessionFiles(sessions), before, "the command wrote nothing to the session");
+    assert.equal(mock.requests.length, requests, "and sent nothing to the model");
   });
 
   await t.test("the cache-miss line shows only with showCacheMissNotices on, for a summary that missed the cache", () => {

@@ -124,8 +124,10 @@ function setup({ opts, sm = new FakeSessionManager(), auth = { ok: true, apiKey:
   const tools = new Map();
   const handlers = new Map();
   const labelCalls = [];
+  const commands = new Map();
   const pi = {
     registerTool: (def) => tools.set(def.name, def),
+    registerCommand: (name, def) => commands.set(name, def),
     on: (event, handler) => handlers.set(event, [...(handlers.get(event) ?? []), handler]),
     setLabel: (id, label) => {
       labelCalls.push([id, label]);
@@ -166,7 +168,7 @@ function setup({ opts, sm = new FakeSessionManager(), auth = { ok: true, apiKey:
     sm.appendMessage(assistant([[id, "read"]], 200));
     sm.appendMessage(toolResultMessage(id, "x".repeat(chars)));
   };
-  return { sm, pi, tools, handlers, ctx, emit, call, work, labelCalls };
+  return { sm, pi, tools, commands, handlers, ctx, emit, call, work, labelCalls };
 }
 
 function userTurn(sm, text = "build the parser") {
@@ -506,4 +508,63 @@ test("two session managers keep separate indexes and state", async () => {
   assert.equal(await b.emit("context", { messages: [] }), undefined);
   const list = await b.call("c2", { action: "list" });
   assert.match(list.text, /\[list\] · 1 anchor/);
+});
+
+test("/anchors: rows from the core, a chosen rewind shows recall's page, pages on; nothing is written", async () => {
+  const env = setup({ opts: { summarize: async () => ({ summary: "## Goal\nparser", readFiles: [], modifiedFiles: [] }) } });
+  await worked(env);
+  assert.equal((await env.call("c9", rewindParams())).isError, false);
+  const entries = env.sm.entries.length;
+  const { handler, description } = env.commands.get("anchors");
+  assert.match(description, /anchors/i);
+  // A UI without dialogs (no `select`): the rows as one note.
+  const notes = [];
+  await handler("", { ...env.ctx, hasUI: true, ui: { notify: (text, level) => notes.push([text, level]) } });
+  assert.equal(notes.length, 1);
+  assert.match(notes[0][0], /^Anchors and rewinds · context now \d+\.\d% of 100k/);
+  assert.match(notes[0][0], /\nrewind 1: start → done · saved \d+(\.\d)?k tokens · context \d+\.\d% → \d+\.\d% of 100k/);
+  // Interactive: choose the rewind, read page 1, then the next page, then Esc.
+  const shown = [];
+  const asked = [];
+  const picks = [(rows) => rows.find((r) => r.startsWith("rewind 1")), (o) => o[0], () => undefined];
+  const ui = {
+    select: async (title, options) => (asked.push([title, options]), picks.shift()(options)),
+    editor: async (title, text) => (shown.push([title, text]), undefined),
+    notify: (text) => notes.push([text]),
+  };
+  await handler("", { ...env.ctx, hasUI: true, ui });
+  assert.equal(shown.length, 2, JSON.stringify(asked));
+  assert.match(shown[0][0], /^What was collapsed at 'done' · page 1 of (\d+)$/);
+  assert.match(shown[0][1], /^\[recall 'done'\] page 1 of \d+ · \d+ collapsed entries/);
+  assert.match(shown[0][1], /──── entry \S+ · tool result of x/);
+  assert.match(shown[1][0], /page 2 of/);
+  assert.deepEqual(asked[1][1].slice(-1), ["Back to the anchors"]);
+  assert.equal(env.sm.entries.length, entries, "the command appended nothing");
+  assert.equal(notes.length, 1, "no warning on the way");
+});
+
+test("/anchors while a rewind waits for its summary: the rewind still finishes (the command keeps no plan)", async () => {
+  const notes = [];
+  let env;
+  const summarize = async () => {
+    const picks = [(rows) => rows[0], () => undefined]; // anchor 'start': nothing collapsed there yet
+    const ui = { select: async (_t, options) => picks.shift()(options), editor: async () => undefined, notify: (text) => notes.push(text) };
+    await env.commands.get("anchors").handler("", { ...env.ctx, hasUI: true, ui });
+    return { summary: "## Goal\nparser", readFiles: [], modifiedFiles: [] };
+  };
+  env = setup({ opts: { summarize } });
+  await worked(env);
+  const r = await env.call("c9", rewindParams());
+  assert.equal(r.isError, false, r.text);
+  assert.match(r.text, /^\[rewind 'start' → 'done'\]/);
+  assert.equal(notes.length, 1);
+  assert.match(notes[0], /^Nothing was collapsed at 'start'/);
+});
+
+test("/anchors is not registered on a host without registerCommand, and the tool still is", () => {
+  const env = setup();
+  assert.equal(env.commands.size, 1, "setup's pi has it");
+  const tools = new Map();
+  extension.createNavigator({ core, pi: { registerTool: (d) => tools.set(d.name, d), on: () => {} }, hostOptions: { pkg: fakePi } });
+  assert.ok(tools.has("navigate_tree"));
 });

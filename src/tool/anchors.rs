@@ -1,0 +1,222 @@
+//! `/anchors`: the user's own look at the tree, a command in pi (never a tool call, so nothing reaches the
+//! model and nothing is written). It lists the anchors on the active branch with the context at each, and
+//! every rewind this tool made with the two names and what it saved; choosing a row reads back what was
+//! collapsed there through the same path as `recall` ([`command_recall`], then [`super::recall_page`]).
+
+use serde::Serialize;
+use serde_json::json;
+use tsify_next::Tsify;
+
+use crate::error::SessionError;
+use crate::session::{Kind, Leaf, SessionIndex, Slot};
+use crate::text::ANCHOR_PREFIX;
+
+use super::facts::ToolFacts;
+use super::number::js_number;
+use super::params::Arguments;
+use super::plan::ToolPlan;
+use super::recall;
+use super::texts;
+
+/// What `/anchors` shows: a title and the rows to choose from (none: show `title` alone).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct AnchorsView {
+    /// The dialog's title (with no rows: the whole message).
+    pub title: String,
+    /// The anchors on the active branch (root → leaf), then the rewinds (oldest first).
+    pub rows: Vec<AnchorsRow>,
+    /// What choosing a row without a name to recall says.
+    pub unnamed: String,
+}
+
+/// One row of `/anchors`.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct AnchorsRow {
+    /// The row as shown (unique within the view: the shim maps the chosen text back to its row).
+    pub text: String,
+    /// The name [`command_recall`] reads back for this row; `null` when the rewind's names are gone
+    /// (both labels moved or cleared since).
+    pub recall: Option<String>,
+    /// The estimate the row is about: the context at an anchor, the tokens a rewind saved.
+    #[serde(serialize_with = "js_number")]
+    pub tokens: f64,
+}
+
+/// A rewind found in the tree: its two names (when still labelled) and its context before and after.
+struct Rewind {
+    start: Option<String>,
+    end: Option<String>,
+    before: f64,
+    after: f64,
+}
+
+/// The name an entry's anchor label carries, if any.
+fn anchor_name(index: &SessionIndex, slot: Slot) -> Option<String> {
+    index.label_at(slot).and_then(|l| l.strip_prefix(ANCHOR_PREFIX)).map(str::to_string)
+}
+
+/// Every rewind this tool made, in the order they were written: a branch summary with this tool's
+/// synthetic call below it and the call it repeats on the branch it left (see `recall`). "Before" is the
+/// context at the parent of the message that called the rewind (what the rewind's own text reports),
+/// "after" the context at the summary.
+fn rewinds(index: &mut SessionIndex) -> Result<Vec<Rewind>, SessionError> {
+    let mut found = Vec::new();
+    for summary in 0..index.len() as Slot {
+        if index.entry(summary).kind() != Kind::BranchSummary {
+            continue;
+        }
+        let Some((old_leaf, _)) = recall::rewound_from(index, summary)? else { continue };
+        let before = match index.parent_of(old_leaf) {
+            Some(parent) => {
+                let id = index.id_of(parent).to_string();
+                index.estimate(Leaf::Id(&id))?.tokens
+            }
+            None => 0.0,
+        };
+        let id = index.id_of(summary).to_string();
+        let after = index.estimate(Leaf::Id(&id))?.tokens;
+        let start = index.parent_of(summary).and_then(|t| anchor_name(index, t));
+        found.push(Rewind { start, end: anchor_name(index, summary), before, after });
+    }
+    Ok(found)
+}
+
+/// The rows of `/anchors` for a model with `context_window` (0: unknown, numbers shown as tokens).
+///
+/// # Errors
+/// Only for an inconsistent index (a parent cycle).
+pub fn anchors_view(index: &mut SessionIndex, context_window: f64) -> Result<AnchorsView, SessionError> {
+    let (anchors, now) = index.anchors_and_estimate(Leaf::Current)?;
+    let mut rows: Vec<AnchorsRow> = anchors
+        .iter()
+        .map(|a| AnchorsRow { text: texts::anchors_anchor_row(&a.name, a.tokens, context_window), recall: Some(a.name.clone()), tokens: a.tokens })
+        .collect();
+    for (n, r) in rewinds(index)?.into_iter().enumerate() {
+        let saved = (r.before - r.after).max(0.0);
+        let text = texts::anchors_rewind_row(n + 1, r.start.as_deref(), r.end.as_deref(), saved, r.before, r.after, context_window);
+        rows.push(AnchorsRow { text, recall: r.end.or(r.start), tokens: saved });
+    }
+    let title = if rows.is_empty() { texts::anchors_none(now.tokens, context_window) } else { texts::anchors_title(now.tokens, context_window) };
+    Ok(AnchorsView { title, rows, unnamed: texts::anchors_unnamed().into() })
+}
+
+/// The recall a chosen row asks for: `recall`'s own plan (or refusal) for `name` at `page`, so the user
+/// reads exactly what the model would. Nothing is stored in the index: a rewind in flight is not disturbed.
+///
+/// # Errors
+/// Only for an inconsistent index (a parent cycle).
+pub fn command_recall(index: &mut SessionIndex, name: &str, page: u32, context_window: f64) -> Result<ToolPlan, SessionError> {
+    let facts = ToolFacts { call_id: String::new(), context_window, model: None, refresh_reaches: true, now_ms: 0.0 };
+    super::plan(index, &Arguments::from_value(json!({"action": "recall", "name": name, "page": page})), &facts)
+}
+
+/// The choices after a page of `/anchors`: the next page (when there is one) and the way back to the list.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(missing_as_null)]
+pub struct PageChoices {
+    /// The dialog's title.
+    pub title: String,
+    /// "Next page (k of n)", or `null` on the last page.
+    pub next: Option<String>,
+    /// Back to the anchors.
+    pub back: String,
+}
+
+/// The choices after page `page` of `pages` of what was collapsed at `name`.
+pub fn page_choices(name: &str, page: u32, pages: u32) -> PageChoices {
+    PageChoices {
+        title: texts::anchors_page_title(name, page, pages),
+        next: (page < pages).then(|| texts::anchors_next_page(page + 1, pages)),
+        back: texts::anchors_back().into(),
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    #![allow(clippy::float_cmp, reason = "token estimates are whole numbers held in f64")]
+
+    use super::*;
+    use crate::tool::recall::tests::{rewound, Lines};
+    use crate::tool::{RecallAnswer, TOOL_NAME};
+
+    /// `rewound` (anchor `start`, a rewind start → done), then an anchor `next` on the new branch and a
+    /// second rewind next → again; the first rewind's file is `file`.
+    fn twice(file: &str) -> Lines {
+        let mut s = rewound(file);
+        s.label("l5", "r4", "anchor:next")
+            .call("a5", "", "c5", "read")
+            .result("r5", "c5", "read", &"second stage ".repeat(500))
+            .call("a6", "", "c6", TOOL_NAME)
+            .rewind("2", "r4", "again", "c6");
+        s
+    }
+
+    #[test]
+    fn rows_are_the_anchors_with_their_context_then_each_rewind_with_what_it_saved() {
+        let s = twice(&"x".repeat(40_000));
+        let mut index = s.index();
+        let view = anchors_view(&mut index, 100_000.0).unwrap();
+        let names: Vec<Option<&str>> = view.rows.iter().map(|r| r.recall.as_deref()).collect();
+        // Anchors on the active branch root → leaf (start, done, next, again), then the two rewinds.
+        assert_eq!(names, [Some("start"), Some("done"), Some("next"), Some("again"), Some("done"), Some("again")]);
+        for (row, id) in view.rows.iter().take(4).zip(["u", "bs1", "r4", "bs2"]) {
+            assert_eq!(row.tokens, index.estimate(Leaf::Id(id)).unwrap().tokens, "{}", row.text);
+        }
+        // The first rewind saved the context before its call (at r2, under the call a3) less the context at
+        // its summary.
+        let first = &view.rows[4];
+        let before = index.estimate(Leaf::Id("r2")).unwrap().tokens;
+        let after = index.estimate(Leaf::Id("bs1")).unwrap().tokens;
+        assert!(before > after, "{before} → {after}");
+        assert_eq!(first.tokens, before - after);
+        assert!(first.text.contains("start → done") && first.text.contains(&crate::text::format_tokens(before - after)), "{}", first.text);
+        assert!(view.rows[5].text.contains("next → again"), "{}", view.rows[5].text);
+        let texts: std::collections::HashSet<&str> = view.rows.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(texts.len(), view.rows.len(), "row texts are unique");
+    }
+
+    #[test]
+    fn a_chosen_row_recalls_what_recall_reads() {
+        let s = twice("fn main() {}\n");
+        let mut index = s.index();
+        let ToolPlan::Recall(plan) = command_recall(&mut index, "done", 1, 0.0).unwrap() else { panic!("a recall plan") };
+        let RecallAnswer::Page(page) = crate::tool::recall_page(&plan, &s.entries(&plan.entry_ids)) else { panic!("a page") };
+        assert!(page.text.contains("fn main() {}"), "{}", page.text);
+        assert!(!page.text.contains("second stage"), "only what the first rewind collapsed");
+        let ToolPlan::Refuse(r) = command_recall(&mut index, "nope", 1, 0.0).unwrap() else { panic!("a refusal") };
+        assert_eq!(r.code, crate::tool::RefusalCode::UnknownName);
+    }
+
+    #[test]
+    fn no_anchors_is_one_message_and_a_rewind_without_names_has_nothing_to_recall() {
+        let mut plain = Lines::default();
+        plain.user("u", "hi");
+        let view = anchors_view(&mut plain.index(), 0.0).unwrap();
+        assert!(view.rows.is_empty());
+        assert!(view.title.starts_with("No anchors"), "{}", view.title);
+        let mut cleared = rewound("x");
+        cleared.push("c1", json!({"type": "label", "targetId": "u"})).push("c2", json!({"type": "label", "targetId": "bs1"}));
+        let view = anchors_view(&mut cleared.index(), 0.0).unwrap();
+        assert_eq!(view.rows.len(), 1, "{view:?}");
+        assert_eq!(view.rows[0].recall, None);
+        assert!(view.rows[0].text.contains("? → ?"), "{}", view.rows[0].text);
+    }
+
+    /// The texts pinned in tests/fixtures/expected/tool-outputs.txt (see `tool::tests`).
+    pub(in crate::tool) fn golden(put: &mut dyn FnMut(&str, &str)) {
+        let s = twice(&"0123456789abcdef\n".repeat(600));
+        for window in [200_000.0, 0.0] {
+            let view = anchors_view(&mut s.index(), window).unwrap();
+            put(&format!("anchors view {window}"), &serde_json::to_string(&view).unwrap());
+        }
+        let mut plain = Lines::default();
+        plain.user("u", "hi");
+        put("anchors none", &serde_json::to_string(&anchors_view(&mut plain.index(), 200_000.0).unwrap()).unwrap());
+        for (page, pages) in [(1, 3), (3, 3)] {
+            put(&format!("anchors page {page} of {pages}"), &serde_json::to_string(&page_choices("done", page, pages)).unwrap());
+        }
+    }
+}
