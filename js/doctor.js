@@ -52,11 +52,23 @@ function settingsFiles(cwd) {
   return [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")];
 }
 
-/** Whether a `packages` entry is this package (npm spec, or a path whose package.json names it). */
-function isOurs(entry, base) {
+/** The `source` of a `packages`/`extensions` entry (a string, or an object's `source`), or null. */
+const sourceOf = (entry) => {
   const source = typeof entry === "string" ? entry : entry?.source;
-  if (typeof source !== "string") return false;
-  if (/^npm:/.test(source)) return source.slice(4).replace(/@[^@/]*$/, "") === OUR_NAME || source.slice(4) === OUR_NAME;
+  return typeof source === "string" ? source : null;
+};
+
+/** Whether a `packages` entry names `pi-tree-navigator` on the npm registry: a name that is not ours there. */
+const isRegistryName = (entry) => /^npm:/.test(sourceOf(entry) ?? "") && sourceOf(entry).slice(4).replace(/(.)@[^@/]*$/, "$1") === OUR_NAME;
+
+/**
+ * Whether a `packages` entry is this package: a path whose package.json names it (or a git/URL source naming it).
+ * `npm:pi-tree-navigator` is not: this package is not published under that name, so such an entry installs
+ * whatever someone else put there.
+ */
+function isOurs(entry, base) {
+  const source = sourceOf(entry);
+  if (source === null || /^npm:/.test(source)) return false;
   if (/^(git:|https?:|ssh:)/.test(source)) return source.includes(OUR_NAME);
   const dir = isAbsolute(source) ? source : resolve(base, source);
   return readJson(join(dir, "package.json"))?.name === OUR_NAME;
@@ -155,6 +167,9 @@ export async function diagnose({ piDir, cwd = process.cwd(), profileOf } = {}) {
     if ((settings.packages ?? []).some((p) => isOurs(p, dirname(file))) || (settings.extensions ?? []).some((p) => isOurs(p, dirname(file)))) {
       report.settings.listed = true;
     }
+  }
+  if (report.settings.files.some((file) => [...(readJson(file)?.packages ?? []), ...(readJson(file)?.extensions ?? [])].some(isRegistryName))) {
+    problems.push(`pi's settings list npm:${OUR_NAME}: that registry name is not this package (it is not published there); remove it and run \`${installCommand()}\`.`);
   }
   if (!report.settings.listed) {
     problems.push(`pi's settings do not list ${OUR_NAME}: run \`${installCommand()}\`.`);

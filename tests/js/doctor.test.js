@@ -145,3 +145,20 @@ test("doctor: bad usage exits 2", () => {
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--pi needs a directory/);
 });
+
+test(`doctor: npm:pi-tree-navigator in pi's settings is not this package (that registry name is not ours)`, (t) => {
+  const version = NEWEST_TESTED;
+  assert.ok(hostAvailable(version), `pi ${version} is not installed at ${hostDir(version)}: run bash scripts/setup-hosts.sh`);
+  for (const entry of ["npm:pi-tree-navigator", "npm:pi-tree-navigator@0.1.0", { source: "npm:pi-tree-navigator" }]) {
+    const dir = agentDir(t, false);
+    writeFileSync(join(dir, "settings.json"), JSON.stringify({ packages: [entry] }));
+    const r = doctor(nodeFor(version), ["--pi", hostDir(version)], dir);
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stdout, /settings: pi-tree-navigator not listed/);
+    const problems = r.stdout.split("\n\n").at(-1).trim().split("\n");
+    assert.deepEqual(problems, [
+      `pi's settings list npm:pi-tree-navigator: that registry name is not this package (it is not published there); remove it and run \`pi install ${resolve(pkgDir)}\`.`,
+      `pi's settings do not list pi-tree-navigator: run \`pi install ${resolve(pkgDir)}\`.`,
+    ], JSON.stringify(entry));
+  }
+});
