@@ -286,6 +286,31 @@ function readArchiveEnds(fd, side, size) {
   return { header, index };
 }
 
+/**
+ * The entries `archive` took out of `file` (moved whole or left as stubs), each parsed from its original line:
+ * `Map<line, entry>` by the line it had in the original file. The index line is read once, then each entry
+ * with one read at its offset. `null` when there is no archive; throws ArchiveError when it is unreadable.
+ */
+export function readArchivedEntries(file) {
+  const side = archivePathOf(file);
+  if (!existsSync(side)) return null;
+  const fd = openSync(side, "r");
+  try {
+    const { index } = readArchiveEnds(fd, side, fstatSync(fd).size);
+    const byLine = new Map();
+    for (const [line, offset, length] of index.entries) {
+      const buf = Buffer.allocUnsafe(length);
+      if (readSync(fd, buf, 0, length, offset) !== length) throw new ArchiveError(`${side}: truncated at line ${line}`);
+      byLine.set(line, JSON.parse(buf.toString("utf8")));
+    }
+    return byLine;
+  } catch (e) {
+    throw e instanceof ArchiveError ? e : new ArchiveError(`${side}: unreadable (${e.message})`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Puts everything archive moved back into `file`: the original bytes, then whatever pi appended since. */
 export function restoreFile(file, { minIdle = DEFAULT_MIN_IDLE } = {}) {
   const side = archivePathOf(file);

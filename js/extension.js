@@ -26,6 +26,7 @@ import { cacheSummarizer, installCapture } from "./cache-summary.js";
 import * as tui from "@earendil-works/pi-tui";
 import { makeRenderers } from "./render.js";
 import { installAnchorsCommand } from "./anchors-command.js";
+import { readArchivedEntries } from "./archive.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
 export const MAX_CORE_RESTARTS = 5;
@@ -404,6 +405,58 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     return toolResult(finish.text, { ...finish.details, stateRefreshed, summaryCache: outcome.summaryCache ?? null });
   }
 
+  /**
+   * The session as it was before `archive` (the sidecar's entries in their original lines, stubs replaced by
+   * their originals, pi's own entries in between and after), or `null` when it has no archive or the archive
+   * cannot be read (recall then answers from pi's session alone).
+   */
+  function originalEntries(sm) {
+    const file = sm.getSessionFile?.();
+    if (!file) return null;
+    let archived;
+    try {
+      archived = readArchivedEntries(file);
+    } catch {
+      return null;
+    }
+    if (!archived?.size) return null;
+    const kept = host.entriesSince(sm, 0);
+    const last = Math.max(...archived.keys());
+    const out = [];
+    let k = 0;
+    // Line 0 is the session header; pi's entries fill, in order, the original lines the archive has none for.
+    for (let line = 1; k < kept.length || line <= last; line++) {
+      const old = archived.get(line);
+      if (old && old.id !== kept[k]?.id) {
+        out.push(old); // moved: nothing of it left in the file
+        continue;
+      }
+      if (k < kept.length) out.push(old ?? kept[k]); // a stub's original, or pi's entry
+      k++;
+    }
+    return out;
+  }
+
+  /** `recall` planned and paged on a temporary index of the original session (`entries`). */
+  function recallOriginal(toolCallId, entries, params, facts, sm) {
+    const index = current.api.SessionIndex.plugin();
+    try {
+      if (host.version) index.setHostVersion(host.version);
+      index.sync(entries, host.leafId(sm));
+      const plan = index.toolPlan(params, facts);
+      if (plan.kind !== "recall") return refuse(toolCallId, plan);
+      const byId = new Map(entries.map((e) => [e.id, e]));
+      const answer = index.recallPage(plan.entryIds.map((id) => byId.get(id)));
+      return answer.kind === "page" ? toolResult(answer.text, answer.details) : refuse(toolCallId, answer);
+    } finally {
+      try {
+        index.free();
+      } catch {
+        // after a trap the instance is retired with everything in it
+      }
+    }
+  }
+
   async function run(toolCallId, params, signal, ctx) {
     const sm = ctx.sessionManager;
     const facts = {
@@ -413,6 +466,10 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
       refreshReaches: host.refreshReaches(sm),
       nowMs: Date.now(),
     };
+    // After `pi-tree-navigator archive`, what recall reads is partly in the sidecar: the core plans on the
+    // original session instead (the file's entries with the archived ones put back).
+    const original = params?.action === "recall" ? originalEntries(sm) : null;
+    if (original) return recallOriginal(toolCallId, original, params, facts, sm);
     const plan = withIndex(sm, (index) => index.toolPlan(params ?? {}, facts));
     switch (plan.kind) {
       case "refuse":

@@ -7,7 +7,12 @@
 // page ≤ 2,000 tokens (ceil(chars/4)), the query narrows to the one entry, each refusal says why, and recall
 // adds nothing to the session but its call and result: the model's next request is the previous one plus the
 // call and the page, nothing else.
+// After `pi-tree-navigator archive` (the collapsed branch moved to the sidecar), the same recalls in the reopened
+// session give the very same pages, read from the sidecar.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test, { after } from "node:test";
 import { assertAllPaired, resultEntry } from "./lib/checks.mjs";
@@ -147,5 +152,68 @@ test(`pi ${host.version}: recall adds only its call and result; the next request
     assert.deepEqual(children.map((e) => e.message?.role), ["toolResult"], `${id}: nothing but the result under the call`);
     const after = sm.getEntries().filter((e) => e.parentId === children[0].id);
     assert.deepEqual(after.map((e) => e.message?.role), ["assistant"], `${id}: then the model's next message`);
+  }
+});
+
+test(`pi ${host.version}: after archive, recall reads the collapsed entries from the sidecar, the same pages`, async () => {
+  const dir = mkdtempSync(join(tmpdir(), `ptn-recall-archive-${host.version}-`));
+  const cwd = join(dir, "cwd");
+  const sessionDir = join(dir, "sessions");
+  mkdirSync(cwd, { recursive: true });
+  mkdirSync(sessionDir, { recursive: true });
+  const calls = [recall({ name: "done" }, "p1"), recall({ name: "done", page: 2 }, "p2"), recall({ name: "start", query: "BETA" }, "q1")];
+  const sessions = [];
+  try {
+    const m = new ScriptedModel(host);
+    m.agent.push(
+      m.calls([["navigate_tree", { action: "anchor", name: "start" }, "a1"]]),
+      m.calls([["bulk_read", { chars: 30000, tag: "alpha", numbered: true }, "b1"]]),
+      m.calls([["bulk_read", { chars: 600, tag: "beta" }, "b2"]]),
+      m.calls([["navigate_tree", { action: "rewind", labelStart: "start", labelEnd: "done", summaryFocus: "Done: read alpha and beta." }, "r1"]]),
+      ...calls.map((c) => m.calls([c])),
+      m.text("read"),
+    );
+    m.summary.push(m.text("## Goal\nread the data\n## Progress\n### Done\n- read alpha and beta"));
+    const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, sessionManager: host.pca.SessionManager.create(cwd, sessionDir), cwd });
+    sessions.push(s);
+    await s.session.prompt("read the data");
+    const file = s.sm.getSessionFile();
+    const alpha = s.sm.getEntries().find((e) => e.message?.toolCallId === "b1");
+    const before = calls.map(([, , id]) => result(s.sm, id));
+    for (const [i, r] of before.entries()) assert.equal(r.message.isError, false, `${calls[i][2]}: ${r.text}`);
+
+    const cli = spawnSync(process.execPath, [join(PKG_DIR, "cli.js"), "archive", file, "--min-idle", "0"], { encoding: "utf8" });
+    assert.equal(cli.status, 0, `archive: ${cli.stdout}${cli.stderr}`);
+    assert.ok(existsSync(`${file}.archive`), "the sidecar was written");
+    const reopened = host.pca.SessionManager.open(file);
+    assert.equal(reopened.getEntry(alpha.id), undefined, "the collapsed branch left pi's session");
+
+    const m2 = new ScriptedModel(host);
+    const again = calls.map(([tool, args, id]) => [tool, args, `${id}b`]);
+    m2.agent.push(...again.map((c) => m2.calls([c])), m2.text("read again"));
+    const s2 = await createSession(host, m2, { extensions: EXTENSIONS, tools: TOOLS, sessionManager: reopened, cwd });
+    sessions.push(s2);
+    await s2.session.prompt("read it again");
+    again.forEach(([, , id], i) => {
+      const r = result(s2.sm, id);
+      assert.equal(r.message.isError, false, `${id}: ${r.text}`);
+      assert.ok(r.text === before[i].text, `${id}: the same page, byte for byte, as before archiving`);
+      assert.deepEqual(r.message.details, before[i].message.details, `${id}: the same details`);
+    });
+    assert.ok(piecesOf(before[0].text).some((p) => p.id === alpha.id), "page 1 holds the 30k result read from the sidecar");
+
+    // Without the sidecar, recall answers as before archiving was read: a refusal, not a crash.
+    rmSync(`${file}.archive`);
+    const m3 = new ScriptedModel(host);
+    m3.agent.push(m3.calls([recall({ name: "done" }, "z1")]), m3.text("gone"));
+    const s3 = await createSession(host, m3, { extensions: EXTENSIONS, tools: TOOLS, sessionManager: host.pca.SessionManager.open(file), cwd });
+    sessions.push(s3);
+    await s3.session.prompt("once more");
+    const z = result(s3.sm, "z1");
+    assert.equal(z.message.isError, true, z.text);
+    assert.ok(z.text.startsWith("Nothing was collapsed at 'done'"), z.text);
+  } finally {
+    for (const s of sessions) s.dispose();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
