@@ -421,7 +421,8 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     }
     if (!archived?.size) return null;
     const kept = host.entriesSince(sm, 0);
-    const last = Math.max(...archived.keys());
+    let last = 0;
+    for (const line of archived.keys()) last = Math.max(last, line);
     const out = [];
     let k = 0;
     // Line 0 is the session header; pi's entries fill, in order, the original lines the archive has none for.
@@ -437,7 +438,10 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     return out;
   }
 
-  /** `recall` planned and paged on a temporary index of the original session (`entries`). */
+  /**
+   * `recall` planned and paged on a temporary index of the original session (`entries`); `null` when that
+   * index rejects them (recall then answers from pi's session alone).
+   */
   function recallOriginal(toolCallId, entries, params, facts, sm) {
     const index = current.api.SessionIndex.plugin();
     try {
@@ -448,6 +452,9 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
       const byId = new Map(entries.map((e) => [e.id, e]));
       const answer = index.recallPage(plan.entryIds.map((id) => byId.get(id)));
       return answer.kind === "page" ? toolResult(answer.text, answer.details) : refuse(toolCallId, answer);
+    } catch (error) {
+      if (isTrap(error)) throw error;
+      return null;
     } finally {
       try {
         index.free();
@@ -469,7 +476,8 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     // After `pi-tree-navigator archive`, what recall reads is partly in the sidecar: the core plans on the
     // original session instead (the file's entries with the archived ones put back).
     const original = params?.action === "recall" ? originalEntries(sm) : null;
-    if (original) return recallOriginal(toolCallId, original, params, facts, sm);
+    const archived = original && recallOriginal(toolCallId, original, params, facts, sm);
+    if (archived) return archived;
     const plan = withIndex(sm, (index) => index.toolPlan(params ?? {}, facts));
     switch (plan.kind) {
       case "refuse":

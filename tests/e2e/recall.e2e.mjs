@@ -7,7 +7,8 @@
 // page ≤ 2,000 tokens (ceil(chars/4)), the query narrows to the one entry, each refusal says why, and recall
 // adds nothing to the session but its call and result: the model's next request is the previous one plus the
 // call and the page, nothing else.
-// After `pi-tree-navigator archive` (the collapsed branch moved to the sidecar), the same recalls in the reopened
+// After a compaction and `pi-tree-navigator archive` (the collapsed branch moved to the sidecar, the rewind's summary
+// and synthetic call left as stubs), the same recalls in the reopened
 // session give the very same pages, read from the sidecar.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -174,9 +175,15 @@ test(`pi ${host.version}: after archive, recall reads the collapsed entries from
       m.text("read"),
     );
     m.summary.push(m.text("## Goal\nread the data\n## Progress\n### Done\n- read alpha and beta"));
-    const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, sessionManager: host.pca.SessionManager.create(cwd, sessionDir), cwd });
+    m.summary.push(m.text("## Goal\nread the data\n## Progress\n### Done\n- read, rewound, recalled"));
+    const sm = host.pca.SessionManager.create(cwd, sessionDir);
+    const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, sessionManager: sm, cwd, compaction: { keepRecentTokens: 500 } });
     sessions.push(s);
     await s.session.prompt("read the data");
+    // A compaction after it all: the rewind's summary and synthetic call become stubs on archiving.
+    m.agent.push(m.text("nothing more"));
+    await s.session.prompt("anything else?");
+    await s.session.compact();
     const file = s.sm.getSessionFile();
     const alpha = s.sm.getEntries().find((e) => e.message?.toolCallId === "b1");
     const before = calls.map(([, , id]) => result(s.sm, id));
@@ -187,6 +194,8 @@ test(`pi ${host.version}: after archive, recall reads the collapsed entries from
     assert.ok(existsSync(`${file}.archive`), "the sidecar was written");
     const reopened = host.pca.SessionManager.open(file);
     assert.equal(reopened.getEntry(alpha.id), undefined, "the collapsed branch left pi's session");
+    const summary = reopened.getBranch().find((e) => e.type === "branch_summary");
+    assert.match(summary.summary, /^\[archived in /, "the rewind's summary is a stub in pi's session");
 
     const m2 = new ScriptedModel(host);
     const again = calls.map(([tool, args, id]) => [tool, args, `${id}b`]);
