@@ -2,7 +2,8 @@
 // with what it saved (rows from the core's `anchorsView`); choosing one shows, page by page, what was collapsed
 // there — the very text `recall` gives the model (`anchorsRecall` + `anchorsRecallPage`).
 //
-// A command runs on the user's side: it reads the session and writes nothing (no entry, no label, no message),
+// A command runs on the user's side: it reads the session (after `archive`, with the sidecar's entries put back,
+// as `recall` does) and writes nothing (no entry, no label, no message),
 // and it keeps no plan in the index, so a rewind in flight is not disturbed. Every word comes from the core.
 // A page is shown in pi's multi-line editor dialog (read, then Enter or Esc; the text is not used); a host
 // without dialogs (print mode, no `ui.select`) gets the rows as one note.
@@ -11,8 +12,9 @@
  * Registers `/anchors` on `pi` (nothing on a host without `registerCommand`).
  * @param {object} pi pi's ExtensionAPI
  * @param {() => object|null} core the live wasm API (null after a crash)
- * @param {Function} withIndex `withIndex(sm, fn)`: runs `fn` on the session's resident index
- * @param {object} host host.js's adapter (`contextWindow`, `getEntry`)
+ * @param {Function} withIndex `withIndex(sm, fn)`: runs `fn(index, entryOf)` on the index of what the session
+ *   holds — after `archive`, a temporary index of the original session (the sidecar's entries put back)
+ * @param {object} host host.js's adapter (`contextWindow`)
  */
 export function installAnchorsCommand({ pi, core, withIndex, host }) {
   if (typeof pi?.registerCommand !== "function") return;
@@ -43,10 +45,10 @@ export function installAnchorsCommand({ pi, core, withIndex, host }) {
   /** Shows the pages of what was collapsed at `name`; returns whether the user asked to go back to the rows. */
   async function showPages(ctx, api, sm, name, window) {
     for (let page = 1; ; page++) {
-      const answer = withIndex(sm, (index) => {
+      const answer = withIndex(sm, (index, entryOf) => {
         const plan = index.anchorsRecall(name, page, window);
         if (plan.kind !== "recall") return plan;
-        return api.anchorsRecallPage(plan, plan.entryIds.map((id) => host.getEntry(sm, id)));
+        return api.anchorsRecallPage(plan, plan.entryIds.map(entryOf));
       });
       if (answer.kind !== "page") {
         say(ctx, answer.text, "warning");

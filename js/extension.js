@@ -439,19 +439,19 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   }
 
   /**
-   * `recall` planned and paged on a temporary index of the original session (`entries`); `null` when that
-   * index rejects them (recall then answers from pi's session alone).
+   * Runs `fn(index, entryOf)` on a temporary index of the session as it was before `archive` (`entryOf(id)`:
+   * that session's entry); `null` when the session has no readable archive or that index rejects the original
+   * entries (the caller then reads pi's session alone). Used by `recall` and by `/anchors`.
    */
-  function recallOriginal(toolCallId, entries, params, facts, sm) {
+  function withOriginalIndex(sm, fn) {
+    const entries = originalEntries(sm);
+    if (!entries) return null;
     const index = current.api.SessionIndex.plugin();
     try {
       if (host.version) index.setHostVersion(host.version);
       index.sync(entries, host.leafId(sm));
-      const plan = index.toolPlan(params, facts);
-      if (plan.kind !== "recall") return refuse(toolCallId, plan);
       const byId = new Map(entries.map((e) => [e.id, e]));
-      const answer = index.recallPage(plan.entryIds.map((id) => byId.get(id)));
-      return answer.kind === "page" ? toolResult(answer.text, answer.details) : refuse(toolCallId, answer);
+      return fn(index, (id) => byId.get(id));
     } catch (error) {
       if (isTrap(error)) throw error;
       return null;
@@ -462,6 +462,21 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
         // after a trap the instance is retired with everything in it
       }
     }
+  }
+
+  /** `recall` planned and paged on the original session (see withOriginalIndex); `null`: no archive to read. */
+  function recallOriginal(toolCallId, params, facts, sm) {
+    return withOriginalIndex(sm, (index, entryOf) => {
+      const plan = index.toolPlan(params, facts);
+      if (plan.kind !== "recall") return refuse(toolCallId, plan);
+      const answer = index.recallPage(plan.entryIds.map(entryOf));
+      return answer.kind === "page" ? toolResult(answer.text, answer.details) : refuse(toolCallId, answer);
+    });
+  }
+
+  /** What `/anchors` reads: the original session after `archive`, else pi's session (resident index). */
+  function withReadIndex(sm, fn) {
+    return withOriginalIndex(sm, fn) ?? withIndex(sm, (index) => fn(index, (id) => host.getEntry(sm, id)));
   }
 
   async function run(toolCallId, params, signal, ctx) {
@@ -475,8 +490,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     };
     // After `pi-tree-navigator archive`, what recall reads is partly in the sidecar: the core plans on the
     // original session instead (the file's entries with the archived ones put back).
-    const original = params?.action === "recall" ? originalEntries(sm) : null;
-    const archived = original && recallOriginal(toolCallId, original, params, facts, sm);
+    const archived = params?.action === "recall" ? recallOriginal(toolCallId, params, facts, sm) : null;
     if (archived) return archived;
     const plan = withIndex(sm, (index) => index.toolPlan(params ?? {}, facts));
     switch (plan.kind) {
@@ -530,7 +544,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   });
   host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines(), ...renderers }, execute);
   installCapture(pi, captures);
-  installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex, host });
+  installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex: withReadIndex, host });
   const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, toolName: definition.name, pkg: hostOptions?.pkg });
   return {
     host,

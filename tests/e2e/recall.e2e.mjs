@@ -156,6 +156,42 @@ test(`pi ${host.version}: recall adds only its call and result; the next request
   }
 });
 
+/**
+ * Runs `/anchors` in pi through its command runner with a scripted dialog: every row is chosen in turn and every
+ * page read to the end. Returns what the user saw (dialog titles, options, pages, notes) and checks nothing was
+ * added to the session.
+ */
+async function anchorsSeen(s) {
+  const runner = s.session.extensionRunner;
+  const command = runner.getCommand("anchors");
+  assert.ok(command, "/anchors is registered in pi");
+  const ctx = Object.defineProperties({}, Object.getOwnPropertyDescriptors(runner.createCommandContext()));
+  const seen = [];
+  let next = 0;
+  let rows = null;
+  const ui = {
+    select: async (title, options) => {
+      seen.push(["select", title, options]);
+      if (rows === null || options === rows || options.join("\n") === rows.join("\n")) {
+        rows = options;
+        return next < options.length ? options[next++] : undefined; // each row in turn, then Esc
+      }
+      return options[0]; // a page: the next one, else back to the rows
+    },
+    editor: async (title, text) => {
+      seen.push(["page", title, text]);
+      return undefined;
+    },
+    notify: (text, level) => seen.push(["note", level, text]),
+  };
+  Object.defineProperty(ctx, "ui", { value: ui });
+  Object.defineProperty(ctx, "hasUI", { value: true });
+  const count = s.sm.getEntries().length;
+  await command.handler("", ctx);
+  assert.equal(s.sm.getEntries().length, count, "/anchors added nothing to the session");
+  return seen;
+}
+
 test(`pi ${host.version}: after archive, recall reads the collapsed entries from the sidecar, the same pages`, async () => {
   const dir = mkdtempSync(join(tmpdir(), `ptn-recall-archive-${host.version}-`));
   const cwd = join(dir, "cwd");
@@ -188,6 +224,7 @@ test(`pi ${host.version}: after archive, recall reads the collapsed entries from
     const alpha = s.sm.getEntries().find((e) => e.message?.toolCallId === "b1");
     const before = calls.map(([, , id]) => result(s.sm, id));
     for (const [i, r] of before.entries()) assert.equal(r.message.isError, false, `${calls[i][2]}: ${r.text}`);
+    const anchorsBefore = await anchorsSeen(s);
 
     const cli = spawnSync(process.execPath, [join(PKG_DIR, "cli.js"), "archive", file, "--min-idle", "0"], { encoding: "utf8" });
     assert.equal(cli.status, 0, `archive: ${cli.stdout}${cli.stderr}`);
@@ -202,6 +239,11 @@ test(`pi ${host.version}: after archive, recall reads the collapsed entries from
     m2.agent.push(...again.map((c) => m2.calls([c])), m2.text("read again"));
     const s2 = await createSession(host, m2, { extensions: EXTENSIONS, tools: TOOLS, sessionManager: reopened, cwd });
     sessions.push(s2);
+    // The user's /anchors after archive: the same rows, the same pages (the collapsed text read from the sidecar).
+    const anchorsAfter = await anchorsSeen(s2);
+    assert.deepEqual(anchorsAfter, anchorsBefore, "/anchors shows the same rows and pages as before archiving");
+    const shown = anchorsBefore.filter(([kind]) => kind === "page").map(([, , text]) => text);
+    assert.ok(shown.some((text) => piecesOf(text).some((p) => p.id === alpha.id)), "/anchors showed the 30k result (from the sidecar after archive)");
     await s2.session.prompt("read it again");
     again.forEach(([, , id], i) => {
       const r = result(s2.sm, id);
