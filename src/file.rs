@@ -59,44 +59,157 @@ pub fn list_file(bytes: Vec<u8>, profile: Option<Profile>, leaf: Leaf<'_>) -> Re
 /// first line `JSON.parse` takes is no session header: pi refuses to open it, where older pi loads it as
 /// empty. A leading byte-order mark stays part of that first line there, so that line does not parse.
 pub fn not_a_session(bytes: &[u8], index: &SessionIndex, report: &IngestReport) -> Option<String> {
-    let unmarked = bytes.strip_prefix(b"\xEF\xBB\xBF");
-    if unmarked.unwrap_or(bytes).iter().all(u8::is_ascii_whitespace) {
-        return Some("1: empty file, not a pi session".into());
-    }
-    if index.profile().0.opens_only_files_led_by_a_header() {
-        if let Some(line) = first_line_not_a_header(bytes) {
-            let why = if unmarked.is_some() { "the first line starts with a byte-order mark" } else { "the first entry is no session header" };
-            return Some(format!("{line}: {why}; pi 0.87 and later refuse to open such a file"));
-        }
-    }
-    if !index.is_empty() || index.header().is_some() {
-        return None;
-    }
-    let first = report.skipped.first()?;
-    Some(format!("{}: {} (no line of the file is a pi session entry)", first.line, first.reason))
+    let mut shape = Shape::new();
+    shape.part(bytes, true);
+    shape.problem(index, report)
 }
 
-/// pi ≥0.87's `loadEntriesFromFile` + `SessionManager.open`: the 1-based number of the first non-blank
-/// line when the first line `JSON.parse` takes is not a `session` header with a string id (or none
-/// parses), else `None`. The lines are the file's own, a leading byte-order mark included (JavaScript's
-/// `trim()` blanks a line holding only one).
-fn first_line_not_a_header(bytes: &[u8]) -> Option<usize> {
-    let mut first = None;
-    // Line by line, decoded as Node decodes the file (a '\n' byte ends any broken sequence, so the lines
-    // are the same): the answer comes from the first lines, and a whole-file decode would check every
-    // byte of a large file for nothing.
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line = String::from_utf8_lossy(line);
-        // `JSON.parse(line)`: JSON's own whitespace around the value, nothing else (no byte-order mark).
-        let Some(json) = js::json_line(&line) else { continue };
-        first.get_or_insert(i + 1);
-        match parse_line(json, false) {
-            Err(LineProblem::Malformed(_)) => {}
-            Ok(Line::Header(Header { id: Some(_), .. })) => return None,
-            _ => return first,
+/// A session file loaded into an index as its bytes arrive (the viewer indexes a fetched file while it
+/// streams in): at [`FileStream::finish`] the index holds, and the report says, what
+/// [`SessionIndex::load_file_bytes`] and [`not_a_session`] give for the whole file at once, however the bytes
+/// were cut. The index is fed whole lines; only the line still arriving is held here.
+#[derive(Debug)]
+pub struct FileStream {
+    /// The bytes after the last newline so far: the start of a line still arriving.
+    tail: Vec<u8>,
+    shape: Shape,
+}
+
+impl FileStream {
+    /// Starts loading a file into `index`, which must be empty.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `index` is not empty or is loading a file already.
+    pub fn begin(index: &mut SessionIndex) -> Result<Self, SessionError> {
+        index.begin_file_load()?;
+        Ok(FileStream { tail: Vec::new(), shape: Shape::new() })
+    }
+
+    /// The next bytes of the file, cut anywhere (inside a line or a UTF-8 sequence).
+    pub fn push(&mut self, index: &mut SessionIndex, bytes: &[u8]) {
+        let Some(last) = bytes.iter().rposition(|&b| b == b'\n') else {
+            self.tail.extend_from_slice(bytes);
+            return;
+        };
+        let (mut lines, rest) = bytes.split_at(last + 1);
+        if !self.tail.is_empty() {
+            // The line the bytes before broke off, made whole by these bytes' first line (the one copy).
+            let end = lines.iter().position(|&b| b == b'\n').map_or(lines.len(), |at| at + 1);
+            self.tail.extend_from_slice(lines.get(..end).unwrap_or_default());
+            let line = std::mem::take(&mut self.tail);
+            self.feed(index, &line, false);
+            lines = lines.get(end..).unwrap_or_default();
+        }
+        if !lines.is_empty() {
+            self.feed(index, lines, false);
+        }
+        self.tail.extend_from_slice(rest);
+    }
+
+    /// Ends the load: the file's last line (when it has no newline after it) is read, and the whole file's
+    /// report given.
+    pub fn finish(mut self, index: &mut SessionIndex) -> FileReport {
+        let tail = std::mem::take(&mut self.tail);
+        if !tail.is_empty() {
+            index.load_file_part(&tail);
+        }
+        // After a final newline `split` gives one more (empty) line; the shape counts it as the whole-file
+        // reading does.
+        self.shape.part(&tail, true);
+        let report = index.end_file_load();
+        let problem = self.shape.problem(index, &report);
+        FileReport { report, problem }
+    }
+
+    fn feed(&mut self, index: &mut SessionIndex, lines: &[u8], last: bool) {
+        self.shape.part(lines, last);
+        index.load_file_part(lines);
+    }
+}
+
+/// What [`not_a_session`] needs of a file's bytes, gathered part by part (whole lines), so a file that
+/// arrives in parts needs no second pass: a leading byte-order mark, whether anything but whitespace
+/// follows it, and pi ≥0.87's verdict on the first lines ([`Shape::line`]).
+#[derive(Debug)]
+struct Shape {
+    /// Whether the file starts with a byte-order mark; `None` until its first part came.
+    marked: Option<bool>,
+    blank: bool,
+    /// Lines seen so far.
+    lines: usize,
+    /// The first non-blank line's number.
+    first: Option<usize>,
+    /// Whether a line `JSON.parse` takes was seen, which decides the verdict.
+    decided: bool,
+    /// pi ≥0.87's verdict: the first non-blank line's number when the file is not led by a session header.
+    not_led: Option<usize>,
+}
+
+impl Shape {
+    fn new() -> Self {
+        Shape { marked: None, blank: true, lines: 0, first: None, decided: false, not_led: None }
+    }
+
+    /// The next whole lines of the file (`last`: the file's last part, which may lack a newline).
+    fn part(&mut self, bytes: &[u8], last: bool) {
+        let unmarked = if self.marked.is_some() {
+            bytes
+        } else {
+            let unmarked = bytes.strip_prefix(b"\xEF\xBB\xBF");
+            self.marked = Some(unmarked.is_some());
+            unmarked.unwrap_or(bytes)
+        };
+        self.blank = self.blank && unmarked.iter().all(u8::is_ascii_whitespace);
+        if self.decided {
+            return;
+        }
+        // A part that ends with a newline holds no line after it; the file's last part does.
+        let lines = if last { bytes } else { bytes.strip_suffix(b"\n").unwrap_or(bytes) };
+        for line in lines.split(|&b| b == b'\n') {
+            self.line(line);
+            if self.decided {
+                return;
+            }
         }
     }
-    first
+
+    /// pi ≥0.87's `loadEntriesFromFile` + `SessionManager.open`, one line at a time: the file's own lines,
+    /// a leading byte-order mark included (JavaScript's `trim()` blanks a line holding only one), decoded
+    /// as Node decodes the file (a '\n' byte ends any broken sequence, so the lines are the same). The
+    /// verdict comes from the first lines, so a large file is not decoded for it.
+    fn line(&mut self, line: &[u8]) {
+        self.lines += 1;
+        let line = String::from_utf8_lossy(line);
+        // `JSON.parse(line)`: JSON's own whitespace around the value, nothing else (no byte-order mark).
+        let Some(json) = js::json_line(&line) else { return };
+        self.first.get_or_insert(self.lines);
+        match parse_line(json, false) {
+            Err(LineProblem::Malformed(_)) => {}
+            Ok(Line::Header(Header { id: Some(_), .. })) => self.decided = true,
+            _ => (self.decided, self.not_led) = (true, self.first),
+        }
+    }
+
+    /// [`not_a_session`]'s answer for the file these parts made.
+    fn problem(&self, index: &SessionIndex, report: &IngestReport) -> Option<String> {
+        if self.blank {
+            return Some("1: empty file, not a pi session".into());
+        }
+        if index.profile().0.opens_only_files_led_by_a_header() {
+            // The 1-based number of the first non-blank line when the first line `JSON.parse` takes is not
+            // a `session` header with a string id (or none parses).
+            let not_led = if self.decided { self.not_led } else { self.first };
+            if let Some(line) = not_led {
+                let why = if self.marked == Some(true) { "the first line starts with a byte-order mark" } else { "the first entry is no session header" };
+                return Some(format!("{line}: {why}; pi 0.87 and later refuse to open such a file"));
+            }
+        }
+        if !index.is_empty() || index.header().is_some() {
+            return None;
+        }
+        let first = report.skipped.first()?;
+        Some(format!("{}: {} (no line of the file is a pi session entry)", first.line, first.reason))
+    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,11 @@
 //! labels; lines the direct `serde_json` pass refuses).
 
 mod common;
+#[path = "common/sessions.rs"]
+mod sessions;
 
 use common::Rng;
+use sessions::random_session;
 use pi_tree_navigator::session::{Anchor, TokenEstimate, Leaf, Mode, Profile, SessionIndex, SkimmedSession};
 
 /// Both answers at one leaf, with NaN never equal (a skimmed token must not leak into an answer).
@@ -77,59 +80,6 @@ fn fixtures_answer_as_a_full_read() {
             check(&path.display().to_string(), &text, profile);
         }
     }
-}
-
-/// A random session line by line: mostly the user → assistant → tool results rhythm of a coding run,
-/// with every kind of entry and usage an estimate has to get right, and lines written the odd ways
-/// `JSON.parse` accepts and `serde_json`'s direct pass refuses.
-fn random_session(rng: &mut Rng) -> String {
-    let mut lines = vec![r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string()];
-    let mut ids: Vec<String> = Vec::new();
-    let texts = ["", "hello", "  spaced \n out\ttext  ", "ünïcödé ✓ 𝄞", "a \\\"quoted\\\" \\n line", "x\\ud800y", "tail \\u00e9"];
-    let n = 5 + rng.below(40) as usize;
-    for i in 0..n {
-        let id = format!("e{i:03}");
-        // Mostly a chain; sometimes a branch from an earlier entry; rarely a root.
-        let parent = match ids.last() {
-            Some(last) if rng.below(30) != 0 => format!("\"{}\"", if rng.below(10) == 0 { rng.pick(&ids) } else { last }),
-            _ => "null".to_string(),
-        };
-        let head = format!(r#""id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:{:02}.000Z""#, i % 60);
-        let text = (*rng.pick(&texts)).to_string();
-        let body = match rng.below(20) {
-            0..=4 => format!(r#""type":"message",{head},"message":{{"role":"user","content":[{{"type":"text","text":"{text}"}}{}]}}"#, if rng.below(5) == 0 { r#",{"type":"image","data":"AA","mimeType":"image/png"}"# } else { "" }),
-            5..=9 => {
-                let usage = match rng.below(6) {
-                    0 => String::new(),
-                    1 => r#","usage":{"input":0,"output":0,"totalTokens":0}"#.to_string(),
-                    2 => r#","usage":null"#.to_string(),
-                    _ => format!(r#","usage":{{"input":{},"output":{},"cacheRead":{},"totalTokens":{}}}"#, rng.below(5000), rng.below(500), rng.below(3), rng.below(2) * rng.below(9000)),
-                };
-                let stop = *rng.pick(&["toolUse", "stop", "aborted", "error", "length"]);
-                let args = *rng.pick(&[r#"{"path":"a.rs"}"#, r#"{"n":1e400}"#, r#"{"k":1,"k":2}"#, "{}"]);
-                format!(r#""type":"message",{head},"message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"{text}"}},{{"type":"text","text":"{text}"}},{{"type":"toolCall","id":"c{i}","name":"read","arguments":{args}}}],"stopReason":"{stop}"{usage}}}"#)
-            }
-            10..=13 => {
-                let content = if rng.below(4) == 0 { format!(r#""{text}""#) } else { format!(r#"[{{"type":"text","text":"{text}"}},{{"type":"text","text":"{text}"}}]"#) };
-                // Now and then a repeated key or deep nesting in the content, which the direct pass refuses.
-                let odd = match rng.below(6) {
-                    0 => r#","details":{"a":1,"a":2}"#.to_string(),
-                    1 => format!(r#","details":{}1{}"#, "[".repeat(150), "]".repeat(150)),
-                    _ => String::new(),
-                };
-                format!(r#""type":"message",{head},"message":{{"role":"toolResult","toolCallId":"c","toolName":"read","content":{content},"isError":false{odd}}}"#)
-            }
-            14 if !ids.is_empty() => format!(r#""type":"label",{head},"targetId":"{}","label":"anchor:a{i}""#, rng.pick(&ids)),
-            15 if !ids.is_empty() => format!(r#""type":"compaction",{head},"summary":"sum {text}","firstKeptEntryId":"{}","tokensBefore":9{}"#, rng.pick(&ids), if rng.below(2) == 0 { r#","systemMessage":{"role":"system","content":"sys prompt"}"# } else { "" }),
-            16 if !ids.is_empty() => format!(r#""type":"context_edit",{head},"targetId":"{}","replacement":{}"#, rng.pick(&ids), if rng.below(3) == 0 { "null".to_string() } else { format!(r#"{{"content":"edited {text}"}}"#) }),
-            17 => format!(r#""type":"message",{head},"message":{{"role":"system","content":"be brief","toolsAdded":[{{"name":"t","description":"d"}}]}}"#),
-            18 => format!(r#""type":"branch_summary",{head},"fromId":"x","summary":"{text}""#),
-            _ => format!(r#""type":"custom_message",{head},"customType":"n","content":"{text}","display":true"#),
-        };
-        lines.push(format!("{{{body}}}"));
-        ids.push(id);
-    }
-    lines.join("\n") + "\n"
 }
 
 #[test]

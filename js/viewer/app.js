@@ -9,6 +9,8 @@ import { TreeView } from "./tree.js";
 const SEARCH_LIMIT = 10000;
 const MAX_SHOWN_ERRORS = 50;
 const WINDOWS = [0, 128000, 200000, 272000, 400000, 1000000];
+/** How many bytes arrive between two updates of the loading progress. */
+const PROGRESS_STEP = 4 << 20;
 
 /**
  * Starts the viewer in `doc` (the page in index.html).
@@ -63,23 +65,27 @@ export function startViewer(doc, api) {
 
   // ---- loading --------------------------------------------------------------------------------------
   /**
-   * Loads a file's bytes into a fresh core index and shows it. `archived`: the ids merged back from the session's
-   * archive (archived.js), shown greyed.
+   * Loads a session into a fresh core index and shows it. `source`: the file's bytes, or a stream of them (a
+   * fetch's body, a dropped file's), which the core indexes while it arrives — reading and indexing a large
+   * file overlap. `size`: the file's size when known (0: not known before the stream ends). `archived`: the ids
+   * merged back from the session's archive (archived.js), shown greyed.
    */
-  async function loadData(data, name, size, archived = null) {
-    setState("loading", `Parsing ${name} (${bytes(size)})…`);
+  async function loadData(source, name, size, archived = null) {
+    const streamed = !(source instanceof Uint8Array);
+    setState("loading", `${streamed ? "Loading" : "Parsing"} ${name}${size ? ` (${bytes(size)})` : ""}…`);
     await nextFrame();
     performance.mark("ptn:parse-start");
     const index = api.SessionIndex.full();
     const hostSet = hostVersion ? index.setHostVersion(hostVersion) : undefined;
     let report;
     try {
-      report = index.loadFileBytes(data);
+      if (streamed) ({ report, size } = await streamInto(index, source, name, size));
+      else report = index.loadFileBytes(source);
     } catch (err) {
       index.free();
       showErrors([`${name}: ${err.message}`]);
       setState("error", `Could not load ${name}.`);
-      return;
+      return false;
     }
     performance.mark("ptn:indexed");
     model?.dispose();
@@ -115,6 +121,30 @@ export function startViewer(doc, api) {
     const empty = model.rows.length === 0;
     setState(empty ? "empty" : "ready", empty ? `${name}: no entries.` : "");
     performance.mark("ptn:ready");
+    return true;
+  }
+
+  /**
+   * Feeds a stream of the file's bytes into `index` as they arrive (the core holds only a line still
+   * arriving), with the progress on the status line: the core's report for the whole file and its size.
+   */
+  async function streamInto(index, stream, name, size) {
+    index.beginFile();
+    const reader = stream.getReader();
+    let received = 0;
+    let shown = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      index.feedFile(value);
+      received += value.byteLength;
+      if (received - shown >= PROGRESS_STEP) {
+        shown = received;
+        el.status.textContent = `Loading ${name}: ${bytes(received)}${size ? ` of ${bytes(size)}` : ""}…`;
+      }
+    }
+    performance.mark("ptn:fetched");
+    return { report: index.endFile(), size: received };
   }
 
   async function loadUrl(param) {
@@ -132,26 +162,35 @@ export function startViewer(doc, api) {
     const name = decodeURIComponent(url.pathname.split("/").pop() || "session.jsonl");
     setState("loading", `Fetching ${name}…`);
     performance.mark("ptn:fetch-start");
-    let data;
+    let res;
     try {
-      const res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+      res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
       if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
-      data = new Uint8Array(await res.arrayBuffer());
     } catch (err) {
       showErrors([`${name}: cannot fetch: ${err.message}`]);
       setState("error", "Nothing loaded.");
       return;
     }
-    performance.mark("ptn:fetched");
-    await loadData(data, name, data.byteLength);
-    offerArchive(new URL(`${url.pathname}.archive`, url), data, name);
+    const size = Number(res.headers.get("content-length")) || 0;
+    if (await loadData(res.body, name, size)) offerArchive(url, name);
   }
 
-  /** When the session has an archive next to it, a button that loads it (on demand) with the session. */
-  async function offerArchive(url, data, name) {
+  /** The bytes at `url` (same origin), or an error naming the HTTP status. */
+  async function fetchBytes(url) {
+    const res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
+    return new Uint8Array(await res.arrayBuffer());
+  }
+
+  /**
+   * When the session at `url` has an archive next to it, a button that loads it (on demand) with the session
+   * (fetched again: the first load streamed it into the core without keeping its bytes).
+   */
+  async function offerArchive(url, name) {
+    const archiveUrl = new URL(`${url.pathname}.archive`, url);
     let res;
     try {
-      res = await fetch(url, { method: "HEAD", credentials: "same-origin", cache: "no-store" });
+      res = await fetch(archiveUrl, { method: "HEAD", credentials: "same-origin", cache: "no-store" });
     } catch {
       return;
     }
@@ -162,10 +201,9 @@ export function startViewer(doc, api) {
       el.showArchived.hidden = true;
       setState("loading", `Fetching ${name}.archive…`);
       try {
-        const r = await fetch(url, { credentials: "same-origin", cache: "no-store" });
-        if (!r.ok) throw new Error(`HTTP ${r.status} ${r.statusText}`);
+        const [data, archive] = await Promise.all([fetchBytes(url), fetchBytes(archiveUrl)]);
         const { mergeArchive } = await import("./archived.js");
-        const merged = await mergeArchive(data, new Uint8Array(await r.arrayBuffer()));
+        const merged = await mergeArchive(data, archive);
         await loadData(merged.bytes, `${name} + archive`, merged.bytes.length, merged.archived);
       } catch (err) {
         showErrors([`${name}.archive: ${err.message}`]);
@@ -176,9 +214,7 @@ export function startViewer(doc, api) {
 
   async function loadFile(file) {
     performance.mark("ptn:fetch-start");
-    const data = new Uint8Array(await file.arrayBuffer());
-    performance.mark("ptn:fetched");
-    await loadData(data, file.name, file.size);
+    await loadData(file.stream(), file.name, file.size);
   }
 
   /** Which estimate profile the core used: its name and how it was chosen (the core's words). */

@@ -106,6 +106,22 @@ pub(super) struct Feed {
     skimmed: Vec<SkimmedLine>,
     /// pi's v1 → v2 migration while the lines of a version-1 file are read (see [`super::migrate`]).
     v1: Option<V1Chain>,
+    /// A whole file being loaded ([`Self::begin_file`] … [`Self::end_file_load`]), if any.
+    load: Option<FileLoad>,
+}
+
+/// The state of loading one whole file, which may arrive in parts.
+#[derive(Debug, Default)]
+struct FileLoad {
+    /// What the parts did so far.
+    report: IngestReport,
+    /// Whether a part was fed yet (the first one starts the file).
+    started: bool,
+    /// pi's file rule is still open: no line `JSON.parse` takes was read yet.
+    awaiting_header: bool,
+    /// The first line `JSON.parse` took is no session header (its number): pi loads the file as empty,
+    /// and the lines after it are not read.
+    refused: Option<usize>,
 }
 
 impl Feed {
@@ -199,31 +215,57 @@ impl Feed {
     /// as JSON is not a `session` header with a string id, pi loads the file as empty — so does this, with a
     /// warning saying why. Otherwise the same as [`Self::append_jsonl`].
     pub(super) fn load_file(&mut self, sink: &mut impl Sink, text: &str) -> Result<IngestReport, SessionError> {
+        self.begin_file(sink)?;
+        self.file_part(sink, text);
+        Ok(self.end_file_load(sink))
+    }
+
+    /// Starts loading a whole file into an empty index, to be fed in parts ([`Self::file_part`]) as it
+    /// arrives and ended by [`Self::end_file_load`]: the same as [`Self::load_file`] of all the parts at once.
+    pub(super) fn begin_file(&mut self, sink: &impl Sink) -> Result<(), SessionError> {
+        if self.load.is_some() {
+            return Err(SessionError::InvalidArgument("a file is being loaded already".into()));
+        }
         if sink.len() > 0 || self.header.is_some() {
             return Err(SessionError::InvalidArgument("load_file needs an empty index".into()));
         }
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        // The first line `JSON.parse` takes, and whether it is a header with a string id: pi ≤0.75 trims
-        // the whole text first, pi ≥0.87 reads the file's lines as they are.
-        let body = if sink.profile().opens_only_files_led_by_a_header() { 0..text.len() } else { js_trimmed_range(text) };
-        let lines_before = text.get(..body.start).map_or(0, |h| h.bytes().filter(|&b| b == b'\n').count());
-        let lines = text.get(body).unwrap_or_default().split('\n').enumerate();
-        let first = lines.filter_map(|(i, l)| Some((i, js::json_line(l)?))).find_map(|(i, json)| {
-            match read_line(json, false, |line| matches!(line, Line::Header(Header { id: Some(_), .. }))) {
-                Err(LineProblem::Malformed(_)) => None,
-                read => Some((lines_before + i + 1, read.unwrap_or(false))),
-            }
-        });
-        if let Some((line, is_header)) = first {
-            if !is_header {
-                let mut report = IngestReport::default();
-                report.warnings.push(format!(
-                    "line {line}: not a pi session header (type \"session\" with a string id); pi loads this file as empty"
-                ));
-                return Ok(report);
-            }
+        self.load = Some(FileLoad { awaiting_header: true, ..FileLoad::default() });
+        Ok(())
+    }
+
+    /// The next part of a file [`Self::begin_file`] started: whole lines (it ends with a newline), except
+    /// for the file's last part. Ignored when no file load is open.
+    pub(super) fn file_part(&mut self, sink: &mut impl Sink, text: &str) {
+        let Some(load) = self.load.as_mut() else { return };
+        let first = !std::mem::replace(&mut load.started, true);
+        let mut report = std::mem::take(&mut load.report);
+        // At the file's start pi's `content.trim()` drops a byte-order mark (and `begin_input` one more, as
+        // pi ≤0.75's trim of the whole text does).
+        let text = if first { self.begin_input(text.strip_prefix('\u{feff}').unwrap_or(text)) } else { text };
+        self.feed_jsonl(sink, text, &mut report);
+        if let Some(load) = self.load.as_mut() {
+            load.report = report;
         }
-        Ok(self.append_jsonl(sink, text))
+    }
+
+    /// Ends the file load [`Self::begin_file`] started: what it did. A file whose first line `JSON.parse`
+    /// takes is no `session` header with a string id loads as empty (pi's rule), with a warning saying why,
+    /// and leaves the feed as it was before the load.
+    pub(super) fn end_file_load(&mut self, sink: &mut impl Sink) -> IngestReport {
+        if self.load.as_ref().is_some_and(|l| !l.started) {
+            self.file_part(sink, "");
+        }
+        let Some(load) = self.load.as_mut() else { return IngestReport::default() };
+        let mut report = std::mem::take(&mut load.report);
+        // The held line is the file's last non-blank one; it may decide pi's rule too.
+        self.end_file(sink, &mut report);
+        let Some(line) = self.load.take().and_then(|l| l.refused) else { return report };
+        *self = Feed::default();
+        let mut report = IngestReport::default();
+        report.warnings.push(format!(
+            "line {line}: not a pi session header (type \"session\" with a string id); pi loads this file as empty"
+        ));
+        report
     }
 
     /// [`Self::load_file`] taking the user, assistant and tool result messages of `text` skimmed (see
@@ -314,6 +356,20 @@ impl Feed {
     #[inline(never)]
     fn take_line(&mut self, sink: &mut impl Sink, text: &str, number: usize, report: &mut IngestReport) {
         let legacy_v2 = self.is_legacy_v2();
+        if let Some(load) = self.load.as_mut().filter(|l| l.awaiting_header || l.refused.is_some()) {
+            if load.refused.is_some() {
+                return;
+            }
+            // pi's file rule: the first line `JSON.parse` takes must be a session header with a string id.
+            match read_line(text, legacy_v2, |line| matches!(line, Line::Header(Header { id: Some(_), .. }))) {
+                Err(LineProblem::Malformed(_)) => {}
+                Ok(true) => load.awaiting_header = false,
+                Ok(false) | Err(_) => {
+                    load.refused = Some(number);
+                    return;
+                }
+            }
+        }
         if let Some(base) = self.skim_base {
             if let Some(repeated) = skim_line(text, legacy_v2, |facts| sink.push(facts)) {
                 let slot = sink.len() as Slot - 1;
@@ -355,14 +411,6 @@ fn taken(sink: &impl Sink, slot: Slot, repeated: bool, number: usize, report: &m
         report.warn(number, &["duplicate entry id ", sink.id_of(slot)]);
     }
     report.appended += 1;
-}
-
-/// The byte range of `text.trim()` as JavaScript trims: pi ≤0.75 reads a file as
-/// `content.trim().split("\n")`, so the first and the last non-blank line lose the whitespace at the file's
-/// ends, also where `JSON.parse` would refuse it (U+00A0, U+3000, …).
-fn js_trimmed_range(text: &str) -> std::ops::Range<usize> {
-    let start = text.len() - text.trim_start_matches(js::is_trim_space).len();
-    start..text.trim_end_matches(js::is_trim_space).len().max(start)
 }
 
 /// `String::from_utf8_lossy`: valid input (the norm) is checked by `str::from_utf8`, whose word-at-a-time

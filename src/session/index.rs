@@ -193,6 +193,28 @@ impl SessionIndex {
         self.load_file(&utf8_lossy(bytes))
     }
 
+    /// Starts loading a whole session file into this (empty) index in parts, as it arrives: feed it with
+    /// [`Self::load_file_part`], end with [`Self::end_file_load`]; the index then holds what
+    /// [`Self::load_file_bytes`] of the whole file gives, and the report is the same.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the index is not empty or a load is already open.
+    pub fn begin_file_load(&mut self) -> Result<(), SessionError> {
+        self.with_feed(|feed, index| feed.begin_file(index))
+    }
+
+    /// The next part of the file [`Self::begin_file_load`] started, as UTF-8 bytes (invalid sequences
+    /// replaced): whole lines, ending with a newline, except for the file's last part — a `\n` byte ends
+    /// any broken sequence, so line-sized parts decode as the whole file does.
+    pub fn load_file_part(&mut self, bytes: &[u8]) {
+        self.with_feed(|feed, index| feed.file_part(index, &utf8_lossy(bytes)));
+    }
+
+    /// Ends the load [`Self::begin_file_load`] started: what the whole file did (see [`Self::load_file`]).
+    pub fn end_file_load(&mut self) -> IngestReport {
+        self.with_feed(Feed::end_file_load)
+    }
+
     /// [`Self::append_jsonl`] from UTF-8 bytes (invalid sequences replaced).
     pub fn append_jsonl_bytes(&mut self, bytes: &[u8]) -> IngestReport {
         self.append_jsonl(&utf8_lossy(bytes))

@@ -15,7 +15,7 @@ impl SessionIndex {
     /// An index that also keeps every entry's JSON text, so `buildContext` can return whole messages
     /// (CLI, viewer).
     pub fn full() -> SessionIndex {
-        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full), pending: None, recall: None }
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full), pending: None, recall: None, stream: None }
     }
 
     /// Loads a whole session file into this (empty) index with pi's rule: a file whose first JSON line is
@@ -33,6 +33,30 @@ impl SessionIndex {
         let report = self.inner.load_file_bytes(bytes).map_err(js_error)?;
         let problem = crate::file::not_a_session(bytes, &self.inner, &report);
         to_js(&crate::file::FileReport { report, problem })
+    }
+
+    /// Starts loading a session file into this (empty) index in parts, as its bytes arrive (a fetch's body
+    /// stream): `feedFile` each part, cut anywhere, then `endFile`. The index is fed as the parts come, so
+    /// reading the file and indexing it overlap, and only a line still arriving is held.
+    #[wasm_bindgen(js_name = beginFile)]
+    pub fn begin_file(&mut self) -> Result<(), JsValue> {
+        self.stream = Some(crate::file::FileStream::begin(&mut self.inner).map_err(js_error)?);
+        Ok(())
+    }
+
+    /// The next bytes of the file `beginFile` started.
+    #[wasm_bindgen(js_name = feedFile)]
+    pub fn feed_file(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        let stream = self.stream.as_mut().ok_or_else(|| invalid("feedFile needs beginFile first"))?;
+        stream.push(&mut self.inner, bytes);
+        Ok(())
+    }
+
+    /// Ends the load `beginFile` started: the whole file's report, as `loadFileBytes` gives it.
+    #[wasm_bindgen(js_name = endFile, unchecked_return_type = "FileReport")]
+    pub fn end_file(&mut self) -> Result<JsValue, JsValue> {
+        let stream = self.stream.take().ok_or_else(|| invalid("endFile needs beginFile first"))?;
+        to_js(&stream.finish(&mut self.inner))
     }
 
     /// Entry ids from the root to the leaf.

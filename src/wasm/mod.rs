@@ -56,6 +56,8 @@ pub struct SessionIndex {
     pending: Option<RewindPlan>,
     /// The recall [`Self::tool_plan`] planned last, until [`Self::recall_page`] answers it.
     recall: Option<RecallPlan>,
+    /// A file being loaded in parts (`beginFile` … `endFile`).
+    stream: Option<crate::file::FileStream>,
 }
 
 /// A leaf argument: omitted or `null` = the index's current leaf (use `setLeaf(null)` for "before the
@@ -74,7 +76,7 @@ impl SessionIndex {
     /// An index for the pi plugin: per-entry facts only (ids, links, kinds, token counts, usage, short
     /// previews) — never a copy of the messages.
     pub fn plugin() -> SessionIndex {
-        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin), pending: None, recall: None }
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin), pending: None, recall: None, stream: None }
     }
 
     /// Feeds JSONL text (a whole file or an appended tail). Bad lines are skipped and reported.

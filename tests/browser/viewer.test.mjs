@@ -519,6 +519,34 @@ test("virtualized: a 20,000-entry session keeps ~a screenful of rows in the DOM 
   await page.close();
 });
 
+test("streamed: a multi-megabyte session is indexed while it arrives, in pieces cut inside lines and characters, as the CLI reads it whole", async () => {
+  // Text full of multi-byte characters, so the pieces the browser hands over end inside UTF-8 sequences too.
+  const lines = [JSON.stringify({ type: "session", version: 3, id: "streamed", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" })];
+  let parent = null;
+  for (let i = 0; i < 120; i++) {
+    const id = `s${i}`;
+    const text = `${i} ${"héllo wörld ✓ 𝄞 日本語 ".repeat(800 + i * 7)}`;
+    const message = i % 2 === 0 ? { role: "user", content: text, timestamp: i }
+      : { role: "assistant", content: [{ type: "text", text }], api: "x", provider: "p", model: "m", usage: { input: 10 * i, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 10 * i + 5 }, stopReason: "stop", timestamp: i };
+    lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(1735689600000 + i * 1000).toISOString(), message }));
+    parent = id;
+  }
+  // A malformed line in the middle and a last line without a newline after it.
+  lines.splice(60, 0, "{not json");
+  const file = join(work, "streamed.jsonl");
+  writeFileSync(file, lines.join("\n"));
+  const want = cliJson("tree", file, "--json");
+  const { page } = await open(file);
+  assert.equal(await page.locator("#tree-info").getAttribute("data-total"), String(want.length));
+  assert.match(await page.locator("#errors").textContent(), /line 61:/);
+  assert.equal(await page.locator(".row.selected").getAttribute("data-id"), "s119");
+  assertSameContext(await readContext(page), file, "s119");
+  // Indexing started before the last byte arrived (the old way fetched the whole file first).
+  const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name, m.startTime])));
+  assert.ok(marks["ptn:parse-start"] < marks["ptn:fetched"], JSON.stringify(marks));
+  await page.close();
+});
+
 test("archived branches: loaded on demand from the session's archive, shown greyed; the file pi opens shows none", async () => {
   const { copyFileSync, readFileSync } = await import("node:fs");
   const file = join(work, "archived.jsonl");

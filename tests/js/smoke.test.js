@@ -232,3 +232,43 @@ test("listFileBytes takes a FileBytes gathered in pieces (spent afterwards) as i
   roomy.push(readFileSync(join(dir, "example.jsonl")));
   assert.deepEqual(api.listFileBytes(roomy), api.listFileBytes(readFileSync(join(dir, "example.jsonl"))));
 });
+
+test("beginFile / feedFile / endFile: a file fed in pieces, cut anywhere, loads as loadFileBytes loads it whole", () => {
+  const dir = fileURLToPath(new URL("../fixtures/", import.meta.url));
+  const files = readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
+  assert.ok(files.length >= 10, `fixtures: ${files.length}`);
+  let seed = 11;
+  const below = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+  const seen = (idx, report) => ({ report, rows: idx.treeRowsJson(), context: idx.entryCount ? idx.contextJson() : null, leaf: idx.leafId() });
+  for (const name of files) {
+    const bytes = readFileSync(join(dir, name));
+    const whole = SessionIndex.full();
+    const streamed = SessionIndex.full();
+    try {
+      const want = seen(whole, whole.loadFileBytes(bytes));
+      streamed.beginFile();
+      for (let at = 0; at < bytes.length; ) {
+        const n = 1 + below(96);
+        streamed.feedFile(bytes.subarray(at, at + n));
+        at += n;
+      }
+      assert.deepEqual(seen(streamed, streamed.endFile()), want, name);
+    } finally {
+      whole.free();
+      streamed.free();
+    }
+  }
+  const idx = SessionIndex.full();
+  try {
+    assert.equal(codeOf(() => idx.feedFile(new Uint8Array(1))), "InvalidArgument", "feedFile before beginFile");
+    assert.equal(codeOf(() => idx.endFile()), "InvalidArgument", "endFile before beginFile");
+    idx.beginFile();
+    assert.equal(codeOf(() => idx.beginFile()), "InvalidArgument", "a second beginFile while one is open");
+    assert.equal(codeOf(() => idx.loadFileBytes(new Uint8Array(0))), "InvalidArgument", "loadFileBytes while a file is loading");
+    idx.feedFile(readFileSync(join(dir, "example.jsonl")));
+    assert.equal(idx.endFile().appended, 24);
+    assert.equal(codeOf(() => idx.beginFile()), "InvalidArgument", "a loaded index is not empty");
+  } finally {
+    idx.free();
+  }
+});
