@@ -129,7 +129,7 @@ export function startViewer(doc, api) {
    * arriving), with the progress on the status line: the core's report for the whole file and its size.
    */
   async function streamInto(index, stream, name, size) {
-    index.beginFile();
+    index.beginFile(size || undefined);
     const reader = stream.getReader();
     let received = 0;
     let shown = 0;

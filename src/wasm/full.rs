@@ -22,6 +22,7 @@ impl SessionIndex {
     /// not a `session` header loads as empty (the report's warning says so). Bad lines are skipped and reported.
     #[wasm_bindgen(js_name = loadFile, unchecked_return_type = "IngestReport")]
     pub fn load_file(&mut self, text: &str) -> Result<JsValue, JsValue> {
+        super::headroom(super::index_size(self.inner.mode(), text.len()));
         report_js(&self.inner.load_file(text).map_err(js_error)?)
     }
 
@@ -30,6 +31,7 @@ impl SessionIndex {
     /// The report also says whether the file is a pi session at all (`problem`, see `file::not_a_session`).
     #[wasm_bindgen(js_name = loadFileBytes, unchecked_return_type = "FileReport")]
     pub fn load_file_bytes(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        super::headroom(super::index_size(self.inner.mode(), bytes.len()));
         let report = self.inner.load_file_bytes(bytes).map_err(js_error)?;
         let problem = crate::file::not_a_session(bytes, &self.inner, &report);
         to_js(&crate::file::FileReport { report, problem })
@@ -37,10 +39,12 @@ impl SessionIndex {
 
     /// Starts loading a session file into this (empty) index in parts, as its bytes arrive (a fetch's body
     /// stream): `feedFile` each part, cut anywhere, then `endFile`. The index is fed as the parts come, so
-    /// reading the file and indexing it overlap, and only a line still arriving is held.
+    /// reading the file and indexing it overlap, and only a line still arriving is held. `size`: the
+    /// file's size when known (a `Content-Length`), so memory for the index is made in one step.
     #[wasm_bindgen(js_name = beginFile)]
-    pub fn begin_file(&mut self) -> Result<(), JsValue> {
+    pub fn begin_file(&mut self, size: Option<u32>) -> Result<(), JsValue> {
         self.stream = Some(crate::file::FileStream::begin(&mut self.inner).map_err(js_error)?);
+        super::headroom(super::index_size(self.inner.mode(), size.unwrap_or(0) as usize));
         Ok(())
     }
 

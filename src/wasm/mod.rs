@@ -35,6 +35,30 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| invalid(&e.to_string()))
 }
 
+/// Makes room in the module's memory for about `bytes` of allocations to come, in one step. Rust's
+/// allocator on wasm32 (dlmalloc) grows the memory by what one request lacks — for the many small
+/// allocations of a load, 64 KiB at a time — and every `memory.grow` costs the engine a new buffer and
+/// garbage-collector work: ~1,600 grows took 1.2 of the 2.1 s of a first `loadFileBytes` of a 101 MB session
+/// in Node 22 (docs/benchmarks.md, "Memory growth"). One block allocated and freed grows it once; the freed
+/// block goes back to the allocator, which carves the load's allocations from it. When the memory cannot
+/// grow that far, nothing is reserved (the load then grows it as it goes, or fails as it would have).
+pub(crate) fn headroom(bytes: usize) {
+    let mut block = Vec::<u8>::new();
+    if block.try_reserve_exact(bytes).is_ok() {
+        // Kept opaque so the allocation is not optimised away.
+        std::hint::black_box(&block);
+    }
+}
+
+/// About what an index of `mode` holds after loading a file of `len` bytes: a full index every entry's
+/// text plus its facts; a plugin index the facts only (~9% of the file at 10k entries, docs/benchmarks.md row 5).
+pub(crate) fn index_size(mode: session::Mode, len: usize) -> usize {
+    match mode {
+        session::Mode::Full => len.saturating_add(len / 4),
+        session::Mode::Plugin => len / 8,
+    }
+}
+
 /// An ingest report as the `IngestReport` object.
 fn report_js(r: &IngestReport) -> Result<JsValue, JsValue> {
     to_js(r)

@@ -271,4 +271,14 @@ test("beginFile / feedFile / endFile: a file fed in pieces, cut anywhere, loads 
   } finally {
     idx.free();
   }
+  // The size is a hint for making memory in one step: more than the module's memory can hold reserves
+  // nothing, and no trap.
+  const roomy = SessionIndex.full();
+  try {
+    roomy.beginFile(4 * 2 ** 30 - 1);
+    roomy.feedFile(readFileSync(join(dir, "example.jsonl")));
+    assert.equal(roomy.endFile().appended, 24);
+  } finally {
+    roomy.free();
+  }
 });
