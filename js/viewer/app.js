@@ -13,11 +13,34 @@ const WINDOWS = [0, 128000, 200000, 272000, 400000, 1000000];
 const PROGRESS_STEP = 4 << 20;
 
 /**
+ * Starts fetching the session `?file=` names, when it names one on this server: what `startViewer` loads.
+ * @param {Location} loc the page's location
+ * @returns {{ param: string, url: URL | null, response: Promise<Response> | null } | null} null without `?file=`
+ */
+export function fetchSession(loc) {
+  const param = new URLSearchParams(loc.search).get("file");
+  if (!param) return null;
+  let url;
+  try {
+    url = new URL(param, loc.href);
+  } catch {
+    url = null;
+  }
+  if (!url || url.origin !== loc.origin) return { param, url: null, response: null };
+  performance.mark("ptn:fetch-start");
+  const response = fetch(url, { credentials: "same-origin", cache: "no-store" });
+  // Awaited (and its failure shown) by the viewer once the wasm is ready.
+  response.catch(() => {});
+  return { param, url, response };
+}
+
+/**
  * Starts the viewer in `doc` (the page in index.html).
  * @param {Document} doc
  * @param {typeof import("../load-web.js")} api the wasm API, initialised
+ * @param {ReturnType<typeof fetchSession>} [session] the `?file=` session's fetch, if started already
  */
-export function startViewer(doc, api) {
+export function startViewer(doc, api, session = fetchSession(doc.location)) {
   const $ = (id) => doc.getElementById(id);
   const root = doc.documentElement;
   const el = {
@@ -147,24 +170,18 @@ export function startViewer(doc, api) {
     return { report: index.endFile(), size: received };
   }
 
-  async function loadUrl(param) {
-    let url;
-    try {
-      url = new URL(param, location.href);
-    } catch {
-      url = null;
-    }
-    if (!url || url.origin !== location.origin) {
+  /** Loads the session `fetchSession` started fetching. */
+  async function loadUrl({ param, url, response }) {
+    if (!url) {
       showErrors([`?file= must name a file on this server, got ${param}`]);
       setState("error", "Nothing loaded.");
       return;
     }
     const name = decodeURIComponent(url.pathname.split("/").pop() || "session.jsonl");
     setState("loading", `Fetching ${name}…`);
-    performance.mark("ptn:fetch-start");
     let res;
     try {
-      res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+      res = await response;
       if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
     } catch (err) {
       showErrors([`${name}: cannot fetch: ${err.message}`]);
@@ -516,8 +533,7 @@ export function startViewer(doc, api) {
     if (f) loadFile(f);
   });
 
-  const fileParam = params.get("file");
-  if (fileParam) loadUrl(fileParam);
+  if (session) loadUrl(session);
   else setState("idle", "Open a pi session file (.jsonl) or drop it here.");
   return { loadData };
 }

@@ -2,11 +2,14 @@
 // hands its API to the viewer. Served by `pi-tree-navigator view <file>`, or by any static server over the
 // package directory (open /viewer/ and pick a file).
 import * as api from "../load-web.js";
-import { startViewer } from "./app.js";
+import { fetchSession, startViewer } from "./app.js";
 
+// The session's fetch starts while the wasm compiles: its first bytes arrive meanwhile.
+const session = fetchSession(location);
 try {
   await api.load();
-  startViewer(document, api);
+  performance.mark("ptn:wasm-ready");
+  startViewer(document, api, session);
 } catch (err) {
   document.documentElement.dataset.state = "error";
   document.getElementById("status").textContent = `Cannot start the viewer: ${err?.message ?? err}`;

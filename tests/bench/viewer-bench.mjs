@@ -8,7 +8,8 @@
 // The session comes from tests/bench/gen.mjs, a realistic long autonomous run: tool output up to ~60 KB,
 // anchors, rewinds and branches. Needs `npm run build` and Chromium (`npm run setup`).
 // Times come from the page's own performance marks (ms since navigation start):
-//   fetched  the file's bytes are in          indexed the core holds the session (loadFileBytes)
+//   fetch-start  the session's fetch starts (while the wasm compiles)   wasm-ready  the module is ready
+//   fetched  the file's last byte is in       indexed the core holds the session (fed while it arrives)
 //   parsed   the page's model is built (treeRowsJson, path, estimates)
 //   tree     first frame with the tree drawn   ready   stats, timeline and the leaf's context drawn
 // Moving the selection:
@@ -119,9 +120,10 @@ try {
 const col = (k) => loads.map((l) => l[k]);
 console.log(`\nviewer on ${fileMB.toFixed(1)} MB: ${info.entries} entries (${info.shown} shown by default, ${info.rowsInDom} rows in the DOM), ${info.leafMessages} messages in the leaf's context; Chromium ${RUNS} runs, median (min–max)`);
 const row = (label, xs) => console.log(`  ${label.padEnd(30)} ${fmt(median(xs)).padStart(8)}   (${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))})`);
-row("wasm ready, fetch starts", col("fetch-start"));
+row("fetch starts", col("fetch-start"));
+row("wasm ready", col("wasm-ready"));
 row("file fetched", col("fetched"));
-row("indexed (loadFileBytes)", col("indexed"));
+row("indexed (fed while it arrives)", col("indexed"));
 row("page model (tree rows, path)", col("parsed"));
 row("first render of the tree", col("tree"));
 row("ready (stats, timeline, context)", col("ready"));
