@@ -135,22 +135,27 @@ function parseArgs(argv) {
  * Reports skipped lines on stderr; throws InputError when the core says the file is no pi session.
  */
 function load(api, file, how, host, leaf) {
-  let bytes;
+  let bytes, size, index, report, list;
   try {
-    // `list` reads the file piece by piece into the module's memory (`FileBytes`): never whole in a
-    // JavaScript buffer too.
-    bytes = how === "list" ? readIntoModule(api, file) : readFileSync(file);
+    if (how === "list") {
+      // `list` reads the file piece by piece into the module's memory (`FileBytes`): never whole in a
+      // JavaScript buffer too.
+      readPieces(file, (n) => (bytes = new api.FileBytes(n)), (piece) => bytes.push(piece));
+    } else {
+      // The index is fed the file piece by piece as it is read (`beginFile` … `endFile`): the whole file is
+      // never in memory twice, and the module grows only by what the index keeps.
+      index = how === "full" ? api.SessionIndex.full() : api.SessionIndex.plugin();
+      if (host) index.setHostVersion(host);
+      size = readPieces(file, (n) => index.beginFile(n), (piece) => index.feedFile(piece));
+      report = index.endFile();
+    }
   } catch (err) {
+    index?.free();
     throw new InputError(`${file}: cannot read: ${err.code === "ENOENT" ? "no such file" : err.code === "EISDIR" ? "is a directory" : err.message}`);
   }
-  let index, report, list;
   if (how === "list") {
     // `list` and `tokens` need estimates only: message contents are read in full only where they count.
     ({ report, list } = api.listFileBytes(bytes, leaf, host));
-  } else {
-    index = how === "full" ? api.SessionIndex.full() : api.SessionIndex.plugin();
-    if (host) index.setHostVersion(host);
-    report = index.loadFileBytes(bytes);
   }
   if (report.problem !== null) throw new InputError(`${file}:${report.problem}`);
   const skipped = report.skipped;
@@ -162,22 +167,24 @@ function load(api, file, how, host, leaf) {
   for (const w of report.warnings.slice(0, 5)) process.stderr.write(`${NAME}: ${file}: warning: ${w}\n`);
   if (report.warnings.length > 5) process.stderr.write(`${NAME}: ${file}: … ${report.warnings.length - 5} more warnings\n`);
   // The file's size (for `stats`; `list` has handed its bytes to the core).
-  return { index, list, bytes: how === "list" ? undefined : bytes.length };
+  return { index, list, bytes: size };
 }
 
 /**
- * The file's bytes as a `FileBytes`, read in 1 MB pieces (to its end, should it have grown since `fstat`).
- * Files over 2 GiB are refused as `readFileSync` refuses them (the module's memory could not hold them).
+ * Reads the file in 1 MB pieces (to its end, should it have grown since `fstat`): `start(size)` first, then
+ * `take(piece)` for each piece (a view of one reused buffer); the number of bytes read. Files over 2 GiB are
+ * refused as `readFileSync` refuses them (the module's memory could not hold them).
  */
-function readIntoModule(api, file) {
+function readPieces(file, start, take) {
   const fd = openSync(file, "r");
   try {
     const size = fstatSync(fd).size;
     if (size > 2 ** 31 - 1) throw Object.assign(new RangeError(`File size (${size}) is greater than 2 GiB`), { code: "ERR_FS_FILE_TOO_LARGE" });
-    const bytes = new api.FileBytes(size);
+    start(size);
     const piece = Buffer.allocUnsafe(1 << 20);
-    for (let n; (n = readSync(fd, piece, 0, piece.length, null)) > 0; ) bytes.push(piece.subarray(0, n));
-    return bytes;
+    let total = 0;
+    for (let n; (n = readSync(fd, piece, 0, piece.length, null)) > 0; total += n) take(piece.subarray(0, n));
+    return total;
   } finally {
     closeSync(fd);
   }
