@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use common::Rng;
 use pi_tree_navigator::file::{not_a_session, FileReport, FileStream};
 use pi_tree_navigator::session::{Leaf, Mode, Profile, SessionIndex};
-use sessions::random_session;
+use sessions::{fixture_files, random_session};
 
 const PROFILES: [Option<Profile>; 3] = [None, Some(Profile::Pi074), Some(Profile::Pi087)];
 
@@ -85,15 +85,7 @@ fn check(name: &str, bytes: &[u8], rng: &mut Rng) {
 
 #[test]
 fn fixtures_stream_in_as_they_load_whole() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-    let mut files: Vec<_> = ["", "/profiles"]
-        .iter()
-        .flat_map(|dir| std::fs::read_dir(format!("{root}{dir}")).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 20, "fixtures found: {}", files.len());
+    let files = fixture_files();
     let mut rng = Rng(0xF11E_5EED);
     for path in files {
         check(&path.display().to_string(), &std::fs::read(&path).unwrap(), &mut rng);

@@ -9,7 +9,7 @@ mod common;
 mod sessions;
 
 use common::Rng;
-use sessions::random_session;
+use sessions::{fixture_files, random_session};
 use pi_tree_navigator::session::{Anchor, TokenEstimate, Leaf, Mode, Profile, SessionIndex, SkimmedSession};
 
 /// Both answers at one leaf, with NaN never equal (a skimmed token must not leak into an answer).
@@ -65,15 +65,7 @@ const PROFILES: [Option<Profile>; 3] = [None, Some(Profile::Pi074), Some(Profile
 
 #[test]
 fn fixtures_answer_as_a_full_read() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-    let mut files: Vec<_> = ["", "/profiles"]
-        .iter()
-        .flat_map(|dir| std::fs::read_dir(format!("{root}{dir}")).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 20, "fixtures found: {}", files.len());
+    let files = fixture_files();
     for path in files {
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
         for profile in PROFILES {

@@ -1,4 +1,5 @@
-//! Random pi sessions for the integration tests that compare two ways of reading the same file.
+//! Session files for the integration tests that compare two ways of reading the same file: every fixture,
+//! and random sessions.
 
 use crate::common::Rng;
 
@@ -53,4 +54,18 @@ pub(crate) fn random_session(rng: &mut Rng) -> String {
         ids.push(id);
     }
     lines.join("\n") + "\n"
+}
+
+/// Every `.jsonl` fixture (`tests/fixtures` and `tests/fixtures/profiles`), sorted.
+pub(crate) fn fixture_files() -> Vec<std::path::PathBuf> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    let mut files: Vec<_> = ["", "/profiles"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(format!("{root}{dir}")).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "fixtures found: {}", files.len());
+    files
 }

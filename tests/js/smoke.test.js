@@ -206,12 +206,16 @@ test("appendJsonl and appendJsonlBytes take big inputs in pieces with the same r
   }
 });
 
-test("listFileBytes takes a FileBytes gathered in pieces (spent afterwards) as it takes the file's Uint8Array", () => {
+/** The session fixtures (tests/fixtures/*.jsonl) and a seeded `below(n)`, for the tests that cut files in pieces. */
+function fixturesAndDice(seed) {
   const dir = fileURLToPath(new URL("../fixtures/", import.meta.url));
   const files = readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
   assert.ok(files.length >= 10, `fixtures: ${files.length}`);
-  let seed = 7;
-  const below = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+  return { dir, files, below: (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n) };
+}
+
+test("listFileBytes takes a FileBytes gathered in pieces (spent afterwards) as it takes the file's Uint8Array", () => {
+  const { dir, files, below } = fixturesAndDice(7);
   for (const name of files) {
     const bytes = readFileSync(join(dir, name));
     for (const leaf of [undefined, null]) {
@@ -234,11 +238,7 @@ test("listFileBytes takes a FileBytes gathered in pieces (spent afterwards) as i
 });
 
 test("beginFile / feedFile / endFile: a file fed in pieces, cut anywhere, loads as loadFileBytes loads it whole", () => {
-  const dir = fileURLToPath(new URL("../fixtures/", import.meta.url));
-  const files = readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
-  assert.ok(files.length >= 10, `fixtures: ${files.length}`);
-  let seed = 11;
-  const below = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+  const { dir, files, below } = fixturesAndDice(11);
   const seen = (idx, report) => ({ report, rows: idx.treeRowsJson(), context: idx.entryCount ? idx.contextJson() : null, leaf: idx.leafId() });
   for (const name of files) {
     const bytes = readFileSync(join(dir, name));
