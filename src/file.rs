@@ -134,6 +134,7 @@ impl FileStream {
 struct Shape {
     /// Whether the file starts with a byte-order mark; `None` until its first part came.
     marked: Option<bool>,
+    /// Whether every byte so far (after the mark) is ASCII whitespace.
     blank: bool,
     /// Lines seen so far.
     lines: usize,
