@@ -1,6 +1,6 @@
 //! Integration tests of the core index: feeding, links, labels, walks, estimates, bad input.
 
-use pi_tree_navigator::session::{Leaf, Mode, Profile, ViewPart, SessionIndex, TreeFilter, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
+use pi_tree_navigator::session::{Leaf, Mode, Profile, ViewPart, SessionIndex, TreeFilter, TreeRow, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
 use pi_tree_navigator::SessionError;
 
 fn ts(n: u64) -> String {
@@ -302,6 +302,14 @@ fn tree_rows_know_their_subtree_and_filters_follow_pi() {
     let rows = idx.tree_rows().unwrap();
     let order: Vec<&str> = rows.iter().map(|r| idx.id_of(r.slot)).collect();
     assert_eq!(order, ["u1", "a0", "l1", "u2"]);
+    // Without texts: the same rows with every text empty, and each text what `describe` gives for the row.
+    let lean = idx.tree_rows_with(false).unwrap();
+    assert_eq!(lean.len(), rows.len());
+    for (row, lean) in rows.iter().zip(&lean) {
+        assert!(lean.text.is_empty() && !row.text.is_empty(), "{row:?}");
+        assert_eq!(TreeRow { text: row.text.clone(), ..lean.clone() }, *row);
+        assert_eq!(idx.describe(lean.slot), row.text);
+    }
     let ends: Vec<u32> = rows.iter().map(|r| r.end).collect();
     assert_eq!(ends, [4, 3, 3, 4]);
     let shown = |idx: &mut SessionIndex, f| idx.tree_filter(f).unwrap();

@@ -14,8 +14,9 @@ export class SessionModel {
     this.index = index;
     this.fileBytes = fileBytes;
     /** @type {import("../pi_tree_navigator.js").TreeRow[]} */
-    // The JSON form: one JSON.parse instead of an object built per field across the wasm boundary.
-    this.rows = JSON.parse(index.treeRowsJson());
+    // The JSON form: one JSON.parse instead of an object built per field across the wasm boundary. Without
+    // the rows' texts (most of the time a big tree takes): `textOf` asks for those on screen.
+    this.rows = JSON.parse(index.treeRowsJson(false));
     const n = this.rows.length;
     this.rowOf = new Map();
     for (let i = 0; i < n; i++) if (!this.rowOf.has(this.rows[i].id)) this.rowOf.set(this.rows[i].id, i);
@@ -34,6 +35,14 @@ export class SessionModel {
       this.foldable[i] = (pi === undefined ? roots > 1 : this.rows[pi].children > 1) && this.end[i] > i + 1 ? 1 : 0;
     }
     this._filterCache = new Map();
+  }
+
+  /** Row `i`'s one-line description (the core's; fetched once, when the row is first drawn). */
+  textOf(i) {
+    const r = this.rows[i];
+    // A row's text is never empty once fetched (it names at least the entry's type).
+    if (r.text === "") r.text = this.index.rowText(i);
+    return r.text;
   }
 
   /** Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline. */

@@ -161,7 +161,7 @@ export class TreeView {
         foldable ? (folded ? "▸" : "▾") : ""),
       r.depth > MAX_INDENT ? h("span", { class: "deep", title: `depth ${r.depth}` }, `${r.depth}›`) : null,
       h("span", { class: "mark" }, r.leaf ? "◆" : r.active ? "•" : "·"),
-      h("span", { class: "txt" }, ...textNodes(r.text, this.query)),
+      h("span", { class: "txt" }, ...textNodes(this.model.textOf(i), this.query)),
       r.label !== null ? labelChip(r.label, r.anchor) : null,
       r.leaf ? h("span", { class: "leaf-mark" }, "◀ leaf") : null,
       folded ? h("span", { class: "folded-count", title: "entries in this folded branch" }, `+${int(hidden)}`) : null,

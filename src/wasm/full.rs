@@ -15,7 +15,7 @@ impl SessionIndex {
     /// An index that also keeps every entry's JSON text, so `buildContext` can return whole messages
     /// (CLI, viewer).
     pub fn full() -> SessionIndex {
-        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full), pending: None, recall: None, stream: None }
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full), pending: None, recall: None, stream: None, row_slots: Vec::new() }
     }
 
     /// Loads a whole session file into this (empty) index with pi's rule: a file whose first JSON line is
@@ -163,7 +163,7 @@ impl SessionIndex {
     /// boundary instead of an object built field by field (faster for big trees, and less code in the module).
     #[wasm_bindgen(js_name = treeRows, unchecked_return_type = "TreeRow[]")]
     pub fn tree_rows(&mut self) -> Result<JsValue, JsValue> {
-        JSON::parse(&self.tree_rows_json()?)
+        JSON::parse(&self.tree_rows_json(None)?)
     }
 
     /// Positions in `treeRows()` of the rows pi's `/tree` shows with a filter: `"default"`, `"no-tools"`,
@@ -184,10 +184,21 @@ impl SessionIndex {
     }
 
     /// The same rows as `treeRows()`, as JSON text: much cheaper for large trees (one `JSON.parse`
-    /// instead of an object built per field across the boundary).
+    /// instead of an object built per field across the boundary). `texts: false` leaves every row's
+    /// `text` empty, which saves most of the time; `rowText(row)` gives the text of a row on screen.
     #[wasm_bindgen(js_name = treeRowsJson)]
-    pub fn tree_rows_json(&mut self) -> Result<String, JsValue> {
-        serde_json::to_string(&self.inner.tree_rows().map_err(js_error)?).map_err(|e| invalid(&e.to_string()))
+    pub fn tree_rows_json(&mut self, texts: Option<bool>) -> Result<String, JsValue> {
+        let rows = self.inner.tree_rows_with(texts.unwrap_or(true)).map_err(js_error)?;
+        // By row, not by id: a file can repeat an id, and each row is its own entry.
+        self.row_slots = rows.iter().map(|r| r.slot).collect();
+        serde_json::to_string(&rows).map_err(|e| invalid(&e.to_string()))
+    }
+
+    /// The `text` of row `row` (its position) of the last `treeRowsJson`.
+    #[wasm_bindgen(js_name = rowText)]
+    pub fn row_text(&mut self, row: u32) -> Result<String, JsValue> {
+        let slot = *self.row_slots.get(row as usize).ok_or_else(|| invalid("rowText: no such row of the last treeRowsJson"))?;
+        Ok(self.inner.describe(slot))
     }
 
     /// The tree as text, like pi's `/tree`.

@@ -82,6 +82,8 @@ pub struct SessionIndex {
     recall: Option<RecallPlan>,
     /// A file being loaded in parts (`beginFile` … `endFile`).
     stream: Option<crate::file::FileStream>,
+    /// The entry of each row of the last `treeRowsJson`, for `rowText`.
+    row_slots: Vec<session::Slot>,
 }
 
 /// A leaf argument: omitted or `null` = the index's current leaf (use `setLeaf(null)` for "before the
@@ -100,7 +102,7 @@ impl SessionIndex {
     /// An index for the pi plugin: per-entry facts only (ids, links, kinds, token counts, usage, short
     /// previews) — never a copy of the messages.
     pub fn plugin() -> SessionIndex {
-        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin), pending: None, recall: None, stream: None }
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin), pending: None, recall: None, stream: None, row_slots: Vec::new() }
     }
 
     /// Feeds JSONL text (a whole file or an appended tail). Bad lines are skipped and reported.

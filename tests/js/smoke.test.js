@@ -282,3 +282,25 @@ test("beginFile / feedFile / endFile: a file fed in pieces, cut anywhere, loads 
     roomy.free();
   }
 });
+
+test("treeRowsJson(false) leaves the texts out; rowText(row) gives each row's own, also where a file repeats an id", () => {
+  const { dir, files } = fixturesAndDice(13);
+  const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" });
+  const user = (id, parentId, content) => JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content } });
+  const repeated = new TextEncoder().encode([header, user("a", null, "first"), user("b", "a", "second"), user("a", null, "third, same id")].join("\n"));
+  for (const [name, bytes] of [...files.map((n) => [n, readFileSync(join(dir, n))]), ["repeated id", repeated]]) {
+    const idx = SessionIndex.full();
+    try {
+      idx.loadFileBytes(bytes);
+      const rows = JSON.parse(idx.treeRowsJson());
+      const lean = JSON.parse(idx.treeRowsJson(false));
+      assert.deepEqual(lean.map((r) => ({ ...r, text: "" })), rows.map((r) => ({ ...r, text: "" })), name);
+      assert.ok(lean.every((r) => r.text === ""), name);
+      assert.deepEqual(lean.map((_, i) => idx.rowText(i)), rows.map((r) => r.text), name);
+      assert.equal(codeOf(() => idx.rowText(rows.length)), "InvalidArgument", name);
+      if (name === "repeated id") assert.match(idx.rowText(0), /first/);
+    } finally {
+      idx.free();
+    }
+  }
+});
