@@ -90,9 +90,22 @@ async function runPi(t, name, { cacheMissNotices, coldSummary }) {
   await waitFor(`${name}: pi's editor`, () => screen(name).some((l) => l.includes("mock-model")));
   tmux("send-keys", "-t", name, "-l", "Please build the parser");
   tmux("send-keys", "-t", name, "Enter");
+  // pi can show its footer a moment before its editor takes keys (seen once in ~10 runs on a loaded machine:
+  // the run never started). When no request came, the prompt is typed again where it was lost.
+  const started = await waitFor(`${name}: the run to start`, () => mock.requests.length > 0, 15_000).catch(() => false);
+  if (!started) {
+    if (!screen(name).some((l) => l.includes("Please build the parser"))) tmux("send-keys", "-t", name, "-l", "Please build the parser");
+    tmux("send-keys", "-t", name, "Enter");
+  }
+  let last = [];
   const lines = await waitFor(`${name}: the scripted run to end`, () => {
     const s = screen(name);
+    last = s;
     return mock.requests.length === 7 && s.some((l) => l.trim() === "All done.") ? s : null;
+  }).catch((e) => {
+    // What the pane showed, for the log: where the run stopped.
+    process.stderr.write(`\n${name}: ${mock.requests.length} requests when the wait ended; the screen:\n${last.filter(Boolean).slice(-40).join("\n")}\n`);
+    throw e;
   });
   assert.deepEqual(mock.violations, [], "pi's requests broke no API rule");
   return {
