@@ -28,10 +28,17 @@ export function fetchSession(loc) {
   }
   if (!url || url.origin !== loc.origin) return { param, url: null, response: null };
   performance.mark("ptn:fetch-start");
-  const response = fetch(url, { credentials: "same-origin", cache: "no-store" });
+  const response = fetchOk(url);
   // Awaited (and its failure shown) by the viewer once the wasm is ready.
   response.catch(() => {});
   return { param, url, response };
+}
+
+/** A same-origin fetch of `url` that rejects with the HTTP status when the answer is not ok. */
+async function fetchOk(url) {
+  const res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+  if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
+  return res;
 }
 
 /**
@@ -182,7 +189,6 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     let res;
     try {
       res = await response;
-      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
     } catch (err) {
       showErrors([`${name}: cannot fetch: ${err.message}`]);
       setState("error", "Nothing loaded.");
@@ -190,13 +196,6 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     }
     const size = Number(res.headers.get("content-length")) || 0;
     if (await loadData(res.body, name, size)) offerArchive(url, name);
-  }
-
-  /** The bytes at `url` (same origin), or an error naming the HTTP status. */
-  async function fetchBytes(url) {
-    const res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
-    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
-    return new Uint8Array(await res.arrayBuffer());
   }
 
   /**
@@ -218,7 +217,8 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
       el.showArchived.hidden = true;
       setState("loading", `Fetching ${name}.archive…`);
       try {
-        const [data, archive] = await Promise.all([fetchBytes(url), fetchBytes(archiveUrl)]);
+        const bytesOf = async (u) => new Uint8Array(await (await fetchOk(u)).arrayBuffer());
+        const [data, archive] = await Promise.all([bytesOf(url), bytesOf(archiveUrl)]);
         const { mergeArchive } = await import("./archived.js");
         const merged = await mergeArchive(data, archive);
         await loadData(merged.bytes, `${name} + archive`, merged.bytes.length, merged.archived);
