@@ -148,7 +148,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     renderStats();
     timeline.set({ pathIds: model.pathIds, series: model.series, markers: model.markers() }, windowTokens());
     if (el.search.value.trim()) runSearch();
-    const empty = model.rows.length === 0;
+    const empty = model.count === 0;
     setState(empty ? "empty" : "ready", empty ? `${name}: no entries.` : "");
     performance.mark("ptn:ready");
     return true;
@@ -259,8 +259,8 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     const vis = model.visible(filter, folds, pinned);
     tree.setRows(model, vis, folds);
     tree.setHits(hits.set, hits.query);
-    el.treeInfo.textContent = `${int(vis.rows.length)} of ${int(model.rows.length)} entries shown`;
-    el.treeInfo.dataset.total = model.rows.length;
+    el.treeInfo.textContent = `${int(vis.rows.length)} of ${int(model.count)} entries shown`;
+    el.treeInfo.dataset.total = model.count;
     el.treeInfo.dataset.shown = vis.rows.length;
     el.filter.value = filter;
   }
@@ -286,10 +286,10 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
   }
 
   function select(row, { scroll = false, from } = {}) {
-    if (!model || row < 0 || row >= model.rows.length) return;
+    if (!model || row < 0 || row >= model.count) return;
     reveal(row);
     selected = row;
-    const id = model.rows[row].id;
+    const id = model.id(row);
     const pathIds = model.index.path(id);
     const pathRows = new Set();
     for (const pid of pathIds) {
@@ -312,34 +312,34 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
 
   function renderSelection() {
     if (!model || selected < 0) return;
-    const r = model.rows[selected];
+    const leafId = model.id(selected);
     performance.mark("ptn:context-start");
     let est;
     try {
-      est = model.index.estimate(r.id);
+      est = model.index.estimate(leafId);
       contextView = renderContext(el.context, {
         index: model.index,
-        leafId: r.id,
+        leafId,
         query: hits.query,
         oneLine: (t) => api.toOneLine(t, 160) ?? "",
       });
     } catch (err) {
       contextView = null;
-      el.contextHead.replaceChildren(h("span", { class: "ctx-title" }, "No context for ", textEl("code", null, r.id)));
+      el.contextHead.replaceChildren(h("span", { class: "ctx-title" }, "No context for ", textEl("code", null, leafId)));
       el.context.replaceChildren(textEl("p", { class: "errors" }, `${err.code ? `[${err.code}] ` : ""}${err.message}`));
-      el.context.dataset.leaf = r.id;
+      el.context.dataset.leaf = leafId;
       return;
     }
     const win = windowTokens();
     el.contextHead.replaceChildren(
-      h("span", { class: "ctx-title" }, "What the model saw with ", textEl("code", null, r.id), " as leaf"),
+      h("span", { class: "ctx-title" }, "What the model saw with ", textEl("code", null, leafId), " as leaf"),
       h("span", { class: "pill", dataset: { messages: contextView.total } }, `${int(contextView.total)} messages`),
       h("span", { class: "pill tokens", dataset: { tokens: est.tokens }, title: est.lastUsageIndex === null ? "every message estimated" : `usage ${int(est.usageTokens)} from message #${est.lastUsageIndex} + ${int(est.trailingTokens)} estimated after it` },
         `${int(est.tokens)} tokens${win ? ` · ${api.formatPct1(est.tokens, win)} of ${api.formatWindow(win)}` : ""}`),
       contextView.model ? textEl("span", { class: "pill", title: "model in force at this entry" }, [contextView.model.provider, contextView.model.modelId].filter((x) => typeof x === "string").join("/")) : null,
       typeof contextView.thinkingLevel === "string" ? textEl("span", { class: "pill", title: "thinking level in force at this entry" }, `thinking ${contextView.thinkingLevel}`) : null,
     );
-    el.context.dataset.leaf = r.id;
+    el.context.dataset.leaf = leafId;
     el.context.scrollTop = el.context.scrollHeight;
     performance.mark("ptn:context");
   }
@@ -478,15 +478,11 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
         if (foldRow >= 0 && model.foldable[foldRow] && !folds.has(foldRow)) toggleFold(foldRow);
         else if (selected >= 0) {
           // nearest displayed ancestor
-          let p = model.rows[selected].parentId;
-          while (p !== null) {
-            const r = model.rowOf.get(p);
-            if (r === undefined) break;
+          for (let r = model.parent[selected]; r >= 0; r = model.parent[r]) {
             if (tree.position(r) >= 0) {
               select(r, { scroll: true, from: "key" });
               break;
             }
-            p = model.rows[r].parentId;
           }
         }
         break;

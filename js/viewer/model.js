@@ -13,14 +13,32 @@ export class SessionModel {
   constructor(index, fileBytes) {
     this.index = index;
     this.fileBytes = fileBytes;
-    /** @type {import("../pi_tree_navigator.js").TreeRow[]} */
-    // The JSON form: one JSON.parse instead of an object built per field across the wasm boundary. Without
-    // the rows' texts (most of the time a big tree takes): `textOf` asks for those on screen.
-    this.rows = JSON.parse(index.treeRowsJson(false));
-    const n = this.rows.length;
+    // The tree as the core's columns (typed arrays, one string of ids): no object per row is built up
+    // front; `row(i)` makes one for a row being drawn, `textOf(i)` fetches its text then.
+    const c = index.treeColumns();
+    const n = c.length;
+    /** Number of rows (entries), in tree order. */
+    this.count = n;
+    this.ids = c.ids;
+    this.idEnds = c.idEnds;
+    /** Per row: the parent's row (-1: a root), depth, child count, subtree end, on the active path (1/0), kind. */
+    this.parent = c.parent;
+    this.depth = c.depth;
+    this.children = c.children;
+    this.end = c.end;
+    this.active = c.active;
+    this.tokens = c.tokens;
+    this.kind = c.kind;
+    this.kinds = c.kinds;
+    this.leafRow = c.leaf ?? -1;
+    this.labelOf = new Map(c.labels.map((l) => [l.row, l]));
+    c.free();
+    this.texts = new Array(n);
     this.rowOf = new Map();
-    for (let i = 0; i < n; i++) if (!this.rowOf.has(this.rows[i].id)) this.rowOf.set(this.rows[i].id, i);
-    this.end = Uint32Array.from(this.rows, (r) => r.end);
+    for (let i = 0; i < n; i++) {
+      const id = this.id(i);
+      if (!this.rowOf.has(id)) this.rowOf.set(id, i);
+    }
     this.leafId = index.leafId();
     /** The active path (root → leaf) and the estimate at each of its entries. */
     this.pathIds = index.path();
@@ -28,21 +46,47 @@ export class SessionModel {
     this.pathPos = new Map(this.pathIds.map((id, i) => [id, i]));
     /** Rows that start a branch (their parent has several children; or one of several roots): fold handles. */
     this.foldable = new Uint8Array(n);
-    const roots = this.rows.reduce((k, r) => k + (r.parentId === null || !this.rowOf.has(r.parentId) ? 1 : 0), 0);
+    let roots = 0;
+    for (let i = 0; i < n; i++) if (this.parent[i] < 0) roots++;
     for (let i = 0; i < n; i++) {
-      const p = this.rows[i].parentId;
-      const pi = p === null ? undefined : this.rowOf.get(p);
-      this.foldable[i] = (pi === undefined ? roots > 1 : this.rows[pi].children > 1) && this.end[i] > i + 1 ? 1 : 0;
+      const p = this.parent[i];
+      this.foldable[i] = (p < 0 ? roots > 1 : this.children[p] > 1) && this.end[i] > i + 1 ? 1 : 0;
     }
     this._filterCache = new Map();
   }
 
+  /** Row `i`'s entry id. */
+  id(i) {
+    return this.ids.slice(i > 0 ? this.idEnds[i - 1] : 0, this.idEnds[i]);
+  }
+
+  /** Row `i`'s entry `type`. */
+  typeOf(i) {
+    return this.kinds[this.kind[i]].type;
+  }
+
+  /** Row `i` as one object, for drawing it: the fields of the core's `TreeRow` but `text` (see `textOf`). */
+  row(i) {
+    const k = this.kinds[this.kind[i]];
+    const l = this.labelOf.get(i);
+    return {
+      id: this.id(i),
+      type: k.type,
+      role: k.role,
+      depth: this.depth[i],
+      children: this.children[i],
+      active: this.active[i] === 1,
+      leaf: i === this.leafRow,
+      label: l ? l.label : null,
+      anchor: l ? l.anchor : null,
+      tokens: this.tokens[i],
+      end: this.end[i],
+    };
+  }
+
   /** Row `i`'s one-line description (the core's; fetched once, when the row is first drawn). */
   textOf(i) {
-    const r = this.rows[i];
-    // A row's text is never empty once fetched (it names at least the entry's type).
-    if (r.text === "") r.text = this.index.rowText(i);
-    return r.text;
+    return (this.texts[i] ??= this.index.rowText(i));
   }
 
   /** Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline. */
@@ -53,7 +97,8 @@ export class SessionModel {
       if (pos !== undefined) out.push({ kind: "anchor", pos, id: a.entryId, name: a.name, tokens: a.tokens });
     }
     this.pathIds.forEach((id, pos) => {
-      const type = this.rows[this.rowOf.get(id)]?.type;
+      const row = this.rowOf.get(id);
+      const type = row === undefined ? undefined : this.typeOf(row);
       if (type === "branch_summary") out.push({ kind: "rewind", pos, id });
       else if (type === "compaction") out.push({ kind: "compaction", pos, id });
     });
@@ -63,7 +108,7 @@ export class SessionModel {
   /** Abandoned branches: every branch start off the active path. Folded by default. */
   defaultFolds() {
     const folds = new Set();
-    for (let i = 0; i < this.rows.length; i++) if (this.foldable[i] && !this.rows[i].active) folds.add(i);
+    for (let i = 0; i < this.count; i++) if (this.foldable[i] && !this.active[i]) folds.add(i);
     return folds;
   }
 
@@ -74,7 +119,7 @@ export class SessionModel {
   filtered(filter) {
     let rows = this._filterCache.get(filter);
     if (!rows) {
-      rows = filter === "all" ? Uint32Array.from(this.rows, (_, i) => i) : this.index.treeFilter(filter);
+      rows = filter === "all" ? Uint32Array.from({ length: this.count }, (_, i) => i) : this.index.treeFilter(filter);
       this._filterCache.set(filter, rows);
     }
     return rows;
@@ -87,7 +132,7 @@ export class SessionModel {
    * `pinned` (a row index or -1) is shown even when the filter hides it: the selected entry stays in view.
    */
   visible(filter, folds, pinned = -1) {
-    const n = this.rows.length;
+    const n = this.count;
     const ok = new Uint8Array(n);
     for (const i of this.filtered(filter)) ok[i] = 1;
     if (pinned >= 0 && pinned < n) ok[pinned] = 1;

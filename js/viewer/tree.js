@@ -50,7 +50,7 @@ export class TreeView {
     this.visible = rows;
     this.handleOf = handleOf;
     this.folds = folds;
-    this.posOf = new Int32Array(model.rows.length).fill(-1);
+    this.posOf = new Int32Array(model.count).fill(-1);
     for (let p = 0; p < rows.length; p++) this.posOf[rows[p]] = p;
     this.spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
     this.invalidate();
@@ -131,7 +131,7 @@ export class TreeView {
   }
 
   rowElement(i, pos) {
-    const r = this.model.rows[i];
+    const r = this.model.row(i);
     const foldRow = this.handleOf.get(i) ?? i;
     const foldable = this.model.foldable[foldRow] === 1;
     const folded = this.folds.has(foldRow);

@@ -43,4 +43,4 @@ pub use profile::{Profile, ProfileSource};
 pub use record::Slot;
 pub use skim::SkimmedSession;
 pub use tokens::{cumulative, TokenEstimate};
-pub use view::{Anchor, AnchorList, EntriesBetween, Stats, TreeFilter, TreeRow, LIST_HINT_MAX};
+pub use view::{Anchor, AnchorList, EntriesBetween, RowKind, RowLabel, Stats, TreeColumns, TreeFilter, TreeRow, LIST_HINT_MAX};

@@ -1,7 +1,7 @@
 //! Read-only views over an index: anchors with their cumulative estimates, the tree as rows or text,
 //! and summary statistics.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -101,11 +101,70 @@ pub struct TreeRow {
     pub end: u32,
 }
 
+/// The tree in display order as columns: element `i` of each is row `i` of [`SessionIndex::tree_rows`],
+/// without the preview text ([`SessionIndex::describe`] gives a row's when it is drawn). Built for a view
+/// of a big session: a few arrays instead of an object and several strings per row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeColumns {
+    /// The rows' entries (inside the core only).
+    pub slots: Vec<Slot>,
+    /// Every row's id, one after the other: row `i`'s is `ids[id_ends[i - 1]..id_ends[i]]` in UTF-16 units
+    /// (a JavaScript `slice`), so the ids cross as one string.
+    pub ids: String,
+    /// Where each row's id ends in [`Self::ids`], in UTF-16 units.
+    pub id_ends: Vec<u32>,
+    /// The parent's row, or -1 for a root (no parent, or one the file does not hold).
+    pub parent: Vec<i32>,
+    /// Indentation level ([`TreeRow::depth`]).
+    pub depth: Vec<u32>,
+    /// Number of children.
+    pub children: Vec<u32>,
+    /// One past the last row of the row's subtree.
+    pub end: Vec<u32>,
+    /// 1 on the path from the root to the current leaf, else 0.
+    pub active: Vec<u8>,
+    /// The current leaf's row.
+    pub leaf: Option<u32>,
+    /// The row's `type` and role, as a position in [`Self::kinds`].
+    pub kind: Vec<u32>,
+    /// The distinct (`type`, role) pairs of the rows.
+    pub kinds: Vec<RowKind>,
+    /// The entry's own estimated tokens.
+    pub tokens: Vec<f64>,
+    /// The labelled rows, in row order.
+    pub labels: Vec<RowLabel>,
+}
+
+/// An entry `type` and, for messages, the role: one of [`TreeColumns::kinds`].
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(missing_as_null)]
+pub struct RowKind {
+    /// The entry's `type`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The message's role, for message entries.
+    pub role: Option<String>,
+}
+
+/// A labelled row of [`TreeColumns`].
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(missing_as_null)]
+pub struct RowLabel {
+    /// The row.
+    pub row: u32,
+    /// The entry's current label.
+    pub label: String,
+    /// The anchor's name when the label is an anchor label (`anchor:<name>`), else null.
+    pub anchor: Option<String>,
+}
+
 /// A [`TreeRow`]'s place in the tree, before its texts.
 struct Layout {
     slot: Slot,
     depth: u32,
     children: u32,
+    /// The parent's row, or -1 for a root.
+    parent: i32,
     active: bool,
     leaf: bool,
     end: u32,
@@ -228,6 +287,57 @@ impl SessionIndex {
         Ok(rows)
     }
 
+    /// The whole tree in display order as [`TreeColumns`]: the rows' facts without an object (or a string)
+    /// per row, for a view that draws a screenful at a time and asks for the rest by row.
+    pub fn tree_columns(&mut self) -> Result<TreeColumns, SessionError> {
+        let layout = self.tree_layout()?;
+        let n = layout.len();
+        let mut cols = TreeColumns {
+            slots: Vec::with_capacity(n),
+            ids: String::new(),
+            id_ends: Vec::with_capacity(n),
+            parent: Vec::with_capacity(n),
+            depth: Vec::with_capacity(n),
+            children: Vec::with_capacity(n),
+            end: Vec::with_capacity(n),
+            active: Vec::with_capacity(n),
+            leaf: None,
+            kind: Vec::with_capacity(n),
+            kinds: Vec::new(),
+            tokens: Vec::with_capacity(n),
+            labels: Vec::new(),
+        };
+        let mut kind_of: HashMap<(&str, Option<&str>), u32> = HashMap::new();
+        let mut id_units = 0u32;
+        for (i, l) in layout.iter().enumerate() {
+            let e = self.entry(l.slot);
+            cols.ids.push_str(e.id());
+            id_units += crate::js::utf16_len(e.id()) as u32;
+            cols.id_ends.push(id_units);
+            let next = kind_of.len() as u32;
+            let kind = *kind_of.entry((e.type_name(), e.role_name())).or_insert_with_key(|&(ty, role)| {
+                cols.kinds.push(RowKind { ty: ty.into(), role: role.map(String::from) });
+                next
+            });
+            cols.kind.push(kind);
+            cols.tokens.push(e.tokens());
+            if let Some(label) = self.label_at(l.slot) {
+                let anchor = crate::text::anchor_name(label).map(String::from);
+                cols.labels.push(RowLabel { row: i as u32, label: label.to_string(), anchor });
+            }
+            cols.slots.push(l.slot);
+            cols.parent.push(l.parent);
+            cols.depth.push(l.depth);
+            cols.children.push(l.children);
+            cols.end.push(l.end);
+            cols.active.push(u8::from(l.active));
+            if l.leaf {
+                cols.leaf = Some(i as u32);
+            }
+        }
+        Ok(cols)
+    }
+
     /// The tree's shape in display order: what [`Self::tree_rows`] and [`Self::tree_filter`] walk.
     fn tree_layout(&mut self) -> Result<Vec<Layout>, SessionError> {
         let leaf = self.leaf();
@@ -238,34 +348,22 @@ impl SessionIndex {
         let mut rows = Vec::with_capacity(self.len());
         let roots = self.roots();
         let root_depth = u32::from(roots.len() > 1);
-        let mut stack: Vec<(Slot, u32)> = roots.iter().rev().map(|&r| (r, root_depth)).collect();
-        while let Some((slot, depth)) = stack.pop() {
-            let kids = self.children_of(slot).to_vec();
+        // (slot, depth, the parent's row or -1)
+        let mut stack: Vec<(Slot, u32, i32)> = roots.iter().rev().map(|&r| (r, root_depth, -1)).collect();
+        while let Some((slot, depth, parent)) = stack.pop() {
+            // (A session holds far fewer than 2^31 entries: the wasm memory is 4 GiB.)
+            let row = i32::try_from(rows.len()).unwrap_or(i32::MAX);
+            let kids = self.children_of(slot);
             let child_depth = if kids.len() > 1 { depth + 1 } else { depth };
-            for &k in kids.iter().rev() {
-                stack.push((k, child_depth));
-            }
-            rows.push(Layout {
-                slot,
-                depth,
-                children: kids.len() as u32,
-                active: active[slot as usize],
-                leaf: Some(slot) == leaf,
-                end: 0,
-            });
+            let children = kids.len() as u32;
+            stack.extend(kids.iter().rev().map(|&k| (k, child_depth, row)));
+            rows.push(Layout { slot, depth, children, parent, active: active[slot as usize], leaf: Some(slot) == leaf, end: 0 });
         }
         // Subtree extents: in pre-order a subtree is contiguous, so its end is its row plus its size.
-        let mut row_of = vec![u32::MAX; self.len()];
-        for (i, r) in rows.iter().enumerate() {
-            row_of[r.slot as usize] = i as u32;
-        }
         let mut size = vec![1u32; rows.len()];
         for i in (0..rows.len()).rev() {
-            if let Some(p) = self.parent_of(rows[i].slot) {
-                let pi = row_of[p as usize];
-                if pi != u32::MAX {
-                    size[pi as usize] += size[i];
-                }
+            if let Ok(p) = usize::try_from(rows[i].parent) {
+                size[p] += size[i];
             }
         }
         for (i, r) in rows.iter_mut().enumerate() {

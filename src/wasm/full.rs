@@ -194,10 +194,20 @@ impl SessionIndex {
         serde_json::to_string(&rows).map_err(|e| invalid(&e.to_string()))
     }
 
-    /// The `text` of row `row` (its position) of the last `treeRowsJson`.
+    /// The tree in display order as columns (row `i` of each is row `i` of `treeRows()`, without its text):
+    /// typed arrays and one string of ids instead of an object per row, what a view of a big session needs
+    /// up front. `rowText(row)` gives the text of a row on screen.
+    #[wasm_bindgen(js_name = treeColumns)]
+    pub fn tree_columns(&mut self) -> Result<TreeColumns, JsValue> {
+        let cols = self.inner.tree_columns().map_err(js_error)?;
+        self.row_slots.clone_from(&cols.slots);
+        Ok(TreeColumns(cols))
+    }
+
+    /// The `text` of row `row` (its position) of the last `treeRowsJson` or `treeColumns`.
     #[wasm_bindgen(js_name = rowText)]
     pub fn row_text(&mut self, row: u32) -> Result<String, JsValue> {
-        let slot = *self.row_slots.get(row as usize).ok_or_else(|| invalid("rowText: no such row of the last treeRowsJson"))?;
+        let slot = *self.row_slots.get(row as usize).ok_or_else(|| invalid("rowText: no such row of the last treeRowsJson or treeColumns"))?;
         Ok(self.inner.describe(slot))
     }
 
@@ -271,4 +281,91 @@ pub fn format_list(
     let anchors: Vec<session::Anchor> = serde_wasm_bindgen::from_value(anchors).map_err(|e| invalid(&e.to_string()))?;
     let rows: Vec<text::ListRow<'_>> = anchors.iter().map(session::Anchor::row).collect();
     Ok(text::format_list(&rows, current_tokens, context_window, None))
+}
+
+/// `SessionIndex.treeColumns()`: the tree in display order, one element per row in each column. Each
+/// getter copies its column out (read each once).
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct TreeColumns(session::TreeColumns);
+
+#[wasm_bindgen]
+impl TreeColumns {
+    /// The number of rows.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.0.end.len()
+    }
+
+    /// Every row's id, one after the other: row `i`'s is `ids.slice(idEnds[i - 1] ?? 0, idEnds[i])`.
+    #[wasm_bindgen(getter)]
+    pub fn ids(&self) -> String {
+        self.0.ids.clone()
+    }
+
+    /// Where each row's id ends in `ids` (UTF-16 units).
+    #[wasm_bindgen(getter, js_name = idEnds)]
+    pub fn id_ends(&self) -> Vec<u32> {
+        self.0.id_ends.clone()
+    }
+
+    /// The parent's row, or -1 for a root.
+    #[wasm_bindgen(getter)]
+    pub fn parent(&self) -> Vec<i32> {
+        self.0.parent.clone()
+    }
+
+    /// Indentation level: grows only where the tree branches.
+    #[wasm_bindgen(getter)]
+    pub fn depth(&self) -> Vec<u32> {
+        self.0.depth.clone()
+    }
+
+    /// Number of children.
+    #[wasm_bindgen(getter)]
+    pub fn children(&self) -> Vec<u32> {
+        self.0.children.clone()
+    }
+
+    /// One past the last row of the row's subtree (rows `i+1..end[i]` are its descendants).
+    #[wasm_bindgen(getter)]
+    pub fn end(&self) -> Vec<u32> {
+        self.0.end.clone()
+    }
+
+    /// 1 on the path from the root to the current leaf, else 0.
+    #[wasm_bindgen(getter)]
+    pub fn active(&self) -> Vec<u8> {
+        self.0.active.clone()
+    }
+
+    /// The current leaf's row, or null (an empty session, or the leaf set before the first entry).
+    #[wasm_bindgen(getter)]
+    pub fn leaf(&self) -> Option<u32> {
+        self.0.leaf
+    }
+
+    /// The row's entry `type` and role, as a position in `kinds`.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> Vec<u32> {
+        self.0.kind.clone()
+    }
+
+    /// The distinct entry types (and roles) of the rows.
+    #[wasm_bindgen(getter, unchecked_return_type = "RowKind[]")]
+    pub fn kinds(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.kinds)
+    }
+
+    /// Each row's own estimated tokens.
+    #[wasm_bindgen(getter)]
+    pub fn tokens(&self) -> Vec<f64> {
+        self.0.tokens.clone()
+    }
+
+    /// The labelled rows, in row order.
+    #[wasm_bindgen(getter, unchecked_return_type = "RowLabel[]")]
+    pub fn labels(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.labels)
+    }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Profiles the core where a benchmark goal is missed (the "Findings" of docs/benchmarks.md).
 //
-//   node tests/bench/profile.mjs [size|list|ingest|text|objects|all] [--entries 10000] [--anchors 100] [--keep]
+//   node tests/bench/profile.mjs [size|list|ingest|text|objects|file|all] [--entries 10000] [--anchors 100] [--keep]
 //
 // Builds a wasm with its function names kept (release profile, not stripped; wasm-bindgen; wasm-opt -Os -g)
 // from the working tree into a temp dir — src/ and pkg/ are not touched — then:
@@ -9,6 +9,7 @@
 //   list     `listAnchors()` (else `anchors()` + `estimate()`) on a generated session, CPU-profiled (inspector, the timed loop only): self
 //            time per function;
 //   ingest   `SessionIndex.plugin().appendJsonlBytes(bytes)` the same way; text: `appendJsonl(text)`;
+//   file     `listFileBytes(bytes)` (the CLI's `list`/`tokens`) the same way;
 //   objects  `SessionIndex.plugin().appendEntries(objects)` (the plugin's first sync) the same way.
 // Needs the setup's toolchain (wasm32 target, wasm-bindgen, npm's wasm-opt) and Node 22 for the profiles.
 import { spawnSync } from "node:child_process";
@@ -117,6 +118,7 @@ const objects = kind === "objects" ? text.trimEnd().split("\\n").slice(1).map((l
 const resident = core.SessionIndex.plugin();
 resident.appendJsonlBytes(bytes);
 const call = () => {
+  if (kind === "file") { core.listFileBytes(bytes); return; }
   if (kind === "list") { if (resident.listAnchors) resident.listAnchors(); else { resident.anchors(); resident.estimate(); } return; }
   const i = core.SessionIndex.plugin();
   if (objects) i.appendEntries(objects);

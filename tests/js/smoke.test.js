@@ -283,6 +283,49 @@ test("beginFile / feedFile / endFile: a file fed in pieces, cut anywhere, loads 
   }
 });
 
+test("treeColumns() is treeRows() column by column (ids in one string, parents as rows); rowText follows it", () => {
+  const { dir, files } = fixturesAndDice(17);
+  const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" });
+  const user = (id, parentId, content) => JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content } });
+  // A repeated id, a non-BMP id (two UTF-16 units: the id string is cut in JavaScript's units) and a label.
+  const label = JSON.stringify({ type: "label", id: "l", parentId: "𝄞x", timestamp: "2026-01-01T00:00:00.000Z", targetId: "b", label: "anchor:here" });
+  const odd = new TextEncoder().encode([header, user("a", null, "first"), user("b", "a", "second"), user("a", null, "third, same id"), user("𝄞x", "b", "clef"), label].join("\n"));
+  for (const [name, bytes] of [...files.map((n) => [n, readFileSync(join(dir, n))]), ["odd ids", odd]]) {
+    const idx = SessionIndex.full();
+    try {
+      idx.loadFileBytes(bytes);
+      const rows = JSON.parse(idx.treeRowsJson());
+      const c = idx.treeColumns();
+      assert.equal(c.length, rows.length, name);
+      const [ids, idEnds, parent, kinds, kind, labels] = [c.ids, c.idEnds, c.parent, c.kinds, c.kind, c.labels];
+      assert.ok(idEnds instanceof Uint32Array && parent instanceof Int32Array && c.tokens instanceof Float64Array, name);
+      const labelOf = new Map(labels.map((l) => [l.row, l]));
+      const got = rows.map((_, i) => ({
+        id: ids.slice(i > 0 ? idEnds[i - 1] : 0, idEnds[i]),
+        parentId: parent[i] >= 0 ? rows[parent[i]].id : rows[i].parentId,
+        type: kinds[kind[i]].type,
+        role: kinds[kind[i]].role,
+        depth: c.depth[i],
+        children: c.children[i],
+        active: c.active[i] === 1,
+        leaf: c.leaf === i,
+        label: labelOf.get(i)?.label ?? null,
+        anchor: labelOf.get(i)?.anchor ?? null,
+        tokens: c.tokens[i],
+        text: idx.rowText(i),
+        end: c.end[i],
+      }));
+      assert.deepEqual(got, rows, name);
+      // A root's parent row is -1 whatever its parentId names (nothing, or an entry the file lacks).
+      rows.forEach((r, i) => assert.equal(parent[i] < 0, r.parentId === null || !rows.some((p) => p.id === r.parentId), `${name}: row ${i}`));
+      c.free();
+      if (name === "odd ids") assert.ok(labels.some((l) => l.anchor === "here"), name);
+    } finally {
+      idx.free();
+    }
+  }
+});
+
 test("treeRowsJson(false) leaves the texts out; rowText(row) gives each row's own, also where a file repeats an id", () => {
   const { dir, files } = fixturesAndDice(13);
   const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" });
