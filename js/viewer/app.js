@@ -5,41 +5,15 @@ import { renderContext } from "./messages.js";
 import { FILTERS, SessionModel } from "./model.js";
 import { Timeline } from "./timeline.js";
 import { TreeView } from "./tree.js";
+import { fetchOk, fetchSession } from "./fetch.js";
+
+export { fetchSession };
 
 const SEARCH_LIMIT = 10000;
 const MAX_SHOWN_ERRORS = 50;
 const WINDOWS = [0, 128000, 200000, 272000, 400000, 1000000];
 /** How many bytes arrive between two updates of the loading progress. */
 const PROGRESS_STEP = 4 << 20;
-
-/**
- * Starts fetching the session `?file=` names, when it names one on this server: what `startViewer` loads.
- * @param {Location} loc the page's location
- * @returns {{ param: string, url: URL | null, response: Promise<Response> | null } | null} null without `?file=`
- */
-export function fetchSession(loc) {
-  const param = new URLSearchParams(loc.search).get("file");
-  if (!param) return null;
-  let url;
-  try {
-    url = new URL(param, loc.href);
-  } catch {
-    url = null;
-  }
-  if (!url || url.origin !== loc.origin) return { param, url: null, response: null };
-  performance.mark("ptn:fetch-start");
-  const response = fetchOk(url);
-  // Awaited (and its failure shown) by the viewer once the wasm is ready.
-  response.catch(() => {});
-  return { param, url, response };
-}
-
-/** A same-origin fetch of `url` that rejects with the HTTP status when the answer is not ok. */
-async function fetchOk(url) {
-  const res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
-  if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
-  return res;
-}
 
 /**
  * Starts the viewer in `doc` (the page in index.html).

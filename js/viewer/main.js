@@ -2,10 +2,9 @@
 // hands its API to the viewer. Served by `pi-tree-navigator view <file>`, or by any static server over the
 // package directory (open /viewer/ and pick a file).
 import * as api from "../load-web.js";
-import { fetchSession, startViewer } from "./app.js";
-
-// The session's fetch starts while the wasm compiles: its first bytes arrive meanwhile.
-const session = fetchSession(location);
+import { startViewer } from "./app.js";
+// The session's fetch, started by early.js before this module graph and the wasm loaded.
+import { session } from "./early.js";
 try {
   await api.load();
   performance.mark("ptn:wasm-ready");

@@ -7,7 +7,8 @@
 //
 // The session comes from tests/bench/gen.mjs, a realistic long autonomous run: tool output up to ~60 KB,
 // anchors, rewinds and branches. Needs `npm run build` and Chromium (`npm run setup`).
-// Times come from the page's own performance marks (ms since navigation start):
+// Times come from the page's own performance marks (ms since navigation start), and its navigation timing
+// (the page's first byte, the page parsed: responseStart, domInteractive):
 //   fetch-start  the session's fetch starts (while the wasm compiles)   wasm-ready  the module is ready
 //   fetched  the file's last byte is in       indexed the core holds the session (fed while it arrives)
 //   parsed   the page's model is built (treeRowsJson, path, estimates)
@@ -61,7 +62,11 @@ try {
     const { page } = await openViewer(browser.context, server.url, { wait: false, intercept: false });
     const state = await settled(page, 300000);
     if (state !== "ready") throw new Error(`viewer state ${state}`);
-    const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name.replace("ptn:", ""), m.startTime])));
+    const marks = await page.evaluate(() => {
+      const nav = performance.getEntriesByType("navigation")[0];
+      const marks = Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name.replace("ptn:", ""), m.startTime]));
+      return { ...marks, "page-start": nav.responseStart, "page-parsed": nav.domInteractive };
+    });
     const cdp = await browser.context.newCDPSession(page);
     await cdp.send("Performance.enable");
     const metrics = Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
@@ -120,6 +125,8 @@ try {
 const col = (k) => loads.map((l) => l[k]);
 console.log(`\nviewer on ${fileMB.toFixed(1)} MB: ${info.entries} entries (${info.shown} shown by default, ${info.rowsInDom} rows in the DOM), ${info.leafMessages} messages in the leaf's context; Chromium ${RUNS} runs, median (min–max)`);
 const row = (label, xs) => console.log(`  ${label.padEnd(30)} ${fmt(median(xs)).padStart(8)}   (${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))})`);
+row("page's first byte", col("page-start"));
+row("page parsed", col("page-parsed"));
 row("fetch starts", col("fetch-start"));
 row("wasm ready", col("wasm-ready"));
 row("file fetched", col("fetched"));

@@ -5,7 +5,7 @@ import test, { after, before } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { networkInterfaces } from "node:os";
-import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -180,6 +180,21 @@ test("view: the URL carries a random token; without it, or altered, page, assets
   assert.equal(response.status(), 403);
   assert.equal(await bad.locator("#tree").count(), 0, "no viewer page");
   await bad.close();
+});
+
+test("view: the page asks for each of its files once (the preloads are the fetches it uses)", async () => {
+  const { page, seen } = await open(fx("example.jsonl"));
+  await page.waitForTimeout(500);
+  const paths = seen.requests.map((u) => new URL(u).pathname.split("/").slice(2).join("/"));
+  const counts = new Map();
+  for (const p of paths) counts.set(p, (counts.get(p) ?? 0) + 1);
+  for (const [p, n] of counts) assert.equal(n, 1, `${p} requested ${n} times: ${paths.join(", ")}`);
+  for (const p of ["viewer/early.js", "viewer/fetch.js", "viewer/main.js", "viewer/app.js", "pi_tree_navigator.js", "pi_tree_navigator_bg.wasm", "session/example.jsonl"]) {
+    assert.ok(counts.has(p), `${p} not requested: ${paths.join(", ")}`);
+  }
+  assert.deepEqual(seen.errors, []);
+  assert.deepEqual(seen.console.filter((m) => /preload/i.test(m)), [], "no unused preload");
+  await page.close();
 });
 
 test("view: usage and input errors", () => {
@@ -409,11 +424,14 @@ test("hostile.jsonl: nothing executes, nothing leaves 127.0.0.1, the payload tex
   assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], "nothing even tried to load or run (no CSP violation)");
   const dom = await page.evaluate(() => ({
     scripts: [...document.scripts].map((s) => s.getAttribute("src")),
-    risky: document.querySelectorAll("img, iframe, object, embed, a, link:not([rel=icon]):not([rel=stylesheet]), style, form, base, meta[http-equiv=refresh], svg image, svg script, svg animate, marquee").length,
+    risky: document.querySelectorAll("img, iframe, object, embed, a, body link, style, form, base, meta[http-equiv=refresh], svg image, svg script, svg animate, marquee").length,
+    headLinks: [...document.head.querySelectorAll("link")].map((l) => `${l.rel} ${l.getAttribute("href")}`),
     handlers: [...document.querySelectorAll("*")].flatMap((e) => [...e.attributes].filter((a) => /^on/i.test(a.name) || /javascript:/i.test(a.value)).map((a) => `${e.tagName}.${a.name}`)),
     bodyText: document.body.innerText,
   }));
-  assert.deepEqual(dom.scripts, ["main.js"], "only the viewer's own script");
+  assert.deepEqual(dom.scripts, ["early.js", "main.js"], "only the viewer's own scripts");
+  const ownLinks = [...readFileSync(join(PKG, "viewer/index.html"), "utf8").matchAll(/<link rel="([^"]+)" href="([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`);
+  assert.deepEqual(dom.headLinks, ownLinks, "the head holds index.html's own links only");
   assert.equal(dom.risky, 0, "no element from session data");
   assert.deepEqual(dom.handlers, [], "no handler or javascript: attribute");
   for (const payload of [
