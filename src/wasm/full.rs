@@ -1,5 +1,5 @@
-//! The viewer/CLI part of the binding (cargo feature `full`): whole contexts, tree rows, search, stats
-//! and the text helpers. The pi plugin loads a wasm built without it, so none of this weighs on the plugin.
+//! The viewer/CLI part of the binding: whole contexts, tree rows and columns, search, stats and the text
+//! helpers. The same module serves the plugin (one wasm since issue 12).
 
 use js_sys::JSON;
 use wasm_bindgen::prelude::*;
