@@ -36,8 +36,9 @@ test("the viewer loads a version-1 file as pi does: entries line-N, pi's context
   assert.equal(report.problem, null);
   const model = new SessionModel(index, bytes.length);
   try {
-    assert.equal(model.rows.length, pi.entryCount);
-    assert.deepEqual(model.rows.map((r) => r.id), ["line-2", "line-3", "line-4", "line-5", "line-6", "line-7", "line-8", "line-9"]);
+    assert.equal(model.count, pi.entryCount);
+    assert.deepEqual(Array.from({ length: model.count }, (_, i) => model.id(i)), ["line-2", "line-3", "line-4", "line-5", "line-6", "line-7", "line-8", "line-9"]);
+    assert.deepEqual(Array.from(model.parent), [-1, 0, 1, 2, 3, 4, 5, 6], "one chain");
     assert.equal(model.leafId, "line-9");
     // One chain: each entry's path is the lines before it.
     assert.deepEqual(index.path("line-5"), ["line-2", "line-3", "line-4", "line-5"]);
