@@ -1,7 +1,8 @@
 //! The tree as columns (`SessionIndex::tree_columns`, what the viewer builds its page from) is the tree as
 //! rows (`tree_rows`) read column by column: the same ids, kinds, depths, child counts, subtree ends, active
 //! path, leaf, labels and tokens, row for row. Its parent column names the row whose subtree holds the row,
-//! so every subtree is the contiguous run `parent < row < end[parent]`. On every fixture, on random
+//! so every subtree is the contiguous run `parent < row < end[parent]`, and its filter bits give what
+//! `tree_filter` gives for each of pi's `/tree` modes. On every fixture, on random
 //! sessions, and on files whose parent ids repeat, loop or point nowhere.
 
 mod common;
@@ -9,7 +10,7 @@ mod common;
 mod sessions;
 
 use common::Rng;
-use pi_tree_navigator::session::{Mode, SessionIndex, TreeColumns, TreeRow};
+use pi_tree_navigator::session::{Mode, SessionIndex, TreeColumns, TreeFilter, TreeRow};
 use sessions::{fixture_files, random_session};
 
 fn load(text: &str) -> SessionIndex {
@@ -85,6 +86,10 @@ fn check_text(what: &str, text: &str) {
     let rows = index.tree_rows().expect("rows");
     let cols = index.tree_columns().expect("columns");
     check(what, &rows, &cols);
+    // pi's /tree filters from the columns' bits are the index's own, mode by mode.
+    for filter in [TreeFilter::Default, TreeFilter::NoTools, TreeFilter::UserOnly, TreeFilter::LabeledOnly, TreeFilter::All] {
+        assert_eq!(cols.filter(filter), index.tree_filter(filter).expect("filter"), "{what}: {filter:?}");
+    }
 }
 
 #[test]

@@ -60,9 +60,8 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     onToggle: (row) => toggleFold(row),
   });
   const timeline = new Timeline(el.timeline, {
-    onPick: (id) => {
-      const row = model?.rowOf.get(id);
-      if (row !== undefined) select(row, { scroll: true });
+    onPick: (row) => {
+      if (model && row !== undefined) select(row, { scroll: true });
     },
     format: (tokens, win) => api.formatPct1(tokens, win),
   });
@@ -111,7 +110,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     if (hostVersion && hostSet === undefined) problems.push(`warning: ?host=${hostVersion} is no pi version; the estimate profile was chosen without it`);
     showErrors(problems, report.skipped.length ? `${int(report.skipped.length)} malformed line${report.skipped.length === 1 ? "" : "s"} skipped (as pi skips them); the rest loaded.` : null);
     refreshTree();
-    const leafRow = model.leafId === null ? -1 : model.rowOf.get(model.leafId) ?? -1;
+    const leafRow = model.leafRow;
     const fromHash = decodeHash();
     const first = fromHash !== undefined ? fromHash : leafRow;
     // The tree goes on screen first; the context of the selection is drawn after that frame.
@@ -120,7 +119,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     performance.mark("ptn:tree");
     renderSelection();
     renderStats();
-    timeline.set({ pathIds: model.pathIds, series: model.series, markers: model.markers() }, windowTokens());
+    timeline.set({ pathRows: model.pathRows, idOf: (row) => model.id(row), series: model.series, markers: model.markers() }, windowTokens());
     if (el.search.value.trim()) runSearch();
     const empty = model.count === 0;
     setState(empty ? "empty" : "ready", empty ? `${name}: no entries.` : "");
@@ -264,17 +263,12 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     reveal(row);
     selected = row;
     const id = model.id(row);
-    const pathIds = model.index.path(id);
-    const pathRows = new Set();
-    for (const pid of pathIds) {
-      const r = model.rowOf.get(pid);
-      if (r !== undefined) pathRows.add(r);
-    }
-    tree.setSelected(row, pathRows);
+    const pathRows = model.index.pathRows(id);
+    tree.setSelected(row, new Set(pathRows));
     const pos = tree.position(row);
     if (scroll && pos >= 0) tree.scrollToPosition(pos);
-    const onActive = model.pathPos.get(id);
-    timeline.select(onActive ?? -1, onActive === undefined ? { pathIds, series: model.index.pathEstimates(id) } : null);
+    const onActive = model.pathPos[row];
+    timeline.select(onActive, onActive < 0 ? { pathRows, series: model.index.pathEstimates(id) } : null);
     history.replaceState(null, "", `#${encodeURIComponent(id)}`);
     clearTimeout(contextTimer);
     // Keyboard moves render the context once the key rests, so holding an arrow key stays fluid.
@@ -321,7 +315,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
   function decodeHash() {
     if (!location.hash || location.hash.length < 2) return undefined;
     try {
-      return model.rowOf.get(decodeURIComponent(location.hash.slice(1)));
+      return model.rowOfId(decodeURIComponent(location.hash.slice(1)));
     } catch {
       return undefined;
     }
@@ -351,7 +345,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
       el.hits.textContent = "";
     } else {
       const ids = model.index.search(q, SEARCH_LIMIT);
-      const rows = [...new Set(ids.map((id) => model.rowOf.get(id)).filter((r) => r !== undefined))].sort((a, b) => a - b);
+      const rows = [...new Set(ids.map((id) => model.rowOfId(id)).filter((r) => r !== undefined))].sort((a, b) => a - b);
       hits = { rows, set: new Set(rows), query: q };
       el.hits.textContent = rows.length ? `${int(rows.length)}${ids.length >= SEARCH_LIMIT ? "+" : ""} hit${rows.length === 1 ? "" : "s"}` : "no hits";
     }
@@ -422,7 +416,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
   });
   el.context.addEventListener("click", (ev) => {
     const link = ev.target.closest?.(".entry-link");
-    const row = link && model?.rowOf.get(link.dataset.entry);
+    const row = link && model?.rowOfId(link.dataset.entry);
     if (row !== undefined && row !== null) select(row, { scroll: true });
   });
   el.fileInput.addEventListener("change", () => {

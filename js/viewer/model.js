@@ -32,18 +32,15 @@ export class SessionModel {
     this.kinds = c.kinds;
     this.leafRow = c.leaf ?? -1;
     this.labelOf = new Map(c.labels.map((l) => [l.row, l]));
-    c.free();
+    // Kept for `filter(mode)`: pi's /tree filters of these rows without another walk of the tree.
+    this.columns = c;
     this.texts = new Array(n);
-    this.rowOf = new Map();
-    for (let i = 0; i < n; i++) {
-      const id = this.id(i);
-      if (!this.rowOf.has(id)) this.rowOf.set(id, i);
-    }
     this.leafId = index.leafId();
-    /** The active path (root → leaf) and the estimate at each of its entries. */
-    this.pathIds = index.path();
+    /** The active path (root → leaf) as rows, each row's position on it (-1: off it), the estimate at each. */
+    this.pathRows = index.pathRows();
+    this.pathPos = new Int32Array(n).fill(-1);
+    this.pathRows.forEach((row, pos) => (this.pathPos[row] = pos));
     this.series = index.pathEstimates();
-    this.pathPos = new Map(this.pathIds.map((id, i) => [id, i]));
     /** Rows that start a branch (their parent has several children; or one of several roots): fold handles. */
     this.foldable = new Uint8Array(n);
     let roots = 0;
@@ -53,6 +50,19 @@ export class SessionModel {
       this.foldable[i] = (p < 0 ? roots > 1 : this.children[p] > 1) && this.end[i] > i + 1 ? 1 : 0;
     }
     this._filterCache = new Map();
+  }
+
+  /** The first row of entry `id` (a file can repeat an id), or undefined: for ids from outside the tree. */
+  rowOfId(id) {
+    if (!this._rowOf) {
+      // Built on first use (a link, a search, the URL's hash): the tree itself goes by rows.
+      this._rowOf = new Map();
+      for (let i = 0; i < this.count; i++) {
+        const k = this.id(i);
+        if (!this._rowOf.has(k)) this._rowOf.set(k, i);
+      }
+    }
+    return this._rowOf.get(id);
   }
 
   /** Row `i`'s entry id. */
@@ -92,15 +102,14 @@ export class SessionModel {
   /** Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline. */
   markers() {
     const out = [];
-    for (const a of this.index.anchors()) {
-      const pos = this.pathPos.get(a.entryId);
-      if (pos !== undefined) out.push({ kind: "anchor", pos, id: a.entryId, name: a.name, tokens: a.tokens });
-    }
-    this.pathIds.forEach((id, pos) => {
-      const row = this.rowOf.get(id);
-      const type = row === undefined ? undefined : this.typeOf(row);
-      if (type === "branch_summary") out.push({ kind: "rewind", pos, id });
-      else if (type === "compaction") out.push({ kind: "compaction", pos, id });
+    const anchors = new Map(this.index.anchors().map((a) => [a.entryId, a]));
+    this.pathRows.forEach((row, pos) => {
+      const type = this.typeOf(row);
+      // Only a labelled row can carry an anchor: its id is looked at then.
+      const a = this.labelOf.has(row) ? anchors.get(this.id(row)) : undefined;
+      if (a) out.push({ kind: "anchor", pos, id: a.entryId, name: a.name, tokens: a.tokens });
+      if (type === "branch_summary") out.push({ kind: "rewind", pos, id: this.id(row) });
+      else if (type === "compaction") out.push({ kind: "compaction", pos, id: this.id(row) });
     });
     return out;
   }
@@ -119,7 +128,7 @@ export class SessionModel {
   filtered(filter) {
     let rows = this._filterCache.get(filter);
     if (!rows) {
-      rows = filter === "all" ? Uint32Array.from({ length: this.count }, (_, i) => i) : this.index.treeFilter(filter);
+      rows = filter === "all" ? Uint32Array.from({ length: this.count }, (_, i) => i) : this.columns.filter(filter);
       this._filterCache.set(filter, rows);
     }
     return rows;
@@ -184,6 +193,7 @@ export class SessionModel {
   }
 
   dispose() {
+    this.columns.free();
     this.index.free();
   }
 }

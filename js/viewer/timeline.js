@@ -12,7 +12,7 @@ const KIND_TITLE = { anchor: "anchor", rewind: "rewind (branch summary)", compac
 export class Timeline {
   /**
    * @param {HTMLElement} container
-   * @param {{onPick(entryId: string): void, format(tokens: number, window: number): string}} handlers
+   * @param {{onPick(row: number): void, format(tokens: number, window: number): string}} handlers
    *   `format` is the core's formatPct1 (`840`, `12.3k`, or `9.6%` of a window)
    */
   constructor(container, handlers) {
@@ -31,7 +31,10 @@ export class Timeline {
     }).observe(container);
   }
 
-  /** `data = {pathIds, series, markers}`, `window` = context window in tokens (0: plot tokens). */
+  /**
+   * `data = {pathRows, idOf, series, markers}`: the active path as tree rows, a row's entry id, the estimate at
+   * each path position and the markers; `window` = context window in tokens (0: plot tokens).
+   */
   set(data, window) {
     this.data = data;
     this.window = window;
@@ -43,7 +46,7 @@ export class Timeline {
     this.render();
   }
 
-  /** Marks the selection: `pos` on the active path, or -1 with `alt = {pathIds, series}` for another path. */
+  /** Marks the selection: `pos` on the active path, or -1 with `alt = {pathRows, series}` for another path. */
   select(pos, alt = null) {
     const redraw = alt !== this.alt;
     this.selectedPos = pos;
@@ -60,7 +63,7 @@ export class Timeline {
   render() {
     this.width = this.container.clientWidth;
     if (!this.data || this.width < 100) return;
-    const { pathIds, series, markers } = this.data;
+    const { pathRows, idOf, series, markers } = this.data;
     const n = series.length;
     const alt = this.alt;
     const span = Math.max(n, alt ? alt.series.length : 0);
@@ -130,8 +133,8 @@ export class Timeline {
       const p = posAt(ev);
       hover.setAttribute("x1", x(p));
       hover.setAttribute("x2", x(p));
-      const a = alt && p < alt.series.length && alt.pathIds[p] !== pathIds[p] ? ` · selected branch: ${fmt(alt.series[p])}` : "";
-      this.readout.textContent = `entry ${int(p + 1)} of ${int(n)} on the active path · ${fmt(series[p])} · ${pathIds[p]}${a}`;
+      const a = alt && p < alt.series.length && alt.pathRows[p] !== pathRows[p] ? ` · selected branch: ${fmt(alt.series[p])}` : "";
+      this.readout.textContent = `entry ${int(p + 1)} of ${int(n)} on the active path · ${fmt(series[p])} · ${idOf(pathRows[p])}${a}`;
     });
     root.addEventListener("mouseleave", () => {
       hover.setAttribute("x1", -10);
@@ -139,14 +142,14 @@ export class Timeline {
     });
     root.addEventListener("click", (ev) => {
       const mk = ev.target.closest?.(".marker");
-      if (mk) this.handlers.onPick(mk.dataset.id);
-      else if (n) this.handlers.onPick(pathIds[posAt(ev)]);
+      if (mk) this.handlers.onPick(pathRows[Number(mk.dataset.pos)]);
+      else if (n) this.handlers.onPick(pathRows[posAt(ev)]);
     });
     root.addEventListener("keydown", (ev) => {
       const mk = ev.target.closest?.(".marker");
       if (mk && (ev.key === "Enter" || ev.key === " ")) {
         ev.preventDefault();
-        this.handlers.onPick(mk.dataset.id);
+        this.handlers.onPick(pathRows[Number(mk.dataset.pos)]);
       }
     });
     this.plot.replaceChildren(root);

@@ -123,6 +123,8 @@ pub struct TreeColumns {
     pub end: Vec<u32>,
     /// 1 on the path from the root to the current leaf, else 0.
     pub active: Vec<u8>,
+    /// Which of pi's `/tree` filters show the row (a bit per [`TreeFilter`]; see [`Self::filter`]).
+    pub shown: Vec<u8>,
     /// The current leaf's row.
     pub leaf: Option<u32>,
     /// The row's `type` and role, as a position in [`Self::kinds`].
@@ -158,6 +160,13 @@ pub struct RowLabel {
     pub anchor: Option<String>,
 }
 
+impl TreeColumns {
+    /// The rows `filter` shows: [`SessionIndex::tree_filter`] of the index these columns came from.
+    pub fn filter(&self, filter: TreeFilter) -> Vec<u32> {
+        (0..self.shown.len() as u32).filter(|&i| self.shown[i as usize] & filter.bit() != 0).collect()
+    }
+}
+
 /// A [`TreeRow`]'s place in the tree, before its texts.
 struct Layout {
     slot: Slot,
@@ -186,6 +195,17 @@ pub enum TreeFilter {
 }
 
 impl TreeFilter {
+    /// This mode's bit in [`TreeColumns::shown`].
+    fn bit(self) -> u8 {
+        match self {
+            TreeFilter::Default => 1,
+            TreeFilter::NoTools => 2,
+            TreeFilter::UserOnly => 4,
+            TreeFilter::LabeledOnly => 8,
+            TreeFilter::All => 16,
+        }
+    }
+
     /// Parses `default`, `no-tools`, `user-only`, `labeled-only`, `all`.
     pub fn parse(mode: &str) -> Option<TreeFilter> {
         Some(match mode {
@@ -291,6 +311,7 @@ impl SessionIndex {
     /// per row, for a view that draws a screenful at a time and asks for the rest by row.
     pub fn tree_columns(&mut self) -> Result<TreeColumns, SessionError> {
         let layout = self.tree_layout()?;
+        let leaf = self.leaf();
         let n = layout.len();
         let mut cols = TreeColumns {
             slots: Vec::with_capacity(n),
@@ -301,6 +322,7 @@ impl SessionIndex {
             children: Vec::with_capacity(n),
             end: Vec::with_capacity(n),
             active: Vec::with_capacity(n),
+            shown: Vec::with_capacity(n),
             leaf: None,
             kind: Vec::with_capacity(n),
             kinds: Vec::new(),
@@ -331,6 +353,7 @@ impl SessionIndex {
             cols.children.push(l.children);
             cols.end.push(l.end);
             cols.active.push(u8::from(l.active));
+            cols.shown.push(self.shown_by(l.slot, leaf));
             if l.leaf {
                 cols.leaf = Some(i as u32);
             }
@@ -378,31 +401,34 @@ impl SessionIndex {
     pub fn tree_filter(&mut self, filter: TreeFilter) -> Result<Vec<u32>, SessionError> {
         let rows = self.tree_layout()?;
         let leaf = self.leaf();
-        let mut out = Vec::new();
-        for (i, row) in rows.iter().enumerate() {
-            let entry = self.entry(row.slot);
-            if let Some(info) = entry.assistant() {
-                let odd_stop = info.stop_reason() == StopReason::Other;
-                if Some(row.slot) != leaf && entry.hint().is_none() && !odd_stop {
-                    continue;
-                }
-            }
-            let bookkeeping = matches!(
-                entry.kind(),
-                Kind::Label | Kind::Custom | Kind::ModelChange | Kind::ThinkingLevelChange | Kind::SessionInfo
-            );
-            let shown = match filter {
-                TreeFilter::Default => !bookkeeping,
-                TreeFilter::NoTools => !bookkeeping && entry.kind() != Kind::Message(RoleKind::ToolResult),
-                TreeFilter::UserOnly => entry.kind() == Kind::Message(RoleKind::User),
-                TreeFilter::LabeledOnly => self.label_at(row.slot).is_some(),
-                TreeFilter::All => true,
-            };
-            if shown {
-                out.push(i as u32);
+        Ok((0..rows.len() as u32).filter(|&i| self.shown_by(rows[i as usize].slot, leaf) & filter.bit() != 0).collect())
+    }
+
+    /// The [`TreeFilter`] modes that show the entry at `slot` (their bits), with `leaf` the current leaf.
+    fn shown_by(&self, slot: Slot, leaf: Option<Slot>) -> u8 {
+        let entry = self.entry(slot);
+        if let Some(info) = entry.assistant() {
+            let odd_stop = info.stop_reason() == StopReason::Other;
+            if Some(slot) != leaf && entry.hint().is_none() && !odd_stop {
+                return 0;
             }
         }
-        Ok(out)
+        let bookkeeping =
+            matches!(entry.kind(), Kind::Label | Kind::Custom | Kind::ModelChange | Kind::ThinkingLevelChange | Kind::SessionInfo);
+        let mut bits = TreeFilter::All.bit();
+        if !bookkeeping {
+            bits |= TreeFilter::Default.bit();
+            if entry.kind() != Kind::Message(RoleKind::ToolResult) {
+                bits |= TreeFilter::NoTools.bit();
+            }
+        }
+        if entry.kind() == Kind::Message(RoleKind::User) {
+            bits |= TreeFilter::UserOnly.bit();
+        }
+        if self.label_at(slot).is_some() {
+            bits |= TreeFilter::LabeledOnly.bit();
+        }
+        bits
     }
 
     /// A one-line description of an entry: `user: "…"`, `branch_summary: "…"`, `label`, …

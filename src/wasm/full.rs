@@ -204,6 +204,18 @@ impl SessionIndex {
         Ok(TreeColumns(cols))
     }
 
+    /// `path(leafId)` as rows of the last `treeRowsJson` or `treeColumns` (root → leaf).
+    #[wasm_bindgen(js_name = pathRows)]
+    pub fn path_rows(&mut self, leaf_id: Option<String>) -> Result<Vec<u32>, JsValue> {
+        let slot = self.inner.resolve_leaf(leaf_of(leaf_id.as_deref()));
+        let path = self.inner.path(slot).map_err(js_error)?;
+        let mut row_of = vec![u32::MAX; self.inner.len()];
+        for (row, &s) in self.row_slots.iter().enumerate() {
+            row_of[s as usize] = row as u32;
+        }
+        path.iter().map(|&s| row_of.get(s as usize).copied().filter(|&r| r != u32::MAX)).collect::<Option<_>>().ok_or_else(|| invalid("pathRows: call treeColumns (or treeRowsJson) after the last change"))
+    }
+
     /// The `text` of row `row` (its position) of the last `treeRowsJson` or `treeColumns`.
     #[wasm_bindgen(js_name = rowText)]
     pub fn row_text(&mut self, row: u32) -> Result<String, JsValue> {
@@ -367,5 +379,12 @@ impl TreeColumns {
     #[wasm_bindgen(getter, unchecked_return_type = "RowLabel[]")]
     pub fn labels(&self) -> Result<JsValue, JsValue> {
         to_js(&self.0.labels)
+    }
+
+    /// The rows pi's `/tree` shows with a filter (`SessionIndex.treeFilter(mode)` of these rows, without a
+    /// second walk of the tree).
+    pub fn filter(&self, mode: &str) -> Result<Vec<u32>, JsValue> {
+        let filter = session::TreeFilter::parse(mode).ok_or_else(|| invalid("filter must be default, no-tools, user-only, labeled-only or all"))?;
+        Ok(self.0.filter(filter))
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Profiles the core where a benchmark goal is missed (the "Findings" of docs/benchmarks.md).
 //
-//   node tests/bench/profile.mjs [size|list|ingest|text|objects|file|all] [--entries 10000] [--anchors 100] [--keep]
+//   node tests/bench/profile.mjs [size|list|ingest|text|objects|file|full|all] [--entries 10000] [--anchors 100] [--keep]
 //
 // Builds a wasm with its function names kept (release profile, not stripped; wasm-bindgen; wasm-opt -Os -g)
 // from the working tree into a temp dir — src/ and pkg/ are not touched — then:
@@ -10,6 +10,7 @@
 //            time per function;
 //   ingest   `SessionIndex.plugin().appendJsonlBytes(bytes)` the same way; text: `appendJsonl(text)`;
 //   file     `listFileBytes(bytes)` (the CLI's `list`/`tokens`) the same way;
+//   full     `SessionIndex.full()` fed the file in 2 MB pieces (`beginFile`/`feedFile`/`endFile`: the viewer's load);
 //   objects  `SessionIndex.plugin().appendEntries(objects)` (the plugin's first sync) the same way.
 // Needs the setup's toolchain (wasm32 target, wasm-bindgen, npm's wasm-opt) and Node 22 for the profiles.
 import { spawnSync } from "node:child_process";
@@ -119,6 +120,14 @@ const resident = core.SessionIndex.plugin();
 resident.appendJsonlBytes(bytes);
 const call = () => {
   if (kind === "file") { core.listFileBytes(bytes); return; }
+  if (kind === "full") {
+    const f = core.SessionIndex.full();
+    f.beginFile(bytes.length);
+    for (let at = 0; at < bytes.length; at += 2 << 20) f.feedFile(bytes.subarray(at, at + (2 << 20)));
+    f.endFile();
+    f.free();
+    return;
+  }
   if (kind === "list") { if (resident.listAnchors) resident.listAnchors(); else { resident.anchors(); resident.estimate(); } return; }
   const i = core.SessionIndex.plugin();
   if (objects) i.appendEntries(objects);

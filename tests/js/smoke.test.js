@@ -283,7 +283,16 @@ test("beginFile / feedFile / endFile: a file fed in pieces, cut anywhere, loads 
   }
 });
 
-test("treeColumns() is treeRows() column by column (ids in one string, parents as rows); rowText follows it", () => {
+test("treeColumns() is treeRows() column by column (ids in one string, parents as rows); rowText, filter and pathRows follow it", () => {
+  {
+    // Rows are positions in the last treeColumns (or treeRowsJson): none yet, no path as rows.
+    const idx = SessionIndex.full();
+    idx.loadFileBytes(readFileSync(join(fixturesAndDice(1).dir, "example.jsonl")));
+    assert.equal(codeOf(() => idx.pathRows()), "InvalidArgument");
+    idx.treeColumns().free();
+    assert.ok(idx.pathRows().length > 0);
+    idx.free();
+  }
   const { dir, files } = fixturesAndDice(17);
   const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" });
   const user = (id, parentId, content) => JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content } });
@@ -316,6 +325,16 @@ test("treeColumns() is treeRows() column by column (ids in one string, parents a
         end: c.end[i],
       }));
       assert.deepEqual(got, rows, name);
+      for (const mode of ["default", "no-tools", "user-only", "labeled-only", "all"]) assert.deepEqual(c.filter(mode), idx.treeFilter(mode), `${name}: ${mode}`);
+      assert.equal(codeOf(() => c.filter("none")), "InvalidArgument", name);
+      // pathRows(id) is path(id) as rows: each row on it is where that path's entry sits.
+      if (rows.length) {
+        for (const row of [0, rows.length >> 1, rows.length - 1]) {
+          const id = rows[row].id;
+          assert.deepEqual([...idx.pathRows(id)].map((r) => rows[r].id), idx.path(id), `${name}: path of ${id}`);
+        }
+        assert.deepEqual([...idx.pathRows()].map((r) => rows[r].id), idx.path(), `${name}: the leaf's path`);
+      }
       // A root's parent row is -1 whatever its parentId names (nothing, or an entry the file lacks).
       rows.forEach((r, i) => assert.equal(parent[i] < 0, r.parentId === null || !rows.some((p) => p.id === r.parentId), `${name}: row ${i}`));
       c.free();
