@@ -1,6 +1,6 @@
 // The session viewer's controller: loads a session into the wasm core and wires the views together.
 // It takes the wasm API as a parameter (main.js supplies the browser build), so nothing here imports wasm.
-import { bytes, h, int, textEl } from "./dom.js";
+import { bytes, fill, h, int, textEl } from "./dom.js";
 import { renderContext } from "./messages.js";
 import { FILTERS, SessionModel } from "./model.js";
 import { Timeline } from "./timeline.js";
@@ -299,7 +299,9 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
       return;
     }
     const win = windowTokens();
-    el.contextHead.replaceChildren(
+    // `fill`, not `replaceChildren`: the model and thinking pills are null when nothing set them.
+    fill(
+      el.contextHead,
       h("span", { class: "ctx-title" }, "What the model saw with ", textEl("code", null, leafId), " as leaf"),
       h("span", { class: "pill", dataset: { messages: contextView.total } }, `${int(contextView.total)} messages`),
       h("span", { class: "pill tokens", dataset: { tokens: est.tokens }, title: est.lastUsageIndex === null ? "every message estimated" : `usage ${int(est.usageTokens)} from message #${est.lastUsageIndex} + ${int(est.trailingTokens)} estimated after it` },

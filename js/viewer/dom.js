@@ -26,6 +26,13 @@ function append(el, children) {
   }
 }
 
+/** Replaces `el`'s children as `h` fills a new element (null, undefined and false are skipped, not "null"). */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
 /** `h("div", {class: "x", dataset: {id}}, "text", child…)`: strings become text nodes. */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);

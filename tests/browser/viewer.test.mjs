@@ -335,6 +335,16 @@ test("context: a deep link (#id) opens with that entry selected", async () => {
   await page.close();
 });
 
+test("context: the head of an entry no model or thinking level was set for shows no pill for them", async () => {
+  // 00000a10 sits under a second root of only user messages: no model, the default thinking level.
+  const { page, seen } = await open(fx("branches.jsonl"), { hash: "#00000a10" });
+  const pills = await page.$$eval("#context-head .pill", (els) => els.map((e) => e.textContent));
+  assert.deepEqual(pills, ["2 messages", "18 tokens", "thinking off"]);
+  assert.doesNotMatch(await page.locator("#context-head").textContent(), /null|undefined/);
+  assert.deepEqual(seen.errors, []);
+  await page.close();
+});
+
 // ---- the timeline ------------------------------------------------------------------------------------
 
 for (const name of ["example.jsonl", "rewind-chain.jsonl", "compaction.jsonl", "labels.jsonl"]) {
