@@ -7,8 +7,6 @@ import { Timeline } from "./timeline.js";
 import { TreeView } from "./tree.js";
 import { fetchOk, fetchSession } from "./fetch.js";
 
-export { fetchSession };
-
 const SEARCH_LIMIT = 10000;
 const MAX_SHOWN_ERRORS = 50;
 const WINDOWS = [0, 128000, 200000, 272000, 400000, 1000000];

@@ -213,7 +213,8 @@ impl SessionIndex {
         for (row, &s) in self.row_slots.iter().enumerate() {
             row_of[s as usize] = row as u32;
         }
-        path.iter().map(|&s| row_of.get(s as usize).copied().filter(|&r| r != u32::MAX)).collect::<Option<_>>().ok_or_else(|| invalid("pathRows: call treeColumns (or treeRowsJson) after the last change"))
+        let rows: Option<Vec<u32>> = path.iter().map(|&s| row_of.get(s as usize).copied().filter(|&r| r != u32::MAX)).collect();
+        rows.ok_or_else(|| invalid("pathRows: call treeColumns (or treeRowsJson) after the last change"))
     }
 
     /// The `text` of row `row` (its position) of the last `treeRowsJson` or `treeColumns`.

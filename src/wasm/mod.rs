@@ -82,7 +82,7 @@ pub struct SessionIndex {
     recall: Option<RecallPlan>,
     /// A file being loaded in parts (`beginFile` … `endFile`).
     stream: Option<crate::file::FileStream>,
-    /// The entry of each row of the last `treeRowsJson`, for `rowText`.
+    /// The entry of each row of the last `treeRowsJson` or `treeColumns`, for `rowText` and `pathRows`.
     row_slots: Vec<session::Slot>,
 }
 
