@@ -3,16 +3,20 @@
 //   - the seed's list algorithm (pi 0.75.5's own load + per-anchor buildSessionContext/estimateContextTokens)
 //     run as a process of its own;
 // each a fresh `node`, file read included, interleaved, medians of N runs, the same minutes.
-//   node tests/bench/cli-process.mjs [--entries 20000] [--anchors 100] [--runs 5] [--pkg pkg[,pkg2…]] [--no-seed]
+//   node tests/bench/cli-process.mjs [--entries 20000] [--anchors 100] [--runs 5] [--pkg pkg[,pkg2…]] [--no-seed] [--serde]
+//
+// `--serde` adds a column: the floor plus `serde_json` checking every line in a tiny wasm module that builds
+// nothing (tests/bench/serde-floor, built here with the core's serde_json, features and release profile) —
+// what any reader with the core's JSON library pays, so what is left between it and ours is the core's own.
 // Prints one table row per package (several packages: interleaved, to compare builds); needs pi 0.75.5 and
 // Node 22 (scripts/setup-hosts.sh) and a built pkg/. --no-seed leaves the seed out (its column reads "–").
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateBase, withAnchors } from "./gen.mjs";
-import { hostDir, node22Path } from "../../scripts/hosts.mjs";
+import { hostDir, node22Path, ptnCache } from "../../scripts/hosts.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
@@ -32,6 +36,7 @@ if (process.argv[2] === "--seed-child") {
   process.exit(0);
 }
 
+const serdeWasm = args.includes("--serde") ? buildSerdeFloor() : null;
 const dir = mkdtempSync(join(tmpdir(), "ptn-cli-bench-"));
 const file = join(dir, "session.jsonl");
 const session = withAnchors(generateBase(entries), anchors);
@@ -39,9 +44,15 @@ writeFileSync(file, session.text);
 const node = node22Path();
 const time = (argv) => { const t = performance.now(); const out = execFileSync(node, argv, { maxBuffer: 1 << 28 }).toString(); return [performance.now() - t, out]; };
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const ours = pkgs.map(() => []), seed = [], floor = [];
+const ours = pkgs.map(() => []), seed = [], floor = [], serde = [];
 for (let i = 0; i < runs; i++) {
   floor.push(time([join(here, "child-floor.mjs"), file])[0]);
+  if (serdeWasm) {
+    const [t, lines] = time([join(here, "child-serde-floor.mjs"), serdeWasm, file]);
+    // Every non-blank line of the generated session is JSON (the header and the entries).
+    if (Number(lines) !== session.text.split("\n").filter(Boolean).length) throw new Error(`serde floor took ${lines} lines`);
+    serde.push(t);
+  }
   let want = null;
   if (withSeed) {
     const [b, outB] = time([join(here, "cli-process.mjs"), "--seed-child", file, hostDir("0.75.5")]);
@@ -60,10 +71,25 @@ for (let i = 0; i < runs; i++) {
 const mb = (statSync(file).size / 1e6).toFixed(1);
 rmSync(dir, { recursive: true, force: true });
 const ms = (x) => `${x.toFixed(0)} ms`;
-console.log("| entries | file | anchors | floor: `node` + `readFileSync` (process) | `cli.js list --json` (process) | ours / floor | seed list (process) | seed / ours | runs |" + (pkgs.length > 1 ? " package |" : ""));
-console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (pkgs.length > 1 ? "---|" : ""));
+const serdeHead = serdeWasm ? " floor + `serde_json` checking every line (process) | its / floor |" : "";
+console.log("| entries | file | anchors | floor: `node` + `readFileSync` (process) |" + serdeHead + " `cli.js list --json` (process) | ours / floor | seed list (process) | seed / ours | runs |" + (pkgs.length > 1 ? " package |" : ""));
+console.log("|---:|---:|---:|---:|" + (serdeWasm ? "---:|---:|" : "") + "---:|---:|---:|---:|---:|" + (pkgs.length > 1 ? "---|" : ""));
 pkgs.forEach((pkg, k) => {
   const o = median(ours[k]), f = median(floor);
   const s = withSeed ? median(seed) : NaN;
-  console.log(`| ${entries} | ${mb} MB | ${anchors} | ${ms(f)} | ${ms(o)} | **${(o / f).toFixed(2)}×** | ${withSeed ? ms(s) : "–"} | ${withSeed ? `**${(s / o).toFixed(1)}×**` : "–"} | ${runs} |` + (pkgs.length > 1 ? ` ${pkg} |` : ""));
+  const serdeCells = serdeWasm ? ` ${ms(median(serde))} | ${(median(serde) / f).toFixed(2)}× |` : "";
+  console.log(`| ${entries} | ${mb} MB | ${anchors} | ${ms(f)} |${serdeCells} ${ms(o)} | **${(o / f).toFixed(2)}×** | ${withSeed ? ms(s) : "–"} | ${withSeed ? `**${(s / o).toFixed(1)}×**` : "–"} | ${runs} |` + (pkgs.length > 1 ? ` ${pkg} |` : ""));
 });
+
+/** Builds tests/bench/serde-floor for wasm32 (the core's lock file, release profile, `wasm-opt -Os` as the
+ * package's build does); the module's path. */
+function buildSerdeFloor() {
+  const crate = join(here, "serde-floor");
+  const target = join(ptnCache(), "serde-floor-target");
+  copyFileSync(join(here, "../../Cargo.lock"), join(crate, "Cargo.lock"));
+  execFileSync("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown"], { cwd: crate, env: { ...process.env, CARGO_TARGET_DIR: target }, stdio: ["ignore", "ignore", "inherit"] });
+  const out = join(target, "ptn_serde_floor.wasm");
+  const wasmOpt = join(here, "../../node_modules/.bin/wasm-opt");
+  execFileSync(wasmOpt, ["-Os", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", join(target, "wasm32-unknown-unknown", "release", "ptn_serde_floor.wasm"), "-o", out]);
+  return out;
+}

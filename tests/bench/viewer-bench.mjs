@@ -140,5 +140,6 @@ console.log(`  ${"key → row highlighted".padEnd(30)} ${fmt(median(moves.row)).
 console.log(`  ${"key → context drawn".padEnd(30)} ${fmt(median(moves.context)).padStart(8)} / ${fmt(p95(moves.context))}   (includes the 90 ms key-rest delay)`);
 console.log(`  ${"timeline jump → context drawn".padEnd(30)} ${fmt(median(moves.jump)).padStart(8)} / ${fmt(p95(moves.jump))}`);
 const goal = median(col("tree"));
-console.log(`goal: first render of the tree < 3000 ms: ${goal < 3000 ? "met" : "NOT met"} (${fmt(goal)})`);
+// Issue 23's goal for a 100 MB session (the default file here is 101 MB).
+console.log(`goal: first render of the tree < 1000 ms (issue 23, a 100 MB session): ${goal < 1000 ? "met" : "NOT met"} (${fmt(goal)})`);
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
