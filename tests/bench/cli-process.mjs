@@ -11,12 +11,13 @@
 // Prints one table row per package (several packages: interleaved, to compare builds); needs pi 0.75.5 and
 // Node 22 (scripts/setup-hosts.sh) and a built pkg/. --no-seed leaves the seed out (its column reads "–").
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateBase, withAnchors } from "./gen.mjs";
-import { hostDir, node22Path, ptnCache } from "../../scripts/hosts.mjs";
+import { hostDir, node22Path } from "../../scripts/hosts.mjs";
+import { buildSerdeFloor } from "./serde-floor.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
@@ -81,15 +82,3 @@ pkgs.forEach((pkg, k) => {
   console.log(`| ${entries} | ${mb} MB | ${anchors} | ${ms(f)} |${serdeCells} ${ms(o)} | **${(o / f).toFixed(2)}×** | ${withSeed ? ms(s) : "–"} | ${withSeed ? `**${(s / o).toFixed(1)}×**` : "–"} | ${runs} |` + (pkgs.length > 1 ? ` ${pkg} |` : ""));
 });
 
-/** Builds tests/bench/serde-floor for wasm32 (the core's lock file, release profile, `wasm-opt -Os` as the
- * package's build does); the module's path. */
-function buildSerdeFloor() {
-  const crate = join(here, "serde-floor");
-  const target = join(ptnCache(), "serde-floor-target");
-  copyFileSync(join(here, "../../Cargo.lock"), join(crate, "Cargo.lock"));
-  execFileSync("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown"], { cwd: crate, env: { ...process.env, CARGO_TARGET_DIR: target }, stdio: ["ignore", "ignore", "inherit"] });
-  const out = join(target, "ptn_serde_floor.wasm");
-  const wasmOpt = join(here, "../../node_modules/.bin/wasm-opt");
-  execFileSync(wasmOpt, ["-Os", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", join(target, "wasm32-unknown-unknown", "release", "ptn_serde_floor.wasm"), "-o", out]);
-  return out;
-}

@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync, brotliCompressSync, constants as zlibConstants } from "node:zlib";
 import { bunPath, hostDir, systemNodePath } from "../../scripts/hosts.mjs";
 import { assertSameList, loadReference, piLoad, seedActiveTokens, seedList } from "./seed.mjs";
+import { buildSerdeFloor, serdeFloor } from "./serde-floor.mjs";
 import { compare, fmtBytes, fmtMs, fmtRatio, fmtStat, roundsFor } from "./timing.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -31,6 +32,8 @@ const budget = (ms) => roundsFor(ms, QUICK ? { budgetMs: 1500, min: 3, max: 7 } 
 
 const core = await import(pathToFileURL(join(PKG, "index-node.js")).href);
 const ref = await loadReference(hostDir(HOST));
+// Row 2's floor: serde_json reading every string of the file in a module that builds nothing.
+const floor = ROWS.has(2) ? await serdeFloor(buildSerdeFloor()) : null;
 const work = mkdtempSync(join(tmpdir(), "ptn-bench-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
@@ -124,11 +127,15 @@ function rowIngest(size, file) {
       fullBytes: timed("full", (i) => i.appendJsonlBytes(readFileSync(file))),
       objects: timed("plugin", (i) => i.appendEntries(objects)),
       pi: () => piLoad(ref, readFileSync(file, "utf8")),
+      serde: () => {
+        floor.place(readFileSync(file));
+        floor.countUnits();
+      },
     },
     { rounds: budget(refMs * 4) },
   );
   R.ingest.push({ size, bytes: Buffer.byteLength(text), ...r });
-  log(`ingest ${size}: plugin bytes ${fmtStat(r.pluginBytes)} · plugin text ${fmtStat(r.pluginText)} · full bytes ${fmtStat(r.fullBytes)} · objects ${fmtStat(r.objects)} · pi ${fmtStat(r.pi)}`);
+  log(`ingest ${size}: plugin bytes ${fmtStat(r.pluginBytes)} · plugin text ${fmtStat(r.pluginText)} · full bytes ${fmtStat(r.fullBytes)} · objects ${fmtStat(r.objects)} · pi ${fmtStat(r.pi)} · serde_json alone ${fmtStat(r.serde)}`);
 }
 
 // Row 3: one entry appended to a resident plugin index of ~1k vs ~100k entries (a fresh 1k index per sample,
@@ -368,11 +375,13 @@ function render() {
     p("sync from the objects pi already holds (no file read). pi: `readFileSync(file, \"utf8\")` + `parseSessionEntries` (JSON.parse per line) + the");
     p("`SessionManager` index (`SessionManager.open` parses the file twice, so the host's real load is slower). Entry count, leaf and estimate");
     p("asserted equal for every one of ours, and for what the plugin's `list` plan reports. One wasm module (issue 12): the one pi loads.");
+    p("\"serde_json alone\": the same bytes into a tiny module with the core's `serde_json` (`tests/bench/serde-floor`) that reads every");
+    p("string of every line (escapes decoded, UTF-16 units counted, as a reader of each message's characters must) and builds nothing.");
     p();
-    p("| entries | file | plugin bytes | plugin text | full bytes | plugin `appendEntries` | pi load | pi / plugin bytes | pi / full bytes | runs |");
-    p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    p("| entries | file | plugin bytes | plugin text | full bytes | plugin `appendEntries` | pi load | serde_json alone | pi / plugin bytes | pi / full bytes | pi / serde_json alone | runs |");
+    p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const r of R.ingest) {
-      p(`| ${k(r.size)} | ${fmtBytes(r.bytes)} | ${fmtStat(r.pluginBytes)} | ${fmtStat(r.pluginText)} | ${fmtStat(r.fullBytes)} | ${fmtStat(r.objects)} | ${fmtStat(r.pi)} | **${ratio(r.pi, r.pluginBytes)}** | ${ratio(r.pi, r.fullBytes)} | ${r.pi.runs} |`);
+      p(`| ${k(r.size)} | ${fmtBytes(r.bytes)} | ${fmtStat(r.pluginBytes)} | ${fmtStat(r.pluginText)} | ${fmtStat(r.fullBytes)} | ${fmtStat(r.objects)} | ${fmtStat(r.pi)} | ${fmtStat(r.serde)} | **${ratio(r.pi, r.pluginBytes)}** | ${ratio(r.pi, r.fullBytes)} | ${ratio(r.pi, r.serde)} | ${r.pi.runs} |`);
     }
     p();
     const r10 = R.ingest.find((r) => r.size === 10000);
