@@ -449,10 +449,10 @@ function render() {
       p(`| ${k(size)} | ${fmtBytes(fb)} | ${row("plugin-bytes")} | ${row("plugin-byte-chunks")} | ${row("plugin-objects")} | ${row("plugin")} | ${row("full-bytes")} | ${row("full")} |`);
     }
     p();
-    p("Plugin modes run on the plugin's own wasm. Bytes: `appendJsonlBytes(readFileSync(file))` (the binding copies 64 KB pieces in, never the");
+    p("One wasm module (issue 12), the one pi loads. Bytes: `appendJsonlBytes(readFileSync(file))` (the binding copies 64 KB pieces in, never the");
     p("whole file); chunks: `appendJsonlBytes` of ≤256 KB slices of the file cut at line ends; `appendEntries`: every entry object in one");
-    p("call (the plugin's first sync: one `JSON.stringify` per entry, copied in one at a time); text: `appendJsonl(text)` (16K-unit pieces).");
-    p("Full mode keeps every entry's JSON text by design; full text is `appendJsonl(text)` on the full wasm.");
+    p("call (the plugin's first sync: the binding stringifies and copies in 64 entries at a time); text: `appendJsonl(text)` (16K-unit pieces).");
+    p("Full mode keeps every entry's JSON text by design; full text is `appendJsonl(text)` on a full index.");
     p();
     const ok = (mode) => R.memory.filter((x) => x.mode === mode).every((m) => m.growth <= 0.25 * m.fileBytes);
     p(`Goal plugin mode ≤25% of the JSONL: ${goal(ok("plugin-byte-chunks"))} byte chunks · ${goal(ok("plugin-objects"))} \`appendEntries\` · ${goal(ok("plugin-bytes"))} whole bytes · ${goal(ok("plugin"))} whole text.`);
