@@ -5,17 +5,14 @@
 //   The package entry (index-node.js: the one wasm, which the pi extension loads too). `build` only labels the run.
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { FIRST_SESSION } from "./first-calls.mjs";
 
 const url = pathToFileURL(join(process.argv[2], "index-node.js")).href;
 const t0 = performance.now();
 const core = await import(url);
 const t1 = performance.now();
 const index = core.SessionIndex.plugin();
-index.appendJsonl(
-  '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n' +
-    '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n' +
-    '{"type":"label","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","targetId":"a1","label":"anchor:start"}\n',
-);
+index.appendJsonl(FIRST_SESSION);
 // the plugin's first question: the anchors with their estimates (the tool's `list`)
 const plan = index.toolPlan({ action: "list" }, { callId: "c1", contextWindow: 200000 });
 if (plan.kind !== "list") throw new Error(`list plan: ${JSON.stringify(plan)}`);

@@ -23,6 +23,7 @@
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { FIRST_SESSION } from "./first-calls.mjs";
 import { generateBase, withAnchors } from "./gen.mjs";
 import { launch, openViewer, requirePrereqs, serve, settled } from "../browser/lib.mjs";
 
@@ -129,7 +130,7 @@ try {
     try {
       const page = await fresh.context.newPage();
       await page.goto(`${base}/cold-start`);
-      cold.push(await page.evaluate(async (base) => {
+      cold.push(await page.evaluate(async ({ base, session }) => {
         const t0 = performance.now();
         const core = await import(`${base}/load-web.js`);
         const bytes = await (await fetch(`${base}/pi_tree_navigator_bg.wasm`)).arrayBuffer();
@@ -137,16 +138,12 @@ try {
         core.initSync({ module: await WebAssembly.compile(bytes) });
         const t1 = performance.now();
         const index = core.SessionIndex.plugin();
-        index.appendJsonl(
-          '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n' +
-            '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n' +
-            '{"type":"label","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","targetId":"a1","label":"anchor:start"}\n',
-        );
+        index.appendJsonl(session);
         const plan = index.toolPlan({ action: "list" }, { callId: "c1", contextWindow: 200000 });
         if (plan.kind !== "list") throw new Error(`list plan: ${JSON.stringify(plan)}`);
         index.free();
         return { fetch: fetched - t0, init: t1 - fetched, first: performance.now() - t1 };
-      }, base));
+      }, { base, session: FIRST_SESSION }));
     } finally {
       await fresh.close();
     }
