@@ -213,7 +213,8 @@ impl IdTable {
         }
         let tag = tag_of(id);
         let at = self.probe(tag, |s| keys.key(s) == id)?;
-        let old = self.buckets.get_mut(at).map(|b| std::mem::replace(b, Bucket { slot, tag }).slot).filter(|&old| old != EMPTY);
+        let old = self.buckets.get_mut(at).map(|b| std::mem::replace(b, Bucket { slot, tag }).slot);
+        let old = old.filter(|&old| old != EMPTY);
         self.len += usize::from(old.is_none());
         old
     }
@@ -233,7 +234,7 @@ impl IdTable {
         // The tag's top bits (a table of more than 2^32 buckets, which a u32 slot cannot fill, would
         // spread over its first 2^32).
         let bits = self.buckets.len().trailing_zeros().min(32);
-        let home = (u64::from(tag) << 32).checked_shr(64 - bits).unwrap_or(0);
+        let home = tag.checked_shr(32 - bits).unwrap_or(0);
         let (mut i, mut step) = (home as usize & mask, 1);
         loop {
             match self.buckets.get(i).copied() {
