@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// `npm run pack`: the release tarball, pi-tree-navigator-<version>.tgz, packed by npm from the built package
+// (pkg/, `npm run build`) into the repository root (or --out <dir>). A machine without Rust installs it with
+//   pi install npm:pi-tree-navigator@file:<absolute path of the .tgz>
+// (the name before `@file:` is what pi finds the install by; see README, "Install"). Prints the tarball's size
+// beside the package's unpacked size and the cap the smoke test holds the tarball to.
+// Usage: node scripts/pack.mjs [--out <dir>]
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The packed package may weigh this much at most, in npm's kB (1000 bytes); tests/js/smoke.test.js holds it. */
+export const PACKED_PACKAGE_CAP = 400_000;
+
+/**
+ * Packs `pkgDir` with `npm pack` into `outDir` (created when missing) and returns
+ * `{file, name, version, size, unpackedSize, entryCount}`: the tarball's absolute path, its size in bytes, and the
+ * package's unpacked size and file count as npm reports them. Throws when pkgDir is not a built package or npm fails.
+ */
+export function packTarball({ pkgDir = join(root, "pkg"), outDir = root } = {}) {
+  const manifest = join(pkgDir, "package.json");
+  if (!existsSync(manifest)) throw new Error(`${pkgDir} holds no built package: run \`npm run build\` first`);
+  const { name, version } = JSON.parse(readFileSync(manifest, "utf8"));
+  mkdirSync(outDir, { recursive: true });
+  const r = spawnSync("npm", ["pack", resolve(pkgDir), "--pack-destination", resolve(outDir), "--json", "--loglevel=error"], {
+    cwd: resolve(outDir),
+    encoding: "utf8",
+  });
+  if (r.error) throw new Error(`npm pack could not start: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`npm pack failed (${r.status}): ${r.stderr}`);
+  const [info] = JSON.parse(r.stdout);
+  const file = join(resolve(outDir), info.filename);
+  return { file, name, version, size: statSync(file).size, unpackedSize: info.unpackedSize, entryCount: info.entryCount };
+}
+
+/** One line on the sizes: the tarball beside the package unpacked, in npm's kB. */
+export function sizeLine(p) {
+  const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
+  return `${p.file}: ${kB(p.size)} packed (cap ${kB(PACKED_PACKAGE_CAP)}), package ${kB(p.unpackedSize)} unpacked in ${p.entryCount} files`;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const out = args.length === 2 && args[0] === "--out" ? args[1] : root;
+  if (args.length && out === root) {
+    console.error("usage: node scripts/pack.mjs [--out <dir>]");
+    process.exit(2);
+  }
+  try {
+    const packed = packTarball({ outDir: out });
+    console.log(`[pack] ${sizeLine(packed)}`);
+    console.log(`[pack] install it (no Rust needed): pi install npm:${packed.name}@file:${packed.file}`);
+  } catch (e) {
+    console.error(`[pack] ERROR: ${e.message}`);
+    process.exit(1);
+  }
+}
