@@ -17,14 +17,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
+import { FILE_SPEC_SINCE } from "../../js/doctor.js";
 import { compareVersions } from "../../js/tested-hosts.js";
 import { packTarball, sizeLine } from "../../scripts/pack.mjs";
 import { FIXTURES, HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
 import { WireModel } from "./lib/wire.mjs";
 
-/** The oldest pi that finds an `npm:<name>@file:<tgz>` install by its name and keeps it (semver ranges). */
-export const FILE_SPEC_SINCE = "0.87.1";
 const FOCUS = "User asked: do the work. Done: read the data. Left: nothing.";
 const SUMMARY = "## Goal\nDo the work.\n\n## Progress\n### Done\n- [x] read the data (TARBALL-SUMMARY)";
 
