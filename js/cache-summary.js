@@ -88,20 +88,7 @@ export function cacheSummarizer(cold, { core, captures, pi, pkg = piPackage, env
     if (mode.mode === "live-prefix") {
       try {
         const messages = [...replay.messages, { role: "user", content: [{ type: "text", text: instruction }], timestamp: Date.now() }];
-        const options = {
-          apiKey: authed.apiKey,
-          headers: authed.headers,
-          sessionId,
-          cacheRetention: env.PI_CACHE_RETENTION === "long" ? "long" : "short",
-          // Out of the session's Anthropic message thread (pi ≥1.5.1), as pi's own cache warmer: with it the
-          // request neither continues nor replaces the thread the main loop continues, so a rewind that fails
-          // after its summary costs the next main request nothing (docs/hosts.md, "On the wire").
-          disableContinuation: true,
-          signal,
-        };
-        if (authed.env) options.env = authed.env;
-        const level = safe(() => pi.getThinkingLevel?.(), undefined);
-        if (level && level !== "off") options.reasoning = level;
+        const options = replayOptions({ auth: authed, sessionId, signal, pi, env });
         const reply = await stream.call(registry, model, { messages }, options).result();
         const text = (reply?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
         const usable = reply && reply.stopReason !== "error" && reply.stopReason !== "aborted" && text.trim() !== ""
@@ -125,19 +112,12 @@ export function cacheSummarizer(cold, { core, captures, pi, pkg = piPackage, env
   };
 }
 
-/** `details.summaryCache`: the mode, the fallback reason, and the provider's token accounting when known. */
-function details(mode, usage) {
-  const n = (x) => (typeof x === "number" && Number.isFinite(x) ? x : null);
-  return { mode: mode.mode, reason: mode.reason ?? null, cacheRead: n(usage?.cacheRead), input: n(usage?.input), cacheWrite: n(usage?.cacheWrite) };
-}
-
 /**
- * The captured request as the provider received it: pi applies a system prompt changed in
- * `before_agent_start` after `context_with_system`, so the captured head still has the old sections; the
- * head is rebuilt from `ctx.getSystemPrompt()`. `first`: 1-based position (system excluded) of the first
- * collapsed message = the messages of the context at the rewind's target, plus one.
+ * The captured request's messages as the provider received them, converted for the model (`convertToLlm`):
+ * pi applies a system prompt changed in `before_agent_start` after `context_with_system`, so the captured head
+ * still has the old sections; the head is rebuilt from `ctx.getSystemPrompt()`. Shared with js/compaction.js.
  */
-async function buildReplay(capture, ctx, plan, sm, pkg) {
+export async function replayMessages(capture, ctx, pkg = piPackage) {
   let messages = capture.messages;
   if (messages[0]?.role === "system") {
     const prompt = safe(() => ctx.getSystemPrompt?.(), undefined);
@@ -146,10 +126,46 @@ async function buildReplay(capture, ctx, plan, sm, pkg) {
       messages = [{ ...head, content: prompt }, ...messages.slice(1)];
     }
   }
+  if (typeof pkg.convertToLlm !== "function") throw new Error("host lacks convertToLlm");
+  return await pkg.convertToLlm(messages);
+}
+
+/**
+ * The stream options of a request that replays the live one: the session's credentials and id (the
+ * provider's cache is keyed by it), its cache retention, and out of the session's Anthropic message thread
+ * (pi ≥1.5.1), as pi's own cache warmer: with it the request neither continues nor replaces the thread the
+ * main loop continues, so a summary costs the next main request nothing (docs/hosts.md, "On the wire").
+ */
+export function replayOptions({ auth, sessionId, signal, pi, env = process.env }) {
+  const options = {
+    apiKey: auth.apiKey,
+    headers: auth.headers,
+    sessionId,
+    cacheRetention: env.PI_CACHE_RETENTION === "long" ? "long" : "short",
+    disableContinuation: true,
+    signal,
+  };
+  if (auth.env) options.env = auth.env;
+  const level = safe(() => pi.getThinkingLevel?.(), undefined);
+  if (level && level !== "off") options.reasoning = level;
+  return options;
+}
+
+/** `details.summaryCache`: the mode, the fallback reason, and the provider's token accounting when known. */
+function details(mode, usage) {
+  const n = (x) => (typeof x === "number" && Number.isFinite(x) ? x : null);
+  return { mode: mode.mode, reason: mode.reason ?? null, cacheRead: n(usage?.cacheRead), input: n(usage?.input), cacheWrite: n(usage?.cacheWrite) };
+}
+
+/**
+ * The captured request as the provider received it (`replayMessages`). `first`: 1-based position (system
+ * excluded) of the first collapsed message = the messages of the context at the rewind's target, plus one.
+ */
+async function buildReplay(capture, ctx, plan, sm, pkg) {
+  const llm = await replayMessages(capture, ctx, pkg);
   const convert = pkg.convertToLlm;
   const build = pkg.buildSessionContext;
-  if (typeof convert !== "function" || typeof build !== "function") throw new Error("host lacks convertToLlm/buildSessionContext");
-  const llm = await convert(messages);
+  if (typeof build !== "function") throw new Error("host lacks buildSessionContext");
   const before = (await convert(build(sm.getEntries(), plan.targetId).messages)).filter((m) => m.role !== "system").length;
   const count = llm.filter((m) => m.role !== "system").length;
   return { messages: llm, first: before + 1, count };

@@ -23,6 +23,7 @@ import { createHost, hostGenerateBranchSummary, registry } from "./host.js";
 import { makeSummarizer } from "./summarize.js";
 import { installAgentFeatures } from "./agent.js";
 import { cacheSummarizer, installCapture } from "./cache-summary.js";
+import { installCompaction } from "./compaction.js";
 import * as tui from "@earendil-works/pi-tui";
 import { makeRenderers } from "./render.js";
 import { installAnchorsCommand } from "./anchors-command.js";
@@ -546,6 +547,16 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   installCapture(pi, captures);
   installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex: withReadIndex, host });
   const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, toolName: definition.name, pkg: hostOptions?.pkg });
+  installCompaction({
+    pi,
+    core: () => current?.api ?? null,
+    captures,
+    resolveAuth: (ctx) => host.resolveAuth(ctx),
+    config: (ctx) => agent.stateOf(ctx.sessionManager)?.config,
+    showMisses: () => host.showCacheMissNotices(),
+    log: (reg.compactions ??= []),
+    pkg: hostOptions?.pkg,
+  });
   return {
     host,
     execute,

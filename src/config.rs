@@ -7,7 +7,7 @@
 //! falls back to the other layer, then to the default.
 //!
 //! ```json
-//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true }
+//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true }
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -77,6 +77,9 @@ pub struct Config {
     pub start_anchor_turn: Option<u8>,
     /// Whether a rewind may reuse the live request's prompt cache for its summary.
     pub cache_summary: bool,
+    /// Whether pi's compactions may be written by the live request, from its prompt cache
+    /// (`crate::compaction`).
+    pub cache_compaction: bool,
 }
 
 impl Default for Config {
@@ -85,6 +88,7 @@ impl Default for Config {
             hint_percent: Some(DEFAULT_HINT_PERCENT),
             start_anchor_turn: Some(DEFAULT_START_ANCHOR_TURN),
             cache_summary: true,
+            cache_compaction: true,
         }
     }
 }
@@ -127,13 +131,18 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
         (Field::Set(v), _) | (_, Field::Set(v)) => *v,
         _ => true,
     };
-    let config = Config { hint_percent, start_anchor_turn, cache_summary };
+    let cache_compaction = match (&p.compaction, &g.compaction) {
+        (Field::Set(v), _) | (_, Field::Set(v)) => *v,
+        _ => true,
+    };
+    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction };
     for (layer, fields) in [(Layer::Global, &g), (Layer::Project, &p)] {
         for (key, reason) in fields.invalid() {
             let effect = match (key, layer) {
                 ("contextHint", Layer::Project) => "the hint is off".to_string(),
                 ("contextHint", Layer::Global) => describe_hint(config.hint_percent),
                 ("startAnchorTurn", _) => describe_start(config.start_anchor_turn),
+                ("cacheCompaction", _) => format!("cacheCompaction is {}", config.cache_compaction),
                 _ => format!("cacheSummary is {}", config.cache_summary),
             };
             warnings.push(format!("tree-navigator: {} config: `{key}` {reason}; {effect}.", layer.name()));
@@ -150,17 +159,18 @@ fn describe_start(v: Option<u8>) -> String {
     v.map_or_else(|| "no start anchor".to_string(), |t| format!("using turn {t}"))
 }
 
-/// The three fields of one layer.
+/// The fields of one layer.
 #[derive(Debug)]
 struct Fields {
     hint: Field<Option<u8>>,
     start: Field<Option<u8>>,
     cache: Field<bool>,
+    compaction: Field<bool>,
 }
 
 impl Fields {
     fn none() -> Self {
-        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent }
+        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent }
     }
 
     fn invalid(&self) -> Vec<(&'static str, &str)> {
@@ -173,6 +183,9 @@ impl Fields {
         }
         if let Field::Invalid(r) = &self.cache {
             out.push(("cacheSummary", r.as_str()));
+        }
+        if let Field::Invalid(r) = &self.compaction {
+            out.push(("cacheCompaction", r.as_str()));
         }
         out
     }
@@ -207,6 +220,7 @@ fn read_layer(layer: Layer, input: &LayerInput, warnings: &mut Vec<String>) -> F
         hint: root.get("contextHint").map_or(Field::Absent, |v| switchable_int(v, HINT_PERCENT_RANGE, "a percent")),
         start: root.get("startAnchorTurn").map_or(Field::Absent, |v| switchable_int(v, START_ANCHOR_TURN_RANGE, "a turn")),
         cache: root.get("cacheSummary").map_or(Field::Absent, boolean),
+        compaction: root.get("cacheCompaction").map_or(Field::Absent, boolean),
     }
 }
 
@@ -367,6 +381,20 @@ mod tests {
     }
 
     #[test]
+    fn cache_compaction_switch_values() {
+        assert!(load(&LayerInput::Missing, &LayerInput::Missing).config.cache_compaction);
+        let off = one("{\"cacheCompaction\": false}");
+        assert!(!off.config.cache_compaction && off.config.cache_summary, "one switch does not turn the other off");
+        assert!(one("{\"cacheCompaction\": true}").config.cache_compaction);
+        let r = one("{\"cacheCompaction\": \"off\"}");
+        assert!(r.config.cache_compaction);
+        assert_eq!(r.warnings, vec!["tree-navigator: global config: `cacheCompaction` is \"off\", not true or false; cacheCompaction is true.".to_string()]);
+        // Project wins; an invalid project value falls back to the global one.
+        assert!(load(&text("{\"cacheCompaction\": false}"), &text("{\"cacheCompaction\": true}")).config.cache_compaction);
+        assert!(!load(&text("{\"cacheCompaction\": false}"), &text("{\"cacheCompaction\": 0}")).config.cache_compaction);
+    }
+
+    #[test]
     fn unknown_fields_are_ignored() {
         let r = one("{\"somethingElse\": 1, \"contextHint\": 50}");
         assert_eq!(r.config.hint_percent, Some(50));
@@ -378,7 +406,7 @@ mod tests {
         let g = text("{\"contextHint\": 50, \"startAnchorTurn\": 4, \"cacheSummary\": false}");
         let p = text("{\"startAnchorTurn\": 3}");
         let r = load(&g, &p);
-        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false });
+        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true });
         assert!(r.warnings.is_empty());
         // Project turns the hint off; global value is overridden.
         let r = load(&g, &text("{\"contextHint\": \"off\"}"));

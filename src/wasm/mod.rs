@@ -5,6 +5,7 @@ mod error;
 pub mod full;
 pub mod tool;
 pub mod agent;
+pub mod compaction;
 pub mod skim;
 pub mod archive;
 

@@ -11,7 +11,7 @@ import test from "node:test";
 import { HOST_VERSIONS, missingPrerequisites, nodeFor } from "./lib/hosts.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const FILES = ["scenarios.e2e.mjs", "hosts.e2e.mjs", "agent.e2e.mjs", "cache-summary.e2e.mjs", "cli.e2e.mjs", "faults.e2e.mjs", "faults-lifecycle.e2e.mjs", "faults-input.e2e.mjs", "compaction.e2e.mjs", "context-edit.e2e.mjs", "unstored-call.e2e.mjs", "esc-batch.e2e.mjs", "wire.e2e.mjs", "recall.e2e.mjs"].map((f) => join(here, f));
+const FILES = ["scenarios.e2e.mjs", "hosts.e2e.mjs", "agent.e2e.mjs", "cache-summary.e2e.mjs", "cli.e2e.mjs", "faults.e2e.mjs", "faults-lifecycle.e2e.mjs", "faults-input.e2e.mjs", "compaction.e2e.mjs", "compaction-cache.e2e.mjs", "context-edit.e2e.mjs", "unstored-call.e2e.mjs", "esc-batch.e2e.mjs", "wire.e2e.mjs", "recall.e2e.mjs"].map((f) => join(here, f));
 const hosts = process.env.PTN_E2E_HOSTS ? process.env.PTN_E2E_HOSTS.split(/[\s,]+/).filter(Boolean) : HOST_VERSIONS;
 
 test("e2e prerequisites are installed", () => {
@@ -24,12 +24,13 @@ for (const version of hosts) {
     assert.deepEqual(missing, [], `missing: ${missing.join(", ")}`);
     const env = { ...process.env, PTN_HOST_VERSION: version };
     // The tool scenarios pin exact labels, entry counts and scripted summary requests, written before
-    // the automatic `anchor:start`, the pressure hint and the cache-preserving summary existed: they run
-    // with those switched off (their env kill switches). agent.e2e.mjs and cache-summary.e2e.mjs clear
-    // the switches and test the features themselves.
+    // the automatic `anchor:start`, the pressure hint and the cache-preserving summaries and compactions
+    // existed: they run with those switched off (their env kill switches). agent.e2e.mjs, cache-summary.e2e.mjs
+    // and compaction-cache.e2e.mjs clear the switches and test the features themselves.
     env.PI_TREE_NAVIGATOR_NO_START_ANCHOR ??= "1";
     env.PI_TREE_NAVIGATOR_NO_HINT ??= "1";
     env.PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY ??= "1";
+    env.PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION ??= "1";
     // A child `node --test` inherits this and would report to us instead of printing; it runs standalone.
     delete env.NODE_TEST_CONTEXT;
     const node = nodeFor(version);

@@ -1,0 +1,81 @@
+//! Binding for the cache-preserving compaction (`crate::compaction`): convert, call the core, map errors.
+//! No decisions here.
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use super::error::invalid;
+use super::to_js;
+use crate::compaction::{self, CompactionFacts, CompactionOutcome, CompactionRange, CompactionReply, FileOps, PreviousCompaction, SummaryParts};
+
+fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| invalid(&format!("{what}: {e}")))
+}
+
+fn optional<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<Option<T>, JsValue> {
+    if value.is_null() || value.is_undefined() {
+        Ok(None)
+    } else {
+        from_js(value, what).map(Some)
+    }
+}
+
+/// The compaction's summary request: `{mode: "live-prefix"|"fallback", reason, maxTokens}`.
+#[wasm_bindgen(js_name = compactionMode, unchecked_return_type = "CompactionMode")]
+pub fn compaction_mode(#[wasm_bindgen(unchecked_param_type = "CompactionFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
+    to_js(&compaction::compaction_mode(&from_js::<CompactionFacts>(facts, "facts")?))
+}
+
+/// The instruction appended to the replayed live request.
+#[wasm_bindgen(js_name = compactionInstruction)]
+pub fn compaction_instruction(#[wasm_bindgen(unchecked_param_type = "CompactionRange")] range: JsValue) -> Result<String, JsValue> {
+    Ok(compaction::compaction_instruction(&from_js::<CompactionRange>(range, "range")?))
+}
+
+/// What the reply means: `"summary"`, `"cancel"` or `"fallback"`.
+#[wasm_bindgen(js_name = compactionReplyVerdict, unchecked_return_type = "ReplyVerdict")]
+pub fn compaction_reply_verdict(#[wasm_bindgen(unchecked_param_type = "CompactionReply")] reply: JsValue) -> Result<JsValue, JsValue> {
+    to_js(&compaction::reply_verdict(&from_js::<CompactionReply>(reply, "reply")?))
+}
+
+/// The lists to add to pi's `preparation.fileOps` before pi compacts on its own: `{read, written, edited}`.
+#[wasm_bindgen(js_name = compactionCarriedFiles, unchecked_return_type = "{ read: string[]; written: string[]; edited: string[] }")]
+pub fn compaction_carried_files(
+    #[wasm_bindgen(unchecked_param_type = "PreviousCompaction | null | undefined")] previous: JsValue,
+) -> Result<JsValue, JsValue> {
+    #[derive(Serialize)]
+    struct Out {
+        read: Vec<String>,
+        written: Vec<String>,
+        edited: Vec<String>,
+    }
+    let FileOps { read, written, edited } = compaction::carried_files(optional::<PreviousCompaction>(previous, "previous")?.as_ref());
+    to_js(&Out { read, written, edited })
+}
+
+/// The compaction pi stores: `{summary, details: {readFiles, modifiedFiles}}`.
+#[wasm_bindgen(js_name = compactionResult, unchecked_return_type = "{ summary: string; details: FileLists }")]
+pub fn compaction_result(
+    #[wasm_bindgen(unchecked_param_type = "SummaryParts")] parts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "FileOps")] ops: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PreviousCompaction | null | undefined")] previous: JsValue,
+) -> Result<JsValue, JsValue> {
+    #[derive(Serialize)]
+    struct Out {
+        summary: String,
+        details: compaction::FileLists,
+    }
+    let parts: SummaryParts = from_js(parts, "parts")?;
+    let previous = optional::<PreviousCompaction>(previous, "previous")?;
+    let details = compaction::compaction_files(&from_js::<FileOps>(ops, "ops")?, previous.as_ref());
+    to_js(&Out { summary: compaction::compaction_summary(&parts, &details), details })
+}
+
+/// The lines the user sees after a compaction: `[{text, level}]`.
+#[wasm_bindgen(js_name = compactionNotices, unchecked_return_type = "Notice[]")]
+pub fn compaction_notices(
+    #[wasm_bindgen(unchecked_param_type = "CompactionOutcome")] outcome: JsValue,
+    show_misses: bool,
+) -> Result<JsValue, JsValue> {
+    to_js(&compaction::compaction_notices(&from_js::<CompactionOutcome>(outcome, "outcome")?, show_misses))
+}
