@@ -545,7 +545,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   });
   host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines(), ...renderers }, execute);
   installCapture(pi, captures);
-  installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex: withReadIndex, host });
+  installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex: withReadIndex, host, tui });
   const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, toolName: definition.name, pkg: hostOptions?.pkg });
   installCompaction({
     pi,

@@ -15,8 +15,9 @@ use super::facts::ToolFacts;
 use super::number::js_number;
 use super::params::Arguments;
 use super::plan::ToolPlan;
-use super::recall;
+use super::recall::{self, RecallAnswer, RecallDetails, RecallPlan};
 use super::texts;
+use super::Refusal;
 
 /// What `/anchors` shows: a title and the rows to choose from (none: show `title` alone).
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
@@ -113,25 +114,62 @@ pub fn command_recall(index: &mut SessionIndex, name: &str, page: u32, context_w
     super::plan(index, &Arguments::from_value(json!({"action": "recall", "name": name, "page": page})), &facts)
 }
 
-/// The choices after a page of `/anchors`: the next page (when there is one) and the way back to the list.
+/// A page of what was collapsed, as the person reads it in `/anchors`' pager: `recall`'s own page without
+/// the lines written for the model (its `[recall …]` first line and its last line, the next recall call or
+/// the end), with the pager's title and, for a host without the pager, the choices offered after the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[tsify(missing_as_null)]
-pub struct PageChoices {
-    /// The dialog's title.
+pub struct PagerPage {
+    /// The pager's title: the name recalled and "page k of n".
     pub title: String,
+    /// The collapsed entries on this page, oldest first, each under its `──── entry … ────` line.
+    pub body: String,
+    /// This page (1-based).
+    pub page: u32,
+    /// How many pages there are.
+    pub pages: u32,
     /// "Next page (k of n)", or `null` on the last page.
     pub next: Option<String>,
     /// Back to the anchors.
     pub back: String,
 }
 
-/// The choices after page `page` of `pages` of what was collapsed at `name`.
-pub fn page_choices(name: &str, page: u32, pages: u32) -> PageChoices {
-    PageChoices {
-        title: texts::anchors_page_title(name, page, pages),
-        next: (page < pages).then(|| texts::anchors_next_page(page + 1, pages)),
+/// `/anchors`' page of a chosen row: the page, or `recall`'s refusal (nothing collapsed, no such page).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum PagerAnswer {
+    /// Show `text` as a warning.
+    Refuse(Refusal),
+    /// The page.
+    Page(PagerPage),
+}
+
+/// The page of `/anchors`' recall `plan` (from [`command_recall`]), given its entries as pi holds them (as
+/// for [`super::recall_page`]): the very page `recall` gives the model, less the model's two lines.
+pub fn pager_page(plan: &RecallPlan, entries: &[Option<String>]) -> PagerAnswer {
+    let page = match super::recall_page(plan, entries) {
+        RecallAnswer::Refuse(refusal) => return PagerAnswer::Refuse(refusal),
+        RecallAnswer::Page(page) => page,
+    };
+    let RecallDetails { page: at, pages, .. } = page.details;
+    // A page is its header line, the entries, and one last line (recall::page); the entries end in a newline.
+    let entries = page.text.split_once('\n').map_or("", |(_, rest)| rest);
+    let body = entries.rsplit_once('\n').map_or("", |(body, _)| body);
+    PagerAnswer::Page(PagerPage {
+        title: texts::anchors_page_title(&plan.name, at, pages),
+        body: body.to_string(),
+        page: at,
+        pages,
+        next: (at < pages).then(|| texts::anchors_next_page(at + 1, pages)),
         back: texts::anchors_back().into(),
-    }
+    })
+}
+
+/// The pager's footer, to the person: where they are (`page` of `pages`; lines `first`–`last` of `total` on
+/// screen, 1-based, when the page does not fit) and the keys that do something here.
+pub fn pager_footer(page: u32, pages: u32, first: u32, last: u32, total: u32) -> String {
+    let scrolls = first > 1 || last < total;
+    texts::anchors_pager_footer(page, pages, scrolls.then_some((first, last, total)))
 }
 
 #[cfg(test)]
@@ -205,6 +243,43 @@ pub(super) mod tests {
         assert!(view.rows[0].text.contains("? → ?"), "{}", view.rows[0].text);
     }
 
+    #[test]
+    fn a_pager_page_is_recalls_page_without_the_models_two_lines() {
+        let s = twice(&"0123456789abcdef\n".repeat(3000));
+        let mut index = s.index();
+        let ToolPlan::Recall(first) = command_recall(&mut index, "done", 1, 0.0).unwrap() else { panic!("a recall plan") };
+        let RecallAnswer::Page(model) = crate::tool::recall_page(&first, &s.entries(&first.entry_ids)) else { panic!("a page") };
+        let PagerAnswer::Page(page) = pager_page(&first, &s.entries(&first.entry_ids)) else { panic!("a page") };
+        let pages = model.details.pages;
+        assert!(pages > 2, "{pages} pages");
+        let lines: Vec<&str> = model.text.lines().collect();
+        assert!(lines[0].starts_with("[recall 'done'] page 1 of") && lines.last().unwrap().contains("navigate_tree(action='recall'"), "{}", model.text);
+        assert_eq!(page.body, lines[1..lines.len() - 1].join("\n"));
+        assert!(page.body.starts_with("──── entry ") && !page.body.contains("navigate_tree("), "{}", page.body);
+        assert_eq!((page.page, page.pages), (1, pages));
+        assert_eq!(page.title, format!("What was collapsed at 'done' · page 1 of {pages}"));
+        assert_eq!(page.next.as_deref(), Some(format!("Next page (2 of {pages})").as_str()));
+        // The last page: no next, and no "End of what was collapsed" line (the model's too).
+        let ToolPlan::Recall(last) = command_recall(&mut index, "done", pages, 0.0).unwrap() else { panic!("a recall plan") };
+        let PagerAnswer::Page(end) = pager_page(&last, &s.entries(&last.entry_ids)) else { panic!("a page") };
+        assert_eq!((end.page, end.next), (pages, None));
+        let RecallAnswer::Page(model_end) = crate::tool::recall_page(&last, &s.entries(&last.entry_ids)) else { panic!("a page") };
+        let model_lines: Vec<&str> = model_end.text.lines().collect();
+        assert!(model_lines.last().unwrap().starts_with("End of what was collapsed at 'done'"), "{}", model_end.text);
+        assert_eq!(end.body, model_lines[1..model_lines.len() - 1].join("\n"));
+        // recall's refusals pass through: a page past the end.
+        let ToolPlan::Recall(past) = command_recall(&mut index, "done", pages + 1, 0.0).unwrap() else { panic!("a recall plan") };
+        let PagerAnswer::Refuse(r) = pager_page(&past, &s.entries(&past.entry_ids)) else { panic!("a refusal") };
+        assert_eq!(r.code, crate::tool::RefusalCode::NoSuchPage);
+    }
+
+    #[test]
+    fn the_pager_footer_names_the_lines_only_when_the_page_scrolls_and_next_only_before_the_last_page() {
+        assert_eq!(pager_footer(2, 63, 1, 40, 212), "page 2 of 63 · lines 1–40 of 212 · → next page · ← back to the list · esc close · ↑↓ PgUp PgDn scroll");
+        assert_eq!(pager_footer(2, 63, 1, 12, 12), "page 2 of 63 · → next page · ← back to the list · esc close");
+        assert_eq!(pager_footer(63, 63, 173, 212, 212), "page 63 of 63 · lines 173–212 of 212 · ← back to the list · esc close · ↑↓ PgUp PgDn scroll");
+    }
+
     /// The texts pinned in tests/fixtures/expected/tool-outputs.txt (see `tool::tests`).
     pub(in crate::tool) fn golden(put: &mut dyn FnMut(&str, &str)) {
         let s = twice(&"0123456789abcdef\n".repeat(600));
@@ -215,8 +290,8 @@ pub(super) mod tests {
         let mut plain = Lines::default();
         plain.user("u", "hi");
         put("anchors none", &serde_json::to_string(&anchors_view(&mut plain.index(), 200_000.0).unwrap()).unwrap());
-        for (page, pages) in [(1, 3), (3, 3)] {
-            put(&format!("anchors page {page} of {pages}"), &serde_json::to_string(&page_choices("done", page, pages)).unwrap());
+        for (page, pages, first, last, total) in [(1, 3, 1, 40, 212), (2, 3, 1, 12, 12), (3, 3, 173, 212, 212)] {
+            put(&format!("anchors pager footer {page} of {pages}, lines {first}-{last} of {total}"), &pager_footer(page, pages, first, last, total));
         }
     }
 }

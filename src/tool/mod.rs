@@ -18,7 +18,7 @@ mod synthetic;
 mod texts;
 mod view;
 
-pub use anchors::{anchors_view, command_recall, page_choices, AnchorsRow, AnchorsView, PageChoices};
+pub use anchors::{anchors_view, command_recall, pager_footer, pager_page, AnchorsRow, AnchorsView, PagerAnswer, PagerPage};
 pub use definition::{definition, definition_text_len, ToolDefinition, TOOL_NAME};
 pub use facts::{ToolFacts, ModelFacts};
 pub use params::{Action, Arguments, Params, MAX_ARGUMENT_DEPTH};

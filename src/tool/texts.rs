@@ -463,12 +463,31 @@ pub(crate) fn anchors_rewind_row(n: usize, start: Option<&str>, end: Option<&str
     format!("rewind {n}: {start} → {end} · saved {} tokens · {}", format_tokens(saved), format_context_delta(before, after, window))
 }
 
-/// The title of the choices after a page.
+/// The title of a page of `/anchors`.
 pub(crate) fn anchors_page_title(name: &str, page: u32, pages: u32) -> String {
     format!("What was collapsed at '{name}' · page {page} of {pages}")
 }
 
-/// The choice that shows the next page.
+/// The pager's footer: "page k of n", the lines on screen (`first`, `last`, `total`) when the page scrolls,
+/// then the keys js/anchors-command.js handles — next page (not on the last), back, close, and last (the part
+/// a narrow screen cuts first) how to scroll.
+pub(crate) fn anchors_pager_footer(page: u32, pages: u32, lines: Option<(u32, u32, u32)>) -> String {
+    let mut parts = vec![format!("page {page} of {pages}")];
+    if let Some((first, last, total)) = lines {
+        parts.push(format!("lines {first}–{last} of {total}"));
+    }
+    if page < pages {
+        parts.push("→ next page".into());
+    }
+    parts.push("← back to the list".into());
+    parts.push("esc close".into());
+    if lines.is_some() {
+        parts.push("↑↓ PgUp PgDn scroll".into());
+    }
+    parts.join(" · ")
+}
+
+/// The choice that shows the next page (a host without the pager).
 pub(crate) fn anchors_next_page(next: u32, pages: u32) -> String {
     format!("Next page ({next} of {pages})")
 }

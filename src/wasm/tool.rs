@@ -83,7 +83,7 @@ impl SessionIndex {
     }
 
     /// `/anchors`' recall of `name` at `page`: recall's own plan (or refusal), kept nowhere, so a rewind in
-    /// flight stays pending. Hand the plan back with its entries to [`anchors_recall_page`].
+    /// flight stays pending. Hand the plan back with its entries to [`anchors_page`].
     ///
     /// # Errors
     /// `Cycle` for a corrupt tree.
@@ -149,17 +149,24 @@ pub fn tool_result_view(#[wasm_bindgen(unchecked_param_type = "ShownResult")] re
     to_js(&tool::result_view(&from_js::<ShownResult>(result, "result")?))
 }
 
-/// The page of `/anchors`' recall `plan` (from `anchorsRecall`), given its `entryIds` as pi holds them.
+/// The page of `/anchors`' recall `plan` (from `anchorsRecall`), given its `entryIds` as pi holds them, as the
+/// person reads it: `recall`'s page without the model's first and last lines, with the pager's title.
 ///
 /// # Errors
 /// `InvalidArgument` when `plan` has the wrong shape.
-#[wasm_bindgen(js_name = anchorsRecallPage, unchecked_return_type = "RecallAnswer")]
-pub fn anchors_recall_page(
+#[wasm_bindgen(js_name = anchorsPage, unchecked_return_type = "PagerAnswer")]
+pub fn anchors_page(
     #[wasm_bindgen(unchecked_param_type = "RecallPlan")] plan: JsValue,
     #[wasm_bindgen(unchecked_param_type = "unknown[]")] entries: js_sys::Array,
 ) -> Result<JsValue, JsValue> {
     let plan: RecallPlan = from_js(plan, "plan")?;
-    to_js(&tool::recall_page(&plan, &entry_texts(&entries)))
+    to_js(&tool::pager_page(&plan, &entry_texts(&entries)))
+}
+
+/// The footer of `/anchors`' pager on page `page` of `pages`, lines `first`–`last` of `total` on screen.
+#[wasm_bindgen(js_name = anchorsPagerFooter)]
+pub fn anchors_pager_footer(page: u32, pages: u32, first: u32, last: u32, total: u32) -> String {
+    tool::pager_footer(page, pages, first, last, total)
 }
 
 /// Each entry as its own `JSON.stringify` text (`None` for one that cannot be written: a cycle).
@@ -167,8 +174,3 @@ fn entry_texts(entries: &js_sys::Array) -> Vec<Option<String>> {
     entries.iter().map(|e| js_sys::JSON::stringify(&e).ok().and_then(|t| t.as_string())).collect()
 }
 
-/// The choices after page `page` of `pages` of `/anchors`' recall of `name`.
-#[wasm_bindgen(js_name = anchorsPageChoices, unchecked_return_type = "PageChoices")]
-pub fn anchors_page_choices(name: &str, page: u32, pages: u32) -> Result<JsValue, JsValue> {
-    to_js(&tool::page_choices(name, page, pages))
-}

@@ -10,13 +10,17 @@
 // Needs tmux (scripts/setup.sh installs it), the hosts (scripts/setup-hosts.sh) and `npm run build`.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import test from "node:test";
 import { HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
 import { WireModel } from "./lib/wire.mjs";
+
+/** The built package's core (for what /anchors' first page holds). */
+const core = await import(pathToFileURL(join(PKG_DIR, "index-node.js")).href);
 
 /** The newest tested pi (versions compared numerically); PTN_TUI_HOST picks another (a look, not the proof). */
 const HOST = process.env.PTN_TUI_HOST ?? [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
@@ -141,6 +145,29 @@ function sessionFiles(dir) {
   return sizes;
 }
 
+/**
+ * Page 1 of what was collapsed at `name` in the session file `file`, from the built package's core as /anchors
+ * reads it (`anchorsRecall` + `anchorsPage`): `{pages, lines}` (the body's lines, each shorter than the pager's
+ * 118 columns here, so each is one screen line).
+ */
+function firstPage(file, name) {
+  const text = readFileSync(file, "utf8");
+  const entries = new Map(text.trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.id).map((e) => [e.id, e]));
+  const index = core.SessionIndex.plugin();
+  try {
+    index.appendJsonl(text);
+    const plan = index.anchorsRecall(name, 1, 200000);
+    assert.equal(plan.kind, "recall", JSON.stringify(plan));
+    const page = core.anchorsPage(plan, plan.entryIds.map((id) => entries.get(id)));
+    assert.equal(page.kind, "page", JSON.stringify(page));
+    const lines = page.body.split("\n");
+    assert.ok(lines.every((l) => l.length < 110), "no line wraps on the 120-column screen");
+    return { pages: page.pages, lines };
+  } finally {
+    index.free();
+  }
+}
+
 /** Types `text` into the pane and presses Enter. */
 function type(name, text) {
   tmux("send-keys", "-t", name, "-l", text);
@@ -207,7 +234,7 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
     assert.match(text, /Anchors \(root → leaf\):/);
   });
 
-  await t.test("/anchors lists the anchors and the rewind, and a chosen row shows what was collapsed; the session does not grow", async () => {
+  await t.test("/anchors lists the anchors and the rewind; a chosen row opens a pager at the page's first line, with the person's footer; the session does not grow", async () => {
     const { name, mock, sessions } = warm;
     const before = sessionFiles(sessions);
     assert.equal(Object.keys(before).length, 1, `one session file: ${JSON.stringify(before)}`);
@@ -215,12 +242,13 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
     type(name, "/anchors");
     const title = "Anchors and rewinds · context now";
     const rewindRow = /rewind 1: start → parser-done · saved \d+(\.\d)?k? tokens · context \d+\.\d% → \d+\.\d% of 200k/;
+    const listShown = () => (screen(name).some((l) => l.includes(title)) ? screen(name) : null);
     let list;
     try {
-      list = await waitFor("the /anchors list", () => (screen(name).some((l) => l.includes(title)) ? screen(name) : null), 5000);
+      list = await waitFor("the /anchors list", listShown, 5000);
     } catch {
       tmux("send-keys", "-t", name, "Enter"); // the first Enter only took the autocompletion
-      list = await waitFor("the /anchors list", () => (screen(name).some((l) => l.includes(title)) ? screen(name) : null));
+      list = await waitFor("the /anchors list", listShown);
     }
     const at = list.findIndex((l) => l.includes(title));
     const rows = list.slice(at, at + 8).join("\n");
@@ -228,27 +256,57 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
     assert.match(rows, /anchor +\d+\.\d% +start/);
     assert.match(rows, /anchor +\d+\.\d% +parser-done/);
     assert.match(rows, rewindRow);
+
+    // What page 1 holds, from the core over the session file: its first line is what the pager must open at.
+    const [file] = Object.keys(before);
+    const first = firstPage(join(sessions, file), "parser-done");
     // Rows: start, parser-done, rewind 1. Choose the rewind.
     tmux("send-keys", "-t", name, "Down");
     tmux("send-keys", "-t", name, "Down");
     tmux("send-keys", "-t", name, "Enter");
-    const pageTitle = /What was collapsed at 'parser-done' · page 1 of (\d+)/;
-    const page = await waitFor("the first page", () => {
-      const s = screen(name);
-      return s.some((l) => pageTitle.test(l)) && s.some((l) => l.includes("navigate_tree(action='recall', name='parser-done', page=2)")) ? s : null;
+    const pageTitle = `What was collapsed at 'parser-done' · page 1 of ${first.pages}`;
+    const footer = (page, from) => new RegExp(`^ page ${page} of ${first.pages} · lines ${from}–(\\d+) of (\\d+) · → next page · ← back to the list · esc close · ↑↓ PgUp PgDn scroll$`);
+    // The screen itself (capture-pane without the history above it), one string per line.
+    const visible = (what, check) => waitFor(what, () => {
+      const s = tmux("capture-pane", "-p", "-t", name).split("\n").map((l) => l.trimEnd());
+      return check(s) ? s : null;
     });
-    const from = page.findIndex((l) => pageTitle.test(l));
-    const shown = page.slice(from).join("\n");
-    process.stdout.write(`\n── pi ${HOST}, /anchors → rewind 1, page 1 (end) ──\n${page.slice(from, from + 12).join("\n")}\n…\n`);
-    assert.match(shown, /line \d+: lorem ipsum dolor sit amet lorem ipsum dolor sit amet/, "big.txt's lines, read back");
-    // Enter closes the page; the next choice is the next page.
-    tmux("send-keys", "-t", name, "Enter");
-    const pages = Number(shown.match(pageTitle)[1]);
-    await waitFor("the page choices", () => screen(name).some((l) => l.includes(`Next page (2 of ${pages})`)));
-    tmux("send-keys", "-t", name, "Enter");
-    await waitFor("the second page", () => screen(name).some((l) => l.includes(`What was collapsed at 'parser-done' · page 2 of ${pages}`)));
-    tmux("send-keys", "-t", name, "Escape");
-    await waitFor("the page choices", () => screen(name).some((l) => l.includes("Back to the anchors")));
+    const page = await visible("page 1 in the pager", (s) => s.some((l) => l.includes(pageTitle)) && s.some((l) => footer(1, 1).test(l)));
+    const top = page.findIndex((l) => l.includes(pageTitle));
+    process.stdout.write(`\n── pi ${HOST}, /anchors → rewind 1, page 1 as opened (first 8 lines and the footer) ──\n${page.slice(0, top + 8).join("\n")}\n…\n${page.filter((l) => footer(1, 1).test(l)).join("\n")}\n`);
+    assert.equal(top, 1, "the pager covers the screen from its top: a border, then the title");
+    assert.match(page[0], /^─{120}$/);
+    assert.equal(page[top + 1], ` ${first.lines[0]}`.slice(0, 120).trimEnd(), "the line under the title is page 1's first line");
+    assert.equal(page[top + 2], ` ${first.lines[1]}`.slice(0, 120).trimEnd());
+    const shownAll = page.join("\n");
+    assert.doesNotMatch(shownAll, /navigate_tree\(action='recall'|\[recall 'parser-done'\]|enter submit|external editor/, "nothing for the model, no editor keys");
+    const total = Number(page.map((l) => l.match(footer(1, 1))).find(Boolean)[2]);
+    assert.equal(total, first.lines.length, "the footer counts the page's lines");
+
+    // PgDn scrolls by a screen less a line; End shows the last line; → opens page 2 at its top; ← goes back.
+    tmux("send-keys", "-t", name, "PageDown");
+    const down = await visible("page 1 scrolled", (s) => s.some((l) => /^ page 1 of \d+ · lines (?!1–)\d+–/.test(l)));
+    assert.ok(!down.some((l) => l === page[top + 1]), "the first line scrolled off");
+    tmux("send-keys", "-t", name, "End");
+    await visible("page 1's end", (s) => s.some((l) => new RegExp(`^ page 1 of \\d+ · lines \\d+–${total} of ${total} ·`).test(l)));
+    tmux("send-keys", "-t", name, "Right");
+    const second = await visible("page 2", (s) => s.some((l) => l.includes(`What was collapsed at 'parser-done' · page 2 of ${first.pages}`)));
+    assert.ok(second.some((l) => footer(2, 1).test(l) || new RegExp(`^ page 2 of ${first.pages} · (→ next page · )?← back`).test(l)), second.join("\n"));
+    // The last page offers no next page, and → does nothing there.
+    let last;
+    for (let k = 3; k <= first.pages; k++) {
+      tmux("send-keys", "-t", name, "Right");
+      last = await visible(`page ${k}`, (s) => s.some((l) => l.includes(`What was collapsed at 'parser-done' · page ${k} of ${first.pages}`)));
+    }
+    const lastTitle = `What was collapsed at 'parser-done' · page ${first.pages} of ${first.pages}`;
+    const lastFooter = last.find((l) => l.startsWith(` page ${first.pages} of ${first.pages} · `));
+    assert.match(lastFooter ?? "", /· ← back to the list · esc close/);
+    assert.doesNotMatch(lastFooter, /next page/);
+    tmux("send-keys", "-t", name, "Right");
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(tmux("capture-pane", "-p", "-t", name).includes(lastTitle), "still the last page");
+    tmux("send-keys", "-t", name, "Left");
+    await waitFor("back at the list", () => listShown());
     tmux("send-keys", "-t", name, "Escape");
     await new Promise((r) => setTimeout(r, 500));
     assert.deepEqual(sessionFiles(sessions), before, "the command wrote nothing to the session");

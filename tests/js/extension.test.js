@@ -523,7 +523,8 @@ test("/anchors: rows from the core, a chosen rewind shows recall's page, pages o
   assert.equal(notes.length, 1);
   assert.match(notes[0][0], /^Anchors and rewinds · context now \d+\.\d% of 100k/);
   assert.match(notes[0][0], /\nrewind 1: start → done · saved \d+(\.\d)?k tokens · context \d+\.\d% → \d+\.\d% of 100k/);
-  // Interactive: choose the rewind, read page 1, then the next page, then Esc.
+  // Interactive on a host whose ui.custom shows nothing (RPC: it returns without calling the factory): the page
+  // in pi's editor dialog, then the choices. Choose the rewind, read page 1, then the next page, then Esc.
   const shown = [];
   const asked = [];
   const picks = [(rows) => rows.find((r) => r.startsWith("rewind 1")), (o) => o[0], () => undefined];
@@ -531,12 +532,14 @@ test("/anchors: rows from the core, a chosen rewind shows recall's page, pages o
     select: async (title, options) => (asked.push([title, options]), picks.shift()(options)),
     editor: async (title, text) => (shown.push([title, text]), undefined),
     notify: (text) => notes.push([text]),
+    custom: async () => undefined,
   };
   await handler("", { ...env.ctx, hasUI: true, ui });
   assert.equal(shown.length, 2, JSON.stringify(asked));
   assert.match(shown[0][0], /^What was collapsed at 'done' · page 1 of (\d+)$/);
-  assert.match(shown[0][1], /^\[recall 'done'\] page 1 of \d+ · \d+ collapsed entries/);
-  assert.match(shown[0][1], /──── entry \S+ · tool result of x/);
+  // The page as the person reads it: from its first entry, without the model's header and recall hint.
+  assert.match(shown[0][1], /^──── entry \S+ · tool result of x/);
+  assert.doesNotMatch(shown[0][1], /\[recall 'done'\]|Page \d+ of \d+: navigate_tree/);
   assert.match(shown[1][0], /page 2 of/);
   assert.deepEqual(asked[1][1].slice(-1), ["Back to the anchors"]);
   assert.equal(env.sm.entries.length, entries, "the command appended nothing");
