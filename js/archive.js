@@ -155,8 +155,9 @@ function replaceChecked(fd, file, st, tmp, what) {
 }
 
 /**
- * Archives `file` (see the header). `opts`: {dryRun, minIdle (seconds)}. Returns the plan's summary with the sizes:
- * {plan, original: {bytes, sha256}, main: {bytes}, archive: {path, bytes}, dryRun}.
+ * Archives `file` (see the header). `opts`: {dryRun, minIdle (seconds)}. Returns the plan's summary with the sizes
+ * and the core's report for people: {plan, original: {bytes, sha256}, main: {bytes}, archive: {path, bytes}, dryRun,
+ * text}.
  */
 export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_IDLE } = {}) {
   const side = archivePathOf(file);
@@ -164,24 +165,25 @@ export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_I
   const fd = openSync(file, "r");
   const temps = [];
   const outputs = [];
+  let planner;
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new ArchiveError(`${file}: not a regular file`);
     if (!dryRun) checkIdle(st, minIdle, file);
-    // Pass 1: the facts-only index and the plan.
-    const planner = new api.ArchivePlanner();
-    let plan, actions, ids, original;
-    try {
-      original = eachPiece(fd, (piece) => planner.push(piece));
-      plan = planner.finish();
-      actions = planner.actions();
-      ids = planner.archivedIds();
-    } finally {
-      planner.free();
-    }
+    // Pass 1: the facts-only index and the plan (the planner stays until the report's text is written).
+    planner = new api.ArchivePlanner();
+    const original = eachPiece(fd, (piece) => planner.push(piece));
+    const plan = planner.finish();
+    const actions = planner.actions();
+    const ids = planner.archivedIds();
     if (plan.problem !== null) throw new ArchiveError(`${file}:${plan.problem}`);
     const result = { file, plan, original, dryRun, main: { bytes: original.bytes }, archive: { path: side, bytes: 0 } };
-    if (plan.moved.entries + plan.stubbed.entries === 0) return { ...result, nothing: true };
+    /** The result with the core's text for people (`text`). */
+    const reported = (r) =>
+      Object.assign(r, {
+        text: planner.reportText(basename(file), basename(side), r.original.bytes, r.main.bytes, r.archive.bytes, r.dryRun, r.stubsKeptWhole ?? 0, r.nothing === true),
+      });
+    if (plan.moved.entries + plan.stubbed.entries === 0) return reported({ ...result, nothing: true });
 
     // Pass 2: copy the lines (to counters only for a dry run).
     const mainTmp = dryRun ? null : tempName(file);
@@ -226,7 +228,7 @@ export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_I
     result.main = { bytes: main.bytes, sha256: mainSum };
     result.archive.bytes = archive.bytes;
     result.stubsKeptWhole = plan.stubbed.entries - index.filter((e) => e[4] === "stub").length;
-    if (dryRun) return result;
+    if (dryRun) return reported(result);
     // The archive first: a session file without its archive would have lost what moved.
     checkUnchanged(fd, file, st, "being archived");
     renameSync(sideTmp, side);
@@ -239,8 +241,9 @@ export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_I
       rmSync(side, { force: true });
       throw err;
     }
-    return result;
+    return reported(result);
   } finally {
+    planner?.free();
     closeSync(fd);
     for (const o of outputs) if (o.fd !== null) closeSync(o.fd);
     for (const t of temps) rmSync(t, { force: true });
@@ -370,47 +373,7 @@ export function restoreFile(file, { minIdle = DEFAULT_MIN_IDLE } = {}) {
   }
 }
 
-/** Bytes for people: 812 B, 4.2 KB, 13.7 MB, 1.02 GB. */
-export function formatBytes(n) {
-  if (n < 1000) return `${n} B`;
-  const [unit, div] = n < 1e6 ? ["KB", 1e3] : n < 1e9 ? ["MB", 1e6] : ["GB", 1e9];
-  const v = n / div;
-  return `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0)} ${unit}`;
-}
-
-const MAX_BRANCHES_SHOWN = 20;
-
-/** The text `archive` prints. */
-export function formatArchive(r) {
-  const name = basename(r.file);
-  const p = r.plan;
-  if (r.nothing) return `${name}: nothing to archive (${p.pathEntries} of ${p.entries} entries on the active path, no compaction before them)`;
-  const saved = r.original.bytes ? (1 - r.main.bytes / r.original.bytes) * 100 : 0;
-  const verb = r.dryRun ? "would move" : "moved";
-  const rows = [
-    `${name}: ${formatBytes(r.original.bytes)} → ${formatBytes(r.main.bytes)} (−${saved.toFixed(1)} %)${r.dryRun ? " [dry run: nothing written]" : ""}`,
-    `  ${verb} whole: ${p.moved.entries} entries off the active path (${formatBytes(p.moved.bytes)}) in ${p.branches.length} branch${p.branches.length === 1 ? "" : "es"}`,
-    `  ${verb} the content of: ${p.stubbed.entries - r.stubsKeptWhole} entries before the latest compaction's kept range (their lines: ${formatBytes(p.stubbed.bytes)}; a stub with the same id stays)`,
-  ];
-  if (r.stubsKeptWhole) rows.push(`  kept whole: ${r.stubsKeptWhole} of those entries (no faithful stub: repeated keys or invalid UTF-8)`);
-  if (p.keptOffPath) rows.push(`  kept in place: ${p.keptOffPath} label/session_info entries off the path (pi reads them wherever they are)`);
-  if (p.anchorsWithStubs.length) rows.push(`  note: ${p.anchorsWithStubs.length} anchor${p.anchorsWithStubs.length === 1 ? "" : "s"} before the latest compaction (${p.anchorsWithStubs.join(", ")}) would bring stubs into the context if rewound to; restore first`);
-  rows.push(`  archive: ${basename(r.archive.path)} (${formatBytes(r.archive.bytes)})${r.dryRun ? "" : `; \`${"pi-tree-navigator"} restore ${name}\` puts it back`}`);
-  rows.push(`  leaf: ${p.leafId} (unchanged; ${p.pathEntries} entries on its path)`);
-  if (r.dryRun && p.branches.length) {
-    rows.push("  branches off the path (largest first):");
-    const sorted = [...p.branches].sort((a, b) => b.moved.bytes - a.moved.bytes);
-    for (const b of sorted.slice(0, MAX_BRANCHES_SHOWN)) {
-      const anchors = b.anchors.length ? `, anchors ${b.anchors.join(", ")}` : "";
-      rows.push(`    from ${b.forkId ?? "(no parent)"} at ${b.rootId}: ${b.moved.entries} entries, ${formatBytes(b.moved.bytes)}${b.kept ? `, ${b.kept} kept` : ""}${anchors}`);
-    }
-    if (sorted.length > MAX_BRANCHES_SHOWN) rows.push(`    … ${sorted.length - MAX_BRANCHES_SHOWN} more`);
-  }
-  return rows.join("\n");
-}
-
-/** The text `restore` prints. */
-export function formatRestore(r) {
-  const since = r.appendedSince ? `, then ${formatBytes(r.appendedSince)} pi appended since archiving` : "";
-  return `${basename(r.file)}: restored ${r.restored} archived lines (${formatBytes(r.bytes)}: the original bytes${since}); ${basename(r.file)}${ARCHIVE_SUFFIX} removed`;
+/** The core's text for what `restore` did (`r`: restoreFile's result). */
+export function restoreText(api, r) {
+  return api.restoreText(basename(r.file), basename(archivePathOf(r.file)), r.restored, r.bytes, r.appendedSince);
 }

@@ -158,14 +158,10 @@ function load(api, file, how, host, leaf) {
     ({ report, list } = api.listFileBytes(bytes, leaf, host));
   }
   if (report.problem !== null) throw new InputError(`${file}:${report.problem}`);
-  const skipped = report.skipped;
-  if (skipped.length) {
-    const lines = skipped.slice(0, 5).map((s) => s.line).join(", ");
-    const more = skipped.length > 5 ? ", …" : "";
-    process.stderr.write(`${NAME}: ${file}: skipped ${skipped.length} malformed line${skipped.length === 1 ? "" : "s"} (line${skipped.length === 1 ? "" : "s"} ${lines}${more}); first: ${skipped[0].reason}\n`);
+  if (report.skipped.length || report.warnings.length) {
+    const skipped = Uint32Array.from(report.skipped, (s) => s.line);
+    for (const line of api.ingestNotes(file, skipped, report.skipped[0]?.reason ?? "", report.warnings)) process.stderr.write(`${NAME}: ${line}\n`);
   }
-  for (const w of report.warnings.slice(0, 5)) process.stderr.write(`${NAME}: ${file}: warning: ${w}\n`);
-  if (report.warnings.length > 5) process.stderr.write(`${NAME}: ${file}: … ${report.warnings.length - 5} more warnings\n`);
   // The file's size (for `stats`; `list` has handed its bytes to the core).
   return { index, list, bytes: size };
 }
@@ -214,10 +210,12 @@ function run(api, opts) {
       out(opts.json ? JSON.stringify(index.treeRows()) : index.renderTree());
       return;
     case "stats": {
+      if (!opts.json) {
+        out(index.statsText(basename(opts.file), bytes));
+        return;
+      }
       const p = index.profile();
-      const s = { ...index.stats(bytes), profile: `${p.name} (${p.source === "set" ? "--host" : p.source})` };
-      if (opts.json) out(JSON.stringify(s));
-      else out(formatStats(opts.file, s));
+      out(JSON.stringify({ ...index.stats(bytes), profile: `${p.name} (${p.source === "set" ? "--host" : p.source})` }));
       return;
     }
   }
@@ -249,19 +247,6 @@ function runList(api, opts) {
   }
 }
 
-function formatStats(file, s) {
-  const lines = [`${basename(file)}`];
-  for (const [k, v] of Object.entries(s)) {
-    const key = k.replace(/[A-Z]/g, (c) => " " + c.toLowerCase());
-    let value;
-    if (v && typeof v === "object") value = Object.entries(v).map(([a, b]) => `${a} ${b}`).join(", ");
-    else if (k === "abandonedShare" && typeof v === "number") value = `${(v * 100).toFixed(1)}%`;
-    else value = String(v);
-    lines.push(`  ${key}: ${value}`);
-  }
-  return lines.join("\n");
-}
-
 async function main(argv) {
   if (argv[0] === "doctor") return doctor(argv.slice(1));
   let opts;
@@ -282,7 +267,6 @@ async function main(argv) {
     return 0;
   }
   if (opts.command === "view") return view(opts);
-  if (opts.command === "restore") return archiveCommand(null, opts);
   let api;
   try {
     api = await import("./index-node.js");
@@ -291,7 +275,7 @@ async function main(argv) {
     process.stderr.write(`${NAME}: cannot load the wasm core (run the CLI from the built package, pkg/cli.js): ${err.message}\n`);
     return 1;
   }
-  if (opts.command === "archive") return archiveCommand(api, opts);
+  if (opts.command === "archive" || opts.command === "restore") return archiveCommand(api, opts);
   if (opts.archived) return treeArchived(api, opts);
   try {
     run(api, opts);
@@ -329,13 +313,17 @@ async function treeArchived(api, opts) {
   return 0;
 }
 
-/** `archive` / `restore` (js/archive.js): 0 done (or nothing to do), 1 refused or failed. */
+/** `archive` / `restore` (js/archive.js; the texts are the core's): 0 done (or nothing to do), 1 refused or failed. */
 async function archiveCommand(api, opts) {
-  const { archiveFile, restoreFile, formatArchive, formatRestore, ArchiveError } = await import("./archive.js");
+  const { archiveFile, restoreFile, restoreText, ArchiveError } = await import("./archive.js");
   try {
-    const result = api ? archiveFile(api, opts.file, opts) : restoreFile(opts.file, opts);
-    if (opts.json) out(JSON.stringify(result));
-    else out(api ? formatArchive(result) : formatRestore(result));
+    if (opts.command === "restore") {
+      const result = restoreFile(opts.file, opts);
+      out(opts.json ? JSON.stringify(result) : restoreText(api, result));
+      return 0;
+    }
+    const { text, ...result } = archiveFile(api, opts.file, opts);
+    out(opts.json ? JSON.stringify(result) : text);
     return 0;
   } catch (err) {
     const why = err instanceof ArchiveError ? err.message : err.code === "ENOENT" ? `${opts.file}: no such file` : `${opts.file}: ${err.message}`;

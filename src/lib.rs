@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod archive;
+pub mod cli_text;
 pub mod compaction;
 pub mod config;
 pub mod error;

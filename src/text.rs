@@ -129,6 +129,56 @@ pub fn format_position(tokens: f64, context_window: f64) -> String {
     }
 }
 
+/// Bytes as people read them: `812 B`, `4.21 KB`, `13.7 MB`, `1.02 GB` (decimal units, as file managers and
+/// `ls -h --si` show them; three significant digits from 1 KB up).
+pub fn format_bytes(bytes: f64) -> String {
+    if bytes < 1000.0 {
+        return format!("{} B", js_string(bytes));
+    }
+    let (unit, div) = if bytes < 1e6 {
+        ("KB", 1e3)
+    } else if bytes < 1e9 {
+        ("MB", 1e6)
+    } else {
+        ("GB", 1e9)
+    };
+    let v = bytes / div;
+    let digits = if v < 10.0 {
+        2
+    } else if v < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{} {unit}", to_fixed(v, digits))
+}
+
+/// How many names a human list shows before it counts the rest: a list of every anchor of a long run
+/// (1,914 on a 1 GB session) is one wall of text nobody reads.
+pub const MAX_NAMES_SHOWN: usize = 10;
+
+/// `a, b, c` — or, for a longer list, its first [`MAX_NAMES_SHOWN`] names and `and N more`.
+pub fn name_list<S: AsRef<str>>(names: &[S]) -> String {
+    shown_of(names.iter().take(MAX_NAMES_SHOWN).map(AsRef::as_ref), names.len())
+}
+
+/// The names `shown` of a list of `total`, joined, with `and N more` for the rest.
+pub fn shown_of<'a>(shown: impl Iterator<Item = &'a str>, total: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    for name in shown {
+        if count > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(name);
+        count += 1;
+    }
+    if total > count {
+        out.push_str(&format!(" and {} more", total - count));
+    }
+    out
+}
+
 /// Removes pi's branch-summary prelude up to and including `## Goal`, so a preview shows content.
 /// Text that does not start with the prelude comes back unchanged.
 pub fn strip_branch_summary_boilerplate(text: &str) -> &str {
@@ -256,6 +306,36 @@ mod tests {
         for (tokens, text) in cases {
             assert_eq!(format_tokens(tokens), text, "{tokens}");
         }
+    }
+
+    #[test]
+    fn bytes_read_as_people_read_them() {
+        let cases = [
+            (0.0, "0 B"),
+            (812.0, "812 B"),
+            (999.0, "999 B"),
+            (1000.0, "1.00 KB"),
+            (4210.0, "4.21 KB"),
+            (13_342.0, "13.3 KB"),
+            (999_499.0, "999 KB"),
+            (13_700_000.0, "13.7 MB"),
+            (50_000_000.0, "50.0 MB"),
+            (1_020_000_000.0, "1.02 GB"),
+        ];
+        for (bytes, text) in cases {
+            assert_eq!(format_bytes(bytes), text, "{bytes}");
+        }
+    }
+
+    #[test]
+    fn name_lists_stop_at_ten_and_count_the_rest() {
+        let names: Vec<String> = (1..=1914).map(|i| format!("n{i}")).collect();
+        assert_eq!(name_list(&names[..0]), "");
+        assert_eq!(name_list(&names[..1]), "n1");
+        assert_eq!(name_list(&names[..3]), "n1, n2, n3");
+        assert_eq!(name_list(&names[..10]), "n1, n2, n3, n4, n5, n6, n7, n8, n9, n10");
+        assert_eq!(name_list(&names[..11]), "n1, n2, n3, n4, n5, n6, n7, n8, n9, n10 and 1 more");
+        assert_eq!(name_list(&names), "n1, n2, n3, n4, n5, n6, n7, n8, n9, n10 and 1904 more");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 use super::error::invalid;
 use super::to_js;
 use crate::archive::{Plan, Planner};
+use crate::cli_text::{self, ArchiveOutcome};
 
 /// Reads a session file piece by piece (`push`) and decides what `archive` moves (`finish`).
 #[wasm_bindgen]
@@ -41,6 +42,27 @@ impl ArchivePlanner {
     /// The action of each line of the file after `finish`: 0 keep, 1 move, 2 stub.
     pub fn actions(&self) -> Vec<u8> {
         self.plan.as_ref().map(|p| p.actions.clone()).unwrap_or_default()
+    }
+
+    /// The text `archive` prints for the plan (after `finish`), given what the second pass did: the session
+    /// file `name` of `originalBytes` now `mainBytes` long (in a dry run: would be), the archive `archiveName`
+    /// of `archiveBytes`, `stubsKeptWhole` entries without a faithful stub; `nothing`: nothing to archive.
+    #[wasm_bindgen(js_name = reportText)]
+    #[allow(clippy::too_many_arguments, reason = "plain numbers and strings cross without serde's per-struct code")]
+    pub fn report_text(
+        &self,
+        name: String,
+        archive_name: String,
+        original_bytes: f64,
+        main_bytes: f64,
+        archive_bytes: f64,
+        dry_run: bool,
+        stubs_kept_whole: u32,
+        nothing: bool,
+    ) -> Result<String, JsValue> {
+        let plan = self.plan.as_ref().ok_or_else(|| invalid("reportText before finish"))?;
+        let outcome = ArchiveOutcome { name, archive_name, original_bytes, main_bytes, archive_bytes, dry_run, stubs_kept_whole, nothing };
+        Ok(cli_text::archive_text(plan, &outcome))
     }
 
     /// The ids of the lines that move or are stubbed, in line order, after `finish`.

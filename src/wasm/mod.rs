@@ -8,6 +8,7 @@ pub mod agent;
 pub mod compaction;
 pub mod skim;
 pub mod archive;
+pub mod cli_text;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use serde::Serialize;

@@ -272,6 +272,74 @@ test("bad input exits 1 with one line naming the file (and line)", () => {
   }
 });
 
+/**
+ * A session of a long run in miniature: `n` turns on the path, each with an anchor (`s-<i>`) and an abandoned
+ * branch off it that holds an anchor too (`b-<i>`), then a compaction that keeps only the last turn.
+ */
+function longRun(n) {
+  const ts = (i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+  const lines = [{ type: "session", version: 3, id: "0195f3a4-0000-7000-8000-0000000000aa", timestamp: ts(0), cwd: "/tmp" }];
+  let t = 0;
+  let leaf = null;
+  const add = (entry) => {
+    const e = { ...entry, timestamp: ts(++t) };
+    lines.push(e);
+    return e.id;
+  };
+  const user = (id, parentId, text) => add({ type: "message", id, parentId, message: { role: "user", content: text } });
+  leaf = user("u0", null, "start the long run");
+  for (let i = 1; i <= n; i++) {
+    leaf = user(`p${i}`, leaf, `step ${i}: ${"work ".repeat(20)}`);
+    const target = leaf;
+    leaf = add({ type: "label", id: `l${i}`, parentId: leaf, targetId: target, label: `anchor:s-${i}` });
+    const off = user(`x${i}`, leaf, `abandoned ${i}: ${"x".repeat(100 + i)}`);
+    add({ type: "label", id: `m${i}`, parentId: off, targetId: off, label: `anchor:b-${i}` });
+  }
+  const kept = user("k", leaf, "the last turn");
+  leaf = add({ type: "compaction", id: "c", parentId: kept, summary: "all the steps", firstKeptEntryId: "k", tokensBefore: 1000 });
+  user("after", leaf, "go on");
+  return lines.map((e) => JSON.stringify(e)).join("\n") + "\n";
+}
+
+test("archive's report names at most ten anchors and branches and counts the rest", () => {
+  requireBuilt();
+  const work = mkdtempSync(join(tmpdir(), "ptn-cli-long-"));
+  try {
+    const file = join(work, "long.jsonl");
+    writeFileSync(file, longRun(25));
+    const r = cli("archive", file, "--dry-run");
+    assert.equal(r.code, 0, r.stderr);
+    const text = r.stdout;
+    const ten = (p) => Array.from({ length: 10 }, (_, i) => `${p}-${i + 1}`).join(", ");
+    assert.match(text, new RegExp(`note: 25 anchors before the latest compaction \\(${ten("s")} and 15 more\\) would bring stubs`));
+    assert.match(text, /would move whole: 50 entries off the active path \(.*\) in 25 branches/);
+    // The ten largest branches (the later ones: their message is longer), then the rest summed up.
+    const rows = text.split("\n").filter((l) => l.startsWith("    "));
+    assert.equal(rows.length, 11, text);
+    assert.match(rows[0], /^    from l25 at x25: 2 entries, \d+ B, anchors b-25$/);
+    assert.match(rows[10], /^    and 15 more branches \(30 entries, [\d.]+ KB\)$/);
+    assert.ok(text.length < 2500, `${text.length} characters:\n${text}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("many malformed lines: ten line numbers and the count of the rest", () => {
+  requireBuilt();
+  const work = mkdtempSync(join(tmpdir(), "ptn-cli-bad-"));
+  try {
+    const file = join(work, "bad.jsonl");
+    writeFileSync(file, readFileSync(fx("example.jsonl"), "utf8") + "not json\n".repeat(25));
+    const r = cli("tokens", file, "--json");
+    assert.equal(r.code, 0, r.stderr);
+    const first = readFileSync(fx("example.jsonl"), "utf8").trimEnd().split("\n").length + 1;
+    const ten = Array.from({ length: 10 }, (_, i) => first + i).join(", ");
+    assert.match(r.stderr, new RegExp(`bad\\.jsonl: skipped 25 malformed lines \\(lines ${ten} and 15 more\\); first: `));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test("malformed lines are skipped and reported on stderr as count + line numbers", () => {
   requireBuilt();
   const r = cli("tokens", fx("malformed.jsonl"), "--json");

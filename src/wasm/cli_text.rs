@@ -1,0 +1,33 @@
+//! What the CLI prints for people (`crate::cli_text`): the shim hands over what happened, the core writes it.
+
+use wasm_bindgen::prelude::*;
+
+use super::error::js_error;
+use super::SessionIndex;
+use crate::cli_text::{self, RestoreOutcome};
+
+/// The text `restore` prints: `restored` archived lines put back into the session file `name`, now `bytes`
+/// long, `appendedSince` of them what pi appended after archiving; the archive `archiveName` removed.
+#[wasm_bindgen(js_name = restoreText)]
+pub fn restore_text(name: String, archive_name: String, restored: u32, bytes: f64, appended_since: f64) -> String {
+    cli_text::restore_text(&RestoreOutcome { name, archive_name, restored, bytes, appended_since })
+}
+
+/// The lines the CLI writes to stderr about the file `file` it read: the skipped lines' numbers
+/// (`report.skipped`'s), the first one's reason, and the report's warnings.
+#[wasm_bindgen(js_name = ingestNotes)]
+pub fn ingest_notes(file: &str, skipped: &[u32], first_reason: &str, warnings: Vec<String>) -> Vec<String> {
+    let lines: Vec<usize> = skipped.iter().map(|&l| l as usize).collect();
+    cli_text::ingest_notes(file, &lines, first_reason, &warnings)
+}
+
+#[wasm_bindgen]
+impl SessionIndex {
+    /// The text `stats` prints for the file `name` of `fileBytes` bytes.
+    #[wasm_bindgen(js_name = statsText)]
+    pub fn stats_text(&mut self, name: &str, file_bytes: f64) -> Result<String, JsValue> {
+        let stats = self.inner.stats(file_bytes).map_err(js_error)?;
+        let (profile, source) = self.inner.profile();
+        Ok(cli_text::stats_text(name, &stats, &cli_text::profile_label(profile, source)))
+    }
+}
