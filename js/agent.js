@@ -8,6 +8,7 @@ import { loadConfig } from "./config.js";
 export const ENV_NO_START_ANCHOR = "PI_TREE_NAVIGATOR_NO_START_ANCHOR";
 export const ENV_NO_CACHE_SUMMARY = "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY";
 export const ENV_NO_HINT = "PI_TREE_NAVIGATOR_NO_HINT";
+export const ENV_NO_ARCHIVE_NOTICE = "PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE";
 
 export function envFlag(name, env = process.env) {
   const v = env[name];
@@ -25,7 +26,7 @@ export function installAgentFeatures({ pi, core, withIndex, toolName, pkg, env =
 
   function fresh(ctx) {
     const api = core();
-    let loaded = { config: { hintPercent: null, startAnchorTurn: null, cacheSummary: false }, warnings: [] };
+    let loaded = { config: { hintPercent: null, startAnchorTurn: null, cacheSummary: false, archiveNotice: false }, warnings: [] };
     try {
       if (api) loaded = loadConfig(api, ctx, { pkg });
     } catch (e) {

@@ -7,7 +7,7 @@
 //! falls back to the other layer, then to the default.
 //!
 //! ```json
-//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true }
+//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true, "archiveNotice": true }
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -80,6 +80,8 @@ pub struct Config {
     /// Whether pi's compactions may be written by the live request, from its prompt cache
     /// (`crate::compaction`).
     pub cache_compaction: bool,
+    /// Whether the user is told when `archive` would shrink a big resumed session ([`crate::notice`]).
+    pub archive_notice: bool,
 }
 
 impl Default for Config {
@@ -89,6 +91,7 @@ impl Default for Config {
             start_anchor_turn: Some(DEFAULT_START_ANCHOR_TURN),
             cache_summary: true,
             cache_compaction: true,
+            archive_notice: true,
         }
     }
 }
@@ -135,7 +138,11 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
         (Field::Set(v), _) | (_, Field::Set(v)) => *v,
         _ => true,
     };
-    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction };
+    let archive_notice = match (&p.notice, &g.notice) {
+        (Field::Set(v), _) | (_, Field::Set(v)) => *v,
+        _ => true,
+    };
+    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction, archive_notice };
     for (layer, fields) in [(Layer::Global, &g), (Layer::Project, &p)] {
         for (key, reason) in fields.invalid() {
             let effect = match (key, layer) {
@@ -143,6 +150,7 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
                 ("contextHint", Layer::Global) => describe_hint(config.hint_percent),
                 ("startAnchorTurn", _) => describe_start(config.start_anchor_turn),
                 ("cacheCompaction", _) => format!("cacheCompaction is {}", config.cache_compaction),
+                ("archiveNotice", _) => format!("archiveNotice is {}", config.archive_notice),
                 _ => format!("cacheSummary is {}", config.cache_summary),
             };
             warnings.push(format!("tree-navigator: {} config: `{key}` {reason}; {effect}.", layer.name()));
@@ -166,11 +174,12 @@ struct Fields {
     start: Field<Option<u8>>,
     cache: Field<bool>,
     compaction: Field<bool>,
+    notice: Field<bool>,
 }
 
 impl Fields {
     fn none() -> Self {
-        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent }
+        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent, notice: Field::Absent }
     }
 
     fn invalid(&self) -> Vec<(&'static str, &str)> {
@@ -186,6 +195,9 @@ impl Fields {
         }
         if let Field::Invalid(r) = &self.compaction {
             out.push(("cacheCompaction", r.as_str()));
+        }
+        if let Field::Invalid(r) = &self.notice {
+            out.push(("archiveNotice", r.as_str()));
         }
         out
     }
@@ -221,6 +233,7 @@ fn read_layer(layer: Layer, input: &LayerInput, warnings: &mut Vec<String>) -> F
         start: root.get("startAnchorTurn").map_or(Field::Absent, |v| switchable_int(v, START_ANCHOR_TURN_RANGE, "a turn")),
         cache: root.get("cacheSummary").map_or(Field::Absent, boolean),
         compaction: root.get("cacheCompaction").map_or(Field::Absent, boolean),
+        notice: root.get("archiveNotice").map_or(Field::Absent, boolean),
     }
 }
 
@@ -283,6 +296,7 @@ mod tests {
         assert_eq!(r.config.hint_percent, Some(70));
         assert_eq!(r.config.start_anchor_turn, Some(2));
         assert!(r.config.cache_summary);
+        assert!(r.config.archive_notice);
         assert!(r.warnings.is_empty());
     }
 
@@ -395,6 +409,23 @@ mod tests {
     }
 
     #[test]
+    fn archive_notice_switch_values() {
+        assert!(!one("{\"archiveNotice\": false}").config.archive_notice);
+        assert!(one("{\"archiveNotice\": true}").config.archive_notice);
+        for bad in ["\"off\"", "0", "null"] {
+            let r = one(&format!("{{\"archiveNotice\": {bad}}}"));
+            assert!(r.config.archive_notice, "{bad}");
+            assert_eq!(r.warnings, [format!("tree-navigator: global config: `archiveNotice` is {bad}, not true or false; archiveNotice is true.")]);
+        }
+        // Per field: the project's false wins over the global true, a broken project value leaves the global one.
+        let r = load(&text("{\"archiveNotice\": true}"), &text("{\"archiveNotice\": false}"));
+        assert!(!r.config.archive_notice);
+        let r = load(&text("{\"archiveNotice\": false}"), &text("{\"archiveNotice\": \"no\"}"));
+        assert!(!r.config.archive_notice);
+        assert_eq!(r.warnings.len(), 1);
+    }
+
+    #[test]
     fn unknown_fields_are_ignored() {
         let r = one("{\"somethingElse\": 1, \"contextHint\": 50}");
         assert_eq!(r.config.hint_percent, Some(50));
@@ -406,7 +437,7 @@ mod tests {
         let g = text("{\"contextHint\": 50, \"startAnchorTurn\": 4, \"cacheSummary\": false}");
         let p = text("{\"startAnchorTurn\": 3}");
         let r = load(&g, &p);
-        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true });
+        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true, archive_notice: true });
         assert!(r.warnings.is_empty());
         // Project turns the hint off; global value is overridden.
         let r = load(&g, &text("{\"contextHint\": \"off\"}"));

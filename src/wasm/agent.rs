@@ -174,3 +174,18 @@ impl SessionIndex {
         to_js(&Out { step, entry_id, label })
     }
 }
+
+/// Whether a resumed session file of `fileBytes` bytes is worth reading for the archive notice (`enabled`:
+/// the config's `archiveNotice` and no env switch).
+#[wasm_bindgen(js_name = archiveNoticeWanted)]
+pub fn archive_notice_wanted(file_bytes: f64, enabled: bool) -> bool {
+    crate::notice::wanted(file_bytes, enabled)
+}
+
+/// The archive notice for the resumed session file `file` of `fileBytes` bytes, `offPathBytes` of them off
+/// the active path as `archive` would move them, the CLI run as `<node> <cli> archive <file>` — or `null`
+/// when it is not due.
+#[wasm_bindgen(js_name = archiveNotice)]
+pub fn archive_notice(file_bytes: f64, off_path_bytes: f64, file: String, node: String, cli: String) -> Option<String> {
+    crate::notice::archive_notice(&crate::notice::NoticeFacts { file_bytes, off_path_bytes, file, node, cli })
+}
