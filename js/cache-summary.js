@@ -10,7 +10,7 @@ import { ENV_NO_CACHE_SUMMARY, envFlag } from "./agent.js";
 /** Captures kept (sessions), least recently used out. */
 export const MAX_CAPTURES = 16;
 
-/** Installs the observer. `captures`: Map sessionId → { messages, leafId }. Never changes the request. */
+/** Installs the observer. `captures`: Map sessionId → { messages, leafId, systemPrompt }. Never changes the request. */
 export function installCapture(pi, captures) {
   pi.on("context_with_system", (event, ctx) => {
     try {
@@ -18,7 +18,12 @@ export function installCapture(pi, captures) {
       const id = sm?.getSessionId?.();
       if (!id || !Array.isArray(event?.messages)) return undefined;
       captures.delete(id);
-      captures.set(id, { messages: structuredClone(event.messages), leafId: sm.getLeafId() });
+      // The system prompt as pi holds it for this request (see replayMessages): after the run it may differ.
+      let systemPrompt;
+      try {
+        systemPrompt = ctx.getSystemPrompt?.();
+      } catch {}
+      captures.set(id, { messages: structuredClone(event.messages), leafId: sm.getLeafId(), systemPrompt: typeof systemPrompt === "string" ? systemPrompt : undefined });
       while (captures.size > MAX_CAPTURES) captures.delete(captures.keys().next().value);
     } catch {
       // Observe only: a failed capture means the next rewind takes the cold path ("no-capture").
@@ -115,12 +120,14 @@ export function cacheSummarizer(cold, { core, captures, pi, pkg = piPackage, env
 /**
  * The captured request's messages as the provider received them, converted for the model (`convertToLlm`):
  * pi applies a system prompt changed in `before_agent_start` after `context_with_system`, so the captured head
- * still has the old sections; the head is rebuilt from `ctx.getSystemPrompt()`. Shared with js/compaction.js.
+ * still has the old sections; the head is rebuilt from the system prompt pi held when the request was captured
+ * (`ctx.getSystemPrompt()` then; after the run pi holds its base prompt again, without what `before_agent_start`
+ * added, so a compaction between runs must not ask it now). Shared with js/compaction.js.
  */
 export async function replayMessages(capture, ctx, pkg = piPackage) {
   let messages = capture.messages;
   if (messages[0]?.role === "system") {
-    const prompt = safe(() => ctx.getSystemPrompt?.(), undefined);
+    const prompt = capture.systemPrompt ?? safe(() => ctx.getSystemPrompt?.(), undefined);
     if (typeof prompt === "string") {
       const { sections: _sections, ...head } = messages[0];
       messages = [{ ...head, content: prompt }, ...messages.slice(1)];

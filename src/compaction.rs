@@ -23,7 +23,7 @@ use crate::text::format_tokens;
 // ── Mode ─────────────────────────────────────────────────────────────────────────────────────────────
 
 /// Why a compaction was left to pi's own (cold) summary request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
 #[serde(rename_all = "kebab-case")]
 pub enum CompactionFallback {
     /// Turned off (config `cacheCompaction: false` or `PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION`).
@@ -459,9 +459,10 @@ pub fn compaction_files(ops: &FileOps, previous: Option<&PreviousCompaction>) ->
     FileLists { read_files: read, modified_files: modified }
 }
 
-/// Sorts and removes repeats as `[...new Set(xs)].sort()` does (UTF-16 code unit order).
+/// Sorts and removes repeats as `[...new Set(xs)].sort()` does (UTF-16 code unit order). Unstable: equal
+/// strings are removed anyway, and the stable sort costs twice the code in the module.
 fn sort_js(xs: &mut Vec<String>) {
-    xs.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+    xs.sort_unstable_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
     xs.dedup();
 }
 
@@ -524,9 +525,9 @@ fn format_file_operations(files: &FileLists) -> String {
 pub struct CompactionOutcome {
     /// `"live-prefix"` or `"fallback"`.
     pub mode: String,
-    /// The fallback's reason.
+    /// The fallback's reason, by name (`CompactionFallback`, kebab-case).
     #[tsify(optional)]
-    pub reason: Option<CompactionFallback>,
+    pub reason: Option<String>,
     /// Prompt tokens read from the cache, when the provider said.
     #[tsify(optional)]
     pub cache_read: Option<f64>,
@@ -559,7 +560,8 @@ pub fn compaction_notices(o: &CompactionOutcome, show_misses: bool) -> Vec<Notic
         (i, w) => Some(i.unwrap_or(0.0) + w.unwrap_or(0.0)),
     };
     let live = o.mode == "live-prefix";
-    if !live && o.reason == Some(CompactionFallback::Disabled) {
+    let reason = o.reason.as_deref();
+    if !live && reason == Some(CompactionFallback::Disabled.name()) {
         return Vec::new();
     }
     let hit = live && !matches!(read, Some(r) if r <= 0.0);
@@ -575,11 +577,11 @@ pub fn compaction_notices(o: &CompactionOutcome, show_misses: bool) -> Vec<Notic
     } else if live {
         "tree-navigator: compaction summary from the live request, but the provider read nothing from its cache".to_string()
     } else {
-        format!("tree-navigator: compaction summary by pi's own request, cold ({})", o.reason.map_or("unknown", CompactionFallback::name))
+        format!("tree-navigator: compaction summary by pi's own request, cold ({})", reason.unwrap_or("unknown"))
     };
     let mut out = vec![Notice { text: headline, level: "info" }];
     if !hit && show_misses {
-        let why = o.reason.map_or_else(|| "read nothing from the prompt cache".to_string(), |r| format!("was written cold ({})", r.name()));
+        let why = reason.map_or_else(|| "read nothing from the prompt cache".to_string(), |r| format!("was written cold ({r})"));
         let billed = uncached.map_or_else(String::new, |n| format!(": {} prompt tokens not read from the cache", format_tokens(n)));
         out.push(Notice { text: format!("cache miss: the compaction's summary {why}{billed}"), level: "warning" });
     }
@@ -762,7 +764,7 @@ mod tests {
         let live = CompactionOutcome { mode: "live-prefix".into(), reason: None, cache_read: Some(182_400.0), input: Some(700.0), cache_write: Some(0.0) };
         let n = compaction_notices(&live, true);
         assert_eq!(n, vec![Notice { text: "tree-navigator: compaction summary from the prompt cache (182.4k of 183.1k prompt tokens read from the cache)".into(), level: "info" }]);
-        let cold = CompactionOutcome { mode: "fallback".into(), reason: Some(CompactionFallback::NoCapture), cache_read: Some(0.0), input: Some(150_000.0), cache_write: None };
+        let cold = CompactionOutcome { mode: "fallback".into(), reason: Some("no-capture".into()), cache_read: Some(0.0), input: Some(150_000.0), cache_write: None };
         assert_eq!(compaction_notices(&cold, false), vec![Notice { text: "tree-navigator: compaction summary by pi's own request, cold (no-capture)".into(), level: "info" }]);
         let with = compaction_notices(&cold, true);
         assert_eq!(with.len(), 2);
@@ -772,6 +774,6 @@ mod tests {
         let n = compaction_notices(&missed, true);
         assert!(n[0].text.contains("read nothing from its cache") && n[1].text.ends_with("read nothing from the prompt cache: 700 prompt tokens not read from the cache"), "{n:?}");
         // Turned off: silent.
-        assert!(compaction_notices(&CompactionOutcome { mode: "fallback".into(), reason: Some(CompactionFallback::Disabled), ..CompactionOutcome::default() }, true).is_empty());
+        assert!(compaction_notices(&CompactionOutcome { mode: "fallback".into(), reason: Some("disabled".into()), ..CompactionOutcome::default() }, true).is_empty());
     }
 }
