@@ -365,3 +365,22 @@ test(`doctor on a copy in the settings of a project pi ${NEWEST} does not trust:
     `pi's settings list ${resolve(pkgDir)} in ${join(dir, ".pi", "settings.json")}, but pi does not trust this project (its trust store says no), so it loads nothing from the project's settings.`,
   ]);
 });
+
+test("doctor on npm:pi-tree-navigator@file:<tgz> installed by pi 0.75.5 (older than 0.87.1): not loaded, installed again at every start", (t) => {
+  const version = "0.75.5";
+  assert.ok(hostAvailable(version), `pi ${version} is not installed at ${hostDir(version)}: run bash scripts/setup-hosts.sh`);
+  const dir = agentDir(t, false);
+  const sh = piShell(dir, version);
+  const tgz = releaseTarball(t);
+  const source = `npm:pi-tree-navigator@file:${tgz}`;
+  const install = sh(`pi install '${source}'`);
+  assert.equal(install.status, 0, install.stderr + install.stdout);
+  const installed = join(dir, "npm", "node_modules", "pi-tree-navigator");
+  const r = doctor(nodeFor(version), ["--pi", hostDir(version)], dir);
+  assert.equal(r.status, 1, r.stdout);
+  assert.ok(r.stdout.includes(`settings: pi loads no copy of pi-tree-navigator\n  not loaded  ${source} — release tarball in ${join(dir, "settings.json")} → ${installed} (${manifest.version})\n`), r.stdout);
+  assert.deepEqual(sentences(r.stdout), [
+    `pi's settings list ${source}: pi ${version} compares the installed version with "file:${tgz}", so it installs it again at every start and offline never loads it; ` +
+      `run \`pi remove ${source}\`, unpack the tarball (tar xzf <tgz>) and \`pi install <absolute path of its package/ folder>\`.`,
+  ]);
+});
