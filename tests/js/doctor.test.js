@@ -208,18 +208,26 @@ function releaseTarball(t) {
   return packTarball({ pkgDir, outDir: out }).file;
 }
 
+/**
+ * The release tarball installed by pi `version`'s own CLI, as the README says, into a fresh agent dir:
+ * `{dir, sh, tgz, source, installed}` (`installed`: where pi's npm puts it).
+ */
+function tarballInstalled(t, version) {
+  const dir = agentDir(t, false);
+  const sh = piShell(dir, version);
+  const tgz = releaseTarball(t);
+  const source = `npm:pi-tree-navigator@file:${tgz}`;
+  const install = sh(`pi install '${source}'`);
+  assert.equal(install.status, 0, install.stderr + install.stdout);
+  return { dir, sh, tgz, source, installed: join(dir, "npm", "node_modules", "pi-tree-navigator") };
+}
+
 const NEWEST = NEWEST_TESTED;
 const needsNewest = () => assert.ok(hostAvailable(NEWEST), `pi ${NEWEST} is not installed at ${hostDir(NEWEST)}: run bash scripts/setup-hosts.sh`);
 
 test(`doctor after pi ${NEWEST} installed the release tarball: the copy in pi's npm folder, its version; doctor writes nothing`, (t) => {
   needsNewest();
-  const dir = agentDir(t, false);
-  const sh = piShell(dir, NEWEST);
-  const tgz = releaseTarball(t);
-  const source = `npm:pi-tree-navigator@file:${tgz}`;
-  const install = sh(`pi install '${source}'`);
-  assert.equal(install.status, 0, install.stderr + install.stdout);
-  const installed = join(dir, "npm", "node_modules", "pi-tree-navigator");
+  const { dir, source, installed } = tarballInstalled(t, NEWEST);
   const before = snapshot(dir);
   const r = doctor(nodeFor(NEWEST), ["--pi", hostDir(NEWEST)], dir);
   assert.equal(r.status, 0, r.stdout + r.stderr);
@@ -310,14 +318,9 @@ test(`doctor on git: entries pi ${NEWEST} installed (git clone of a local reposi
 
 test(`doctor on two copies at once (pi ${NEWEST} stops pi -p on them): names both and which to remove; after that, one copy and pi -p runs`, (t) => {
   needsNewest();
-  const dir = agentDir(t, false);
-  const sh = piShell(dir, NEWEST);
-  const tgz = releaseTarball(t);
-  const source = `npm:pi-tree-navigator@file:${tgz}`;
-  const installed = join(dir, "npm", "node_modules", "pi-tree-navigator");
   // The tarball in the user's settings, and the built pkg/ in the project's: pi loads the project's first, once
   // it trusts the project (no decision stored: pi -p loads it only with --approve).
-  assert.equal(sh(`pi install '${source}'`).status, 0);
+  const { dir, sh, tgz, source, installed } = tarballInstalled(t, NEWEST);
   writeFileSync(join(dir, ".pi", "settings.json"), JSON.stringify({ packages: [resolve(pkgDir)] }));
   const run = (...flags) => sh(`pi -p 'set an anchor' ${flags.join(" ")} --provider faux --model faux-1 --no-session --offline -e '${join(root, "tests", "e2e", "fixtures", "faux-cli", "index.js")}' -ns -nc -np --no-themes`,
     { PTN_FAUX_LOG: join(dir, "requests.jsonl"), PTN_FAUX_SCRIPT: JSON.stringify({ agent: [{ calls: [["navigate_tree", { action: "anchor", name: "one" }, "c1"]] }, { text: "all done" }], summary: [] }) });
@@ -369,13 +372,7 @@ test(`doctor on a copy in the settings of a project pi ${NEWEST} does not trust:
 test("doctor on npm:pi-tree-navigator@file:<tgz> installed by pi 0.75.5 (older than 0.87.1): not loaded, installed again at every start", (t) => {
   const version = "0.75.5";
   assert.ok(hostAvailable(version), `pi ${version} is not installed at ${hostDir(version)}: run bash scripts/setup-hosts.sh`);
-  const dir = agentDir(t, false);
-  const sh = piShell(dir, version);
-  const tgz = releaseTarball(t);
-  const source = `npm:pi-tree-navigator@file:${tgz}`;
-  const install = sh(`pi install '${source}'`);
-  assert.equal(install.status, 0, install.stderr + install.stdout);
-  const installed = join(dir, "npm", "node_modules", "pi-tree-navigator");
+  const { dir, tgz, source, installed } = tarballInstalled(t, version);
   const r = doctor(nodeFor(version), ["--pi", hostDir(version)], dir);
   assert.equal(r.status, 1, r.stdout);
   assert.ok(r.stdout.includes(`settings: pi loads no copy of pi-tree-navigator\n  not loaded  ${source} — release tarball in ${join(dir, "settings.json")} → ${installed} (${manifest.version})\n`), r.stdout);
