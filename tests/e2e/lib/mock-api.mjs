@@ -53,7 +53,7 @@
 // tokens from the cache (chars/4) — plain and thread requests share entries by content. `usage` of a reply
 // overrides the numbers.
 import { createServer } from "node:http";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 const B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** `n` random base-62 characters (the alphabet of Anthropic's ids). */
@@ -167,18 +167,25 @@ async function startServer({ api, replies = [], onRequest, route, check, respond
   return mock;
 }
 
-/** Cache accounting for a request whose canonical prompt is `parts` (strings, in prompt order). */
+/**
+ * Cache accounting for a request whose canonical prompt is `parts` (strings, in prompt order). Each prefix is
+ * kept as its length and SHA-256 (long runs send hundreds of requests of hundreds of kB: their prefixes as
+ * strings would not fit in memory).
+ */
 function cacheUsage(mock, parts, override = {}) {
-  let prefix = "";
+  const hash = createHash("sha256");
+  let length = 0;
   let read = 0;
   const prefixes = [];
   for (const p of parts) {
-    prefix += p;
-    prefixes.push(prefix);
-    if (mock.cache.has(prefix)) read = prefix.length;
+    hash.update(p);
+    length += p.length;
+    const key = `${length}:${hash.copy().digest("base64")}`;
+    prefixes.push(key);
+    if (mock.cache.has(key)) read = length;
   }
   for (const p of prefixes) mock.cache.add(p);
-  const total = prefix.length;
+  const total = length;
   const cacheRead = override.cacheRead ?? tokens(read);
   const cacheWrite = override.cacheWrite ?? tokens(total - read);
   return { input: override.input ?? 0, cacheRead, cacheWrite };
