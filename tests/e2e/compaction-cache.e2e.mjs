@@ -36,7 +36,7 @@ const isCompaction = (request) => request.messages.at(-1)?.role === "user" && te
  * `(request, box) => step`) and whose compaction requests get `checkpoint` (a step or a function). pi's own cold
  * summary requests get COLD. `config`: tree-navigator.json; `compaction`: pi's compaction settings.
  */
-async function start(t, steps, { checkpoint = SUMMARY, config = null, compaction = THRESHOLD, files = {} } = {}) {
+async function start(t, steps, { checkpoint = SUMMARY, config = null, compaction = THRESHOLD, files = {}, before = [] } = {}) {
   const dirs = mkdtempSync(join(tmpdir(), "ptn-compact-"));
   const agentDir = join(dirs, "agent");
   const cwd = join(dirs, "cwd");
@@ -44,9 +44,9 @@ async function start(t, steps, { checkpoint = SUMMARY, config = null, compaction
   mkdirSync(cwd, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
   if (config) writeFileSync(join(agentDir, "tree-navigator.json"), JSON.stringify(config));
-  const before = process.env.PI_CODING_AGENT_DIR;
+  const agentDirBefore = process.env.PI_CODING_AGENT_DIR;
   process.env.PI_CODING_AGENT_DIR = agentDir;
-  t.after(() => (before === undefined ? delete process.env.PI_CODING_AGENT_DIR : (process.env.PI_CODING_AGENT_DIR = before)));
+  t.after(() => (agentDirBefore === undefined ? delete process.env.PI_CODING_AGENT_DIR : (process.env.PI_CODING_AGENT_DIR = agentDirBefore)));
   const m = new ScriptedModel(host);
   const order = [];
   m.onRequest = (request, isSummary) => order.push({ request, kind: isSummary ? "cold" : isCompaction(request) ? "live" : "main" });
@@ -57,7 +57,12 @@ async function start(t, steps, { checkpoint = SUMMARY, config = null, compaction
   const checkpoints = Array.isArray(checkpoint) ? checkpoint : [checkpoint];
   m.agentBy.live = checkpoints.map((c) => (typeof c === "function" ? (request) => c(request, box, m) : m.text(c)));
   for (let i = 0; i < 4; i++) m.summary.push(m.text(COLD));
-  const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, compaction, cwd });
+  const extensions = [...before.map((source, i) => {
+    const file = join(dirs, `before-${i}.mjs`);
+    writeFileSync(file, source);
+    return file;
+  }), ...EXTENSIONS];
+  const s = await createSession(host, m, { extensions, tools: TOOLS, compaction, cwd });
   box.sm = s.sm;
   box.session = s.session;
   box.m = m;
@@ -257,4 +262,33 @@ test("fallback: the registry has no streamSimple → reason no-stream", { skip: 
   await s.session.compact();
   assert.deepEqual(kinds(order).filter((k) => k !== "main"), ["cold"]);
   assert.deepEqual(outcomes().map((o) => [o.mode, o.reason]), [["fallback", "no-stream"]]);
+});
+
+test("fallback: pi recovers from the live request overflowing the window (it will retry) → reason overflow", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+  // The provider refuses the request for its size; pi omits the failed reply, compacts and retries the turn.
+  const tooLong = (_request, box) => box.m.error("prompt is too long: 213462 tokens > 200000 maximum");
+  const { s, sm, order, outcomes } = await start(t, [bulk(6000, "b1"), "one", tooLong, "recovered"], { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 500 } });
+  await s.session.prompt("one");
+  await s.session.prompt("two");
+  for (const end = Date.now() + 5000; Date.now() < end && (s.session.isCompacting || !compactions(sm).length); ) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(compactions(sm).length, 1);
+  assert.deepEqual(kinds(order).filter((k) => k !== "main"), ["cold"], "pi's own request, never the refused one again");
+  assert.deepEqual(outcomes().map((o) => [o.mode, o.reason, o.trigger]), [["fallback", "overflow", "overflow"]]);
+});
+
+test("fallback: pi's range to summarize is not where pi's compaction puts it (another extension changed it) → reason unaligned", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+  // An extension that runs first and drops the first message pi would summarize (history, or the turn's prefix).
+  const trims = `export default function (pi) {
+    pi.on("session_before_compact", (event) => {
+      const p = event.preparation;
+      if (p.messagesToSummarize.length) p.messagesToSummarize = p.messagesToSummarize.slice(1);
+      else p.turnPrefixMessages = p.turnPrefixMessages.slice(1);
+    });
+  }`;
+  const { s, order, outcomes } = await start(t, [bulk(6000, "b1"), "one", "two"], { compaction: { enabled: false, keepRecentTokens: 500 }, before: [trims] });
+  await s.session.prompt("one");
+  await s.session.prompt("two");
+  await s.session.compact();
+  assert.deepEqual(kinds(order).filter((k) => k !== "main").slice(0, 1), ["cold"]);
+  assert.deepEqual(outcomes().map((o) => [o.mode, o.reason]), [["fallback", "unaligned"]]);
 });
