@@ -12,13 +12,15 @@
 //! Everything here is a decision or a text, as data: whether the live request can be reused and why not
 //! ([`compaction_mode`], [`CompactionFallback`]), the instruction ([`compaction_instruction`]), what a reply
 //! means ([`reply_verdict`]), the summary pi stores ([`compaction_summary`]), the file lists
-//! ([`compaction_files`], [`carried_files`]) and what the user sees ([`compaction_notices`]). The shim
+//! ([`compaction_files`], [`carried_files`]) and what the user sees ([`compaction_notices`], in the rewinds'
+//! words). The shim
 //! (`js/compaction.js`) captures, measures, sends and returns.
 
 use serde::{Deserialize, Serialize};
 use tsify_next::Tsify;
 
 use crate::text::format_tokens;
+use crate::tool::SummaryCache;
 
 // ── Mode ─────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -519,26 +521,6 @@ fn format_file_operations(files: &FileLists) -> String {
 
 // ── What the user sees ───────────────────────────────────────────────────────────────────────────────
 
-/// How a compaction's summary was written, for the notices.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct CompactionOutcome {
-    /// `"live-prefix"` or `"fallback"`.
-    pub mode: String,
-    /// The fallback's reason, by name (`CompactionFallback`, kebab-case).
-    #[tsify(optional)]
-    pub reason: Option<String>,
-    /// Prompt tokens read from the cache, when the provider said.
-    #[tsify(optional)]
-    pub cache_read: Option<f64>,
-    /// Prompt tokens billed uncached, when the provider said.
-    #[tsify(optional)]
-    pub input: Option<f64>,
-    /// Prompt tokens written to the cache, when the provider said.
-    #[tsify(optional)]
-    pub cache_write: Option<f64>,
-}
-
 /// One line for pi's UI.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -550,27 +532,21 @@ pub struct Notice {
 }
 
 /// What the user sees after a compaction, as for rewinds: always one line saying whether the summary came
-/// from the prompt cache (or why not); with pi's `showCacheMissNotices` on, a warning line when it did not,
-/// with the prompt tokens billed outside the cache. Nothing when the feature is turned off.
-pub fn compaction_notices(o: &CompactionOutcome, show_misses: bool) -> Vec<Notice> {
-    let known = |x: Option<f64>| x.filter(|n| n.is_finite());
-    let (read, input, write) = (known(o.cache_read), known(o.input), known(o.cache_write));
-    let uncached = match (input, write) {
-        (None, None) => None,
-        (i, w) => Some(i.unwrap_or(0.0) + w.unwrap_or(0.0)),
-    };
-    let live = o.mode == "live-prefix";
-    let reason = o.reason.as_deref();
+/// from the prompt cache (or why not); with pi's `showCacheMissNotices` on, the rewinds' cache-miss line when
+/// it did not, with the prompt tokens billed outside the cache. Nothing when the feature is turned off.
+/// `outcome`: how the summary was written, in the rewinds' `summaryCache` shape.
+pub fn compaction_notices(outcome: &SummaryCache, show_misses: bool) -> Vec<Notice> {
+    let reason = outcome.reason.as_deref();
+    let live = outcome.mode == "live-prefix";
     if !live && reason == Some(CompactionFallback::Disabled.name()) {
         return Vec::new();
     }
-    let hit = live && !matches!(read, Some(r) if r <= 0.0);
-    let headline = if hit {
-        match read {
-            Some(r) => format!(
+    let headline = if outcome.hit() {
+        match outcome.cache_read.filter(|n| n.is_finite()) {
+            Some(read) => format!(
                 "tree-navigator: compaction summary from the prompt cache ({} of {} prompt tokens read from the cache)",
-                format_tokens(r),
-                format_tokens(r + uncached.unwrap_or(0.0))
+                format_tokens(read),
+                format_tokens(read + outcome.uncached().unwrap_or(0.0))
             ),
             None => "tree-navigator: compaction summary from the prompt cache".to_string(),
         }
@@ -580,10 +556,8 @@ pub fn compaction_notices(o: &CompactionOutcome, show_misses: bool) -> Vec<Notic
         format!("tree-navigator: compaction summary by pi's own request, cold ({})", reason.unwrap_or("unknown"))
     };
     let mut out = vec![Notice { text: headline, level: "info" }];
-    if !hit && show_misses {
-        let why = reason.map_or_else(|| "read nothing from the prompt cache".to_string(), |r| format!("was written cold ({r})"));
-        let billed = uncached.map_or_else(String::new, |n| format!(": {} prompt tokens not read from the cache", format_tokens(n)));
-        out.push(Notice { text: format!("cache miss: the compaction's summary {why}{billed}"), level: "warning" });
+    if let Some(line) = outcome.miss_line("compaction").filter(|_| show_misses) {
+        out.push(Notice { text: line, level: "warning" });
     }
     out
 }
@@ -761,19 +735,19 @@ mod tests {
 
     #[test]
     fn notices_follow_the_rewinds_convention() {
-        let live = CompactionOutcome { mode: "live-prefix".into(), reason: None, cache_read: Some(182_400.0), input: Some(700.0), cache_write: Some(0.0) };
+        let live = SummaryCache { mode: "live-prefix".into(), reason: None, cache_read: Some(182_400.0), input: Some(700.0), cache_write: Some(0.0) };
         let n = compaction_notices(&live, true);
         assert_eq!(n, vec![Notice { text: "tree-navigator: compaction summary from the prompt cache (182.4k of 183.1k prompt tokens read from the cache)".into(), level: "info" }]);
-        let cold = CompactionOutcome { mode: "fallback".into(), reason: Some("no-capture".into()), cache_read: Some(0.0), input: Some(150_000.0), cache_write: None };
+        let cold = SummaryCache { mode: "fallback".into(), reason: Some("no-capture".into()), cache_read: Some(0.0), input: Some(150_000.0), cache_write: None };
         assert_eq!(compaction_notices(&cold, false), vec![Notice { text: "tree-navigator: compaction summary by pi's own request, cold (no-capture)".into(), level: "info" }]);
         let with = compaction_notices(&cold, true);
         assert_eq!(with.len(), 2);
         assert_eq!(with[1], Notice { text: "cache miss: the compaction's summary was written cold (no-capture): 150.0k prompt tokens not read from the cache".into(), level: "warning" });
         // Sent live but nothing read: said, and a miss.
-        let missed = CompactionOutcome { cache_read: Some(0.0), ..live };
+        let missed = SummaryCache { cache_read: Some(0.0), ..live };
         let n = compaction_notices(&missed, true);
         assert!(n[0].text.contains("read nothing from its cache") && n[1].text.ends_with("read nothing from the prompt cache: 700 prompt tokens not read from the cache"), "{n:?}");
         // Turned off: silent.
-        assert!(compaction_notices(&CompactionOutcome { mode: "fallback".into(), reason: Some("disabled".into()), ..CompactionOutcome::default() }, true).is_empty());
+        assert!(compaction_notices(&SummaryCache { mode: "fallback".into(), reason: Some("disabled".into()), ..SummaryCache::default() }, true).is_empty());
     }
 }

@@ -428,12 +428,13 @@ pub(crate) fn view_failed(reason: &str) -> String {
     format!("failed: {reason}")
 }
 
-/// The cache-miss line of a rewind whose summary did not read the prompt cache: why, and the prompt
-/// tokens the provider did not read from it (uncached input plus cache writes), when it said.
-pub(crate) fn view_cache_miss(reason: Option<&str>, uncached: Option<f64>) -> String {
+/// The cache-miss line of a rewind's (or a compaction's: `whose`) summary that did not read the prompt
+/// cache: why, and the prompt tokens the provider did not read from it (uncached input plus cache writes),
+/// when it said.
+pub(crate) fn view_cache_miss(whose: &str, reason: Option<&str>, uncached: Option<f64>) -> String {
     let why = reason.map_or_else(|| "read nothing from the prompt cache".to_string(), |r| format!("was written cold ({r})"));
     let billed = uncached.map_or_else(String::new, |n| format!(": {} prompt tokens not read from the cache", format_tokens(n)));
-    format!("cache miss: the rewind's summary {why}{billed}")
+    format!("cache miss: the {whose}'s summary {why}{billed}")
 }
 
 // ── What the user's `/anchors` command shows (tool/anchors.rs); never part of the model's text ─────

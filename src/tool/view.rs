@@ -85,16 +85,22 @@ pub struct SummaryCache {
 
 impl SummaryCache {
     /// Whether the summary was served from the prompt cache (the live prefix, and not reported as unread).
-    fn hit(&self) -> bool {
+    pub fn hit(&self) -> bool {
         self.mode == "live-prefix" && !matches!(self.cache_read, Some(read) if read <= 0.0)
     }
 
     /// Prompt tokens not read from the cache: uncached input plus cache writes (`None` when neither is known).
-    fn uncached(&self) -> Option<f64> {
+    pub fn uncached(&self) -> Option<f64> {
         match (self.input, self.cache_write) {
             (None, None) => None,
             (input, write) => Some(input.unwrap_or(0.0) + write.unwrap_or(0.0)),
         }
+    }
+
+    /// The line pi's `showCacheMissNotices` setting shows when this summary missed the cache (`None` on a hit);
+    /// `whose`: what wrote the summary (`"rewind"`, `"compaction"`).
+    pub fn miss_line(&self, whose: &str) -> Option<String> {
+        (!self.hit()).then(|| texts::view_cache_miss(whose, self.reason.as_deref(), self.uncached()))
     }
 }
 
@@ -154,7 +160,7 @@ pub fn result_view(result: &ShownResult) -> ResultView {
         texts::view_failed(&first_line(&result.text))
     } else if let (Some(start), Some(end)) = (&d.label_start, &d.label_end) {
         let cache = d.summary_cache.as_ref();
-        cache_miss = cache.filter(|c| !c.hit()).map(|c| texts::view_cache_miss(c.reason.as_deref(), c.uncached()));
+        cache_miss = cache.and_then(|c| c.miss_line("rewind"));
         let served = cache.map(|c| if c.hit() { Served::Cache } else { Served::Cold(c.reason.as_deref().unwrap_or("cache not read")) });
         texts::view_rewound(start, end, d.context_before.unwrap_or(0.0), d.context_after.unwrap_or(0.0), window, served)
     } else if let Some(anchors) = &d.anchors {

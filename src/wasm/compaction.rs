@@ -6,7 +6,8 @@ use wasm_bindgen::prelude::*;
 
 use super::error::invalid;
 use super::to_js;
-use crate::compaction::{self, CompactionFacts, CompactionOutcome, CompactionRange, CompactionReply, FileOps, PreviousCompaction, SummaryParts};
+use crate::compaction::{self, CompactionFacts, CompactionRange, CompactionReply, FileOps, PreviousCompaction, SummaryParts};
+use crate::tool::SummaryCache;
 
 fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(value).map_err(|e| invalid(&format!("{what}: {e}")))
@@ -74,8 +75,8 @@ pub fn compaction_result(
 /// The lines the user sees after a compaction: `[{text, level}]`.
 #[wasm_bindgen(js_name = compactionNotices, unchecked_return_type = "Notice[]")]
 pub fn compaction_notices(
-    #[wasm_bindgen(unchecked_param_type = "CompactionOutcome")] outcome: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "SummaryCache")] outcome: JsValue,
     show_misses: bool,
 ) -> Result<JsValue, JsValue> {
-    to_js(&compaction::compaction_notices(&from_js::<CompactionOutcome>(outcome, "outcome")?, show_misses))
+    to_js(&compaction::compaction_notices(&from_js::<SummaryCache>(outcome, "outcome")?, show_misses))
 }

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import test from "node:test";
 import { FIXTURES, HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
+import { tmuxServer, waitFor } from "./lib/tmux.mjs";
 import { WireModel } from "./lib/wire.mjs";
 
 const HOST = process.env.PTN_TUI_HOST ?? [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
@@ -26,22 +27,7 @@ const SUMMARY = "## Goal\nRead the logs.\n\n## Progress\n### Done\n- [x] read fo
 const WINDOW = 200000;
 const OURS = "tree-navigator: compaction summary";
 
-function tmux(...args) {
-  const r = spawnSync("tmux", ["-S", SOCKET, ...args], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr || r.error?.message}`);
-  return r.stdout;
-}
-const screen = (name) => tmux("capture-pane", "-p", "-S", "-300", "-t", name).split("\n").map((l) => l.trimEnd());
-
-async function waitFor(what, check, timeoutMs = 60_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const got = check();
-    if (got) return got;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const { tmux, screen, kill } = tmuxServer(SOCKET);
 
 const textOf = (m) => (typeof m?.content === "string" ? m.content : (m?.content ?? []).map((b) => b.text ?? (typeof b.content === "string" ? b.content : "")).join(""));
 
@@ -61,7 +47,7 @@ async function runPi(t, name, { notices, live = "ok", env: extra = {} }) {
     },
   });
   t.after(async () => {
-    spawnSync("tmux", ["-S", SOCKET, "kill-session", "-t", name]);
+    kill(name);
     await mock.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -118,7 +104,7 @@ function fromCompaction(lines) {
 
 test(`pi ${HOST}'s interactive TUI: a compaction from the prompt cache, one that went cold, and the feature off`, { timeout: 240_000 }, async (t) => {
   t.after(() => {
-    spawnSync("tmux", ["-S", SOCKET, "kill-server"]);
+    kill();
     rmSync(SOCKET_DIR, { recursive: true, force: true });
   });
   if (spawnSync("tmux", ["-V"]).status !== 0 || !hostAvailable(HOST)) return t.skip("needs tmux and the newest host");

@@ -17,6 +17,7 @@ import { pathToFileURL } from "node:url";
 import test from "node:test";
 import { HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
+import { tmuxServer, waitFor } from "./lib/tmux.mjs";
 import { WireModel } from "./lib/wire.mjs";
 
 /** The built package's core (for what /anchors' first page holds). */
@@ -30,25 +31,8 @@ const SOCKET = join(SOCKET_DIR, "tmux.sock");
 const FOCUS = "User asked: build the parser. Done: read the data. Left: tests.";
 const SUMMARY = "## Goal\nBuild the parser.\n\n## Progress\n### Done\n- [x] read the data\n\n## Next Steps\n1. tests";
 
-function tmux(...args) {
-  const r = spawnSync("tmux", ["-S", SOCKET, ...args], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr || r.error?.message}`);
-  return r.stdout;
-}
-
-/** The pane's screen and the history above it, one string per screen line (trailing blanks dropped). */
-const screen = (name, escapes = false) =>
-  tmux("capture-pane", "-p", ...(escapes ? ["-e"] : []), "-S", "-300", "-t", name).split("\n").map((l) => l.trimEnd());
-
-async function waitFor(what, check, timeoutMs = 60_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const got = check();
-    if (got) return got;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** tmux on its own socket (lib/tmux.mjs). */
+const { tmux, screen } = tmuxServer(SOCKET);
 
 /**
  * One interactive pi session: the scripted model anchors `start`, reads big.txt with bash, rewinds

@@ -12,8 +12,7 @@ import test from "node:test";
 import { compareVersions } from "../../js/tested-hosts.js";
 import { createSession, loadHost } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
-import { startAnthropicMock, startChatCompletionsMock, startResponsesMock } from "./lib/mock-api.mjs";
-import { WireModel } from "./lib/wire.mjs";
+import { WireModel, wireApis } from "./lib/wire.mjs";
 
 // These tests are about the product as shipped: the driver's kill switches off.
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY", "PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION"]) delete process.env[k];
@@ -34,39 +33,8 @@ const textOf = (m) => blocks(m).map((b) => b.text ?? (typeof b.content === "stri
 /** JSON without cache_control: what a prompt is (the marker moves to the last message of each request). */
 const canon = (v) => JSON.parse(JSON.stringify(v ?? null, (k, x) => (k === "cache_control" ? undefined : x)));
 
-/** Each API: its mock, pi's API name, base URL, a request's conversation and head, its cache accounting. */
-const APIS = {
-  anthropic: {
-    start: startAnthropicMock,
-    api: "anthropic-messages",
-    base: (url) => url,
-    compat: THREADS ? { supportsMessageThreads: true } : undefined,
-    conv: (r) => r.full.messages,
-    head: (r) => ({ system: r.full.system, tools: r.full.tools }),
-    maxOut: (r) => r.body.max_tokens,
-    cache: (r) => ({ read: r.usage.cache_read_input_tokens, total: r.usage.input_tokens + r.usage.cache_read_input_tokens + r.usage.cache_creation_input_tokens }),
-  },
-  responses: {
-    start: startResponsesMock,
-    api: "openai-responses",
-    base: (url) => `${url}/v1`,
-    compat: { promptCacheKeyMode: "enabled" },
-    conv: (r) => r.full.input,
-    head: (r) => ({ instructions: r.full.instructions, tools: r.full.tools, promptCacheKey: r.full.promptCacheKey }),
-    maxOut: (r) => r.body.max_output_tokens,
-    cache: (r) => ({ read: r.usage.input_tokens_details.cached_tokens, total: r.usage.input_tokens }),
-  },
-  chat: {
-    start: startChatCompletionsMock,
-    api: "openai-completions",
-    base: (url) => `${url}/v1`,
-    compat: { promptCacheKeyMode: "enabled" },
-    conv: (r) => r.full.messages,
-    head: (r) => ({ tools: r.full.tools, promptCacheKey: r.body.prompt_cache_key }),
-    maxOut: (r) => r.body.max_completion_tokens ?? r.body.max_tokens,
-    cache: (r) => ({ read: r.usage.prompt_tokens_details.cached_tokens, total: r.usage.prompt_tokens }),
-  },
-};
+/** Each API: its mock, pi's API name, base URL, a request's conversation and head, its cache accounting (lib/wire.mjs). */
+const APIS = wireApis({ threads: THREADS });
 
 function kindOf(A, record) {
   const conv = A.conv(record);

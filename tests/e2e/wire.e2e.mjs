@@ -12,8 +12,7 @@ import { compareVersions } from "../../js/tested-hosts.js";
 import { resultEntry } from "./lib/checks.mjs";
 import { createSession, loadHost } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
-import { startAnthropicMock, startChatCompletionsMock, startResponsesMock } from "./lib/mock-api.mjs";
-import { WireModel } from "./lib/wire.mjs";
+import { WireModel, wireApis } from "./lib/wire.mjs";
 
 // These tests are about the product as shipped: the driver's kill switches off.
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY"]) delete process.env[k];
@@ -40,42 +39,8 @@ const textOf = (m) => blocks(m).map((b) => b.text ?? (typeof b.content === "stri
 /** JSON without cache_control: what a prompt is (the marker moves to the last message of each request). */
 const canon = (v) => JSON.parse(JSON.stringify(v ?? null, (k, x) => (k === "cache_control" ? undefined : x)));
 
-/**
- * Each API as the tests see it: its mock, pi's API name and base URL, the conversation of a request (`conv`)
- * and what must stay equal besides it (`head`), the largest output a request asks for, an overload fault.
- */
-const APIS = {
-  anthropic: {
-    start: startAnthropicMock,
-    api: "anthropic-messages",
-    base: (url) => url,
-    compat: THREADS ? { supportsMessageThreads: true } : undefined,
-    conv: (r) => r.full.messages,
-    head: (r) => ({ system: r.full.system, tools: r.full.tools }),
-    maxOut: (r) => r.body.max_tokens,
-    overloaded: { error: { status: 529, type: "overloaded_error", message: "Overloaded" } },
-  },
-  responses: {
-    start: startResponsesMock,
-    api: "openai-responses",
-    base: (url) => `${url}/v1`,
-    compat: { promptCacheKeyMode: "enabled" },
-    conv: (r) => r.full.input,
-    head: (r) => ({ instructions: r.full.instructions, tools: r.full.tools, promptCacheKey: r.full.promptCacheKey }),
-    maxOut: (r) => r.body.max_output_tokens,
-    overloaded: { error: { status: 503, type: "server_error", message: "The server is overloaded" } },
-  },
-  chat: {
-    start: startChatCompletionsMock,
-    api: "openai-completions",
-    base: (url) => `${url}/v1`,
-    compat: { promptCacheKeyMode: "enabled" },
-    conv: (r) => r.full.messages,
-    head: (r) => ({ tools: r.full.tools, promptCacheKey: r.body.prompt_cache_key }),
-    maxOut: (r) => r.body.max_completion_tokens ?? r.body.max_tokens,
-    overloaded: { error: { status: 503, type: "server_error", message: "The server is overloaded" } },
-  },
-};
+/** Each API as the tests see it (lib/wire.mjs). */
+const APIS = wireApis({ threads: THREADS });
 
 /** What a request is: a cache warm, the live-prefix summary, pi's cold summary, or a main-loop request. */
 function kindOf(A, record) {

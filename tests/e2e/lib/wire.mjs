@@ -4,6 +4,52 @@
 // model registry (older), so every request goes through pi's real provider code and HTTP client. For the CLI,
 // `modelsJson()` is the same provider as `models.json` (then `--provider wire --model <modelId>`).
 
+import { startAnthropicMock, startChatCompletionsMock, startResponsesMock } from "./mock-api.mjs";
+
+/**
+ * Each API as the wire tests see it: its mock, pi's API name and base URL, the model's compat flags (Anthropic
+ * message threads when `threads`; OpenAI's prompt-cache key), a request's conversation (`conv`) and what must
+ * stay equal besides it (`head`), the largest output a request asks for, an overload fault, and the mock's cache
+ * accounting of a reply (`cache`: prompt tokens read from the cache, of `total`).
+ */
+export function wireApis({ threads = false } = {}) {
+  return {
+    anthropic: {
+      start: startAnthropicMock,
+      api: "anthropic-messages",
+      base: (url) => url,
+      compat: threads ? { supportsMessageThreads: true } : undefined,
+      conv: (r) => r.full.messages,
+      head: (r) => ({ system: r.full.system, tools: r.full.tools }),
+      maxOut: (r) => r.body.max_tokens,
+      overloaded: { error: { status: 529, type: "overloaded_error", message: "Overloaded" } },
+      cache: (r) => ({ read: r.usage.cache_read_input_tokens, total: r.usage.input_tokens + r.usage.cache_read_input_tokens + r.usage.cache_creation_input_tokens }),
+    },
+    responses: {
+      start: startResponsesMock,
+      api: "openai-responses",
+      base: (url) => `${url}/v1`,
+      compat: { promptCacheKeyMode: "enabled" },
+      conv: (r) => r.full.input,
+      head: (r) => ({ instructions: r.full.instructions, tools: r.full.tools, promptCacheKey: r.full.promptCacheKey }),
+      maxOut: (r) => r.body.max_output_tokens,
+      overloaded: { error: { status: 503, type: "server_error", message: "The server is overloaded" } },
+      cache: (r) => ({ read: r.usage.input_tokens_details.cached_tokens, total: r.usage.input_tokens }),
+    },
+    chat: {
+      start: startChatCompletionsMock,
+      api: "openai-completions",
+      base: (url) => `${url}/v1`,
+      compat: { promptCacheKeyMode: "enabled" },
+      conv: (r) => r.full.messages,
+      head: (r) => ({ tools: r.full.tools, promptCacheKey: r.body.prompt_cache_key }),
+      maxOut: (r) => r.body.max_completion_tokens ?? r.body.max_tokens,
+      overloaded: { error: { status: 503, type: "server_error", message: "The server is overloaded" } },
+      cache: (r) => ({ read: r.usage.prompt_tokens_details.cached_tokens, total: r.usage.prompt_tokens }),
+    },
+  };
+}
+
 /** What `createSession` needs: `provider === "wire"`, the provider id, the model id and the provider config. */
 export class WireModel {
   /**
