@@ -10,7 +10,7 @@ import { ENV_NO_CACHE_SUMMARY, envFlag } from "./agent.js";
 /** Captures kept (sessions), least recently used out. */
 export const MAX_CAPTURES = 16;
 
-/** Installs the observer. `captures`: Map sessionId → { messages, leafId, systemPrompt }. Never changes the request. */
+/** Installs the observer. `captures`: Map sessionId → { messages, leafId, systemPrompt, model }. Never changes the request. */
 export function installCapture(pi, captures) {
   pi.on("context_with_system", (event, ctx) => {
     try {
@@ -23,7 +23,9 @@ export function installCapture(pi, captures) {
       try {
         systemPrompt = ctx.getSystemPrompt?.();
       } catch {}
-      captures.set(id, { messages: structuredClone(event.messages), leafId: sm.getLeafId(), systemPrompt: typeof systemPrompt === "string" ? systemPrompt : undefined });
+      // The model it went to: a provider's cache is per model (a compaction after a model switch goes cold).
+      const model = ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined;
+      captures.set(id, { messages: structuredClone(event.messages), leafId: sm.getLeafId(), systemPrompt: typeof systemPrompt === "string" ? systemPrompt : undefined, model });
       while (captures.size > MAX_CAPTURES) captures.delete(captures.keys().next().value);
     } catch {
       // Observe only: a failed capture means the next rewind takes the cold path ("no-capture").

@@ -119,6 +119,7 @@ export function installCompaction({ pi, core, captures, resolveAuth, config, sho
       enabled: config(ctx)?.cacheCompaction !== false && !envFlag(ENV_NO_CACHE_COMPACTION, env),
       hasCapture: !!capture,
       hasStream: typeof stream === "function",
+      sameModel: !capture?.model || !model || capture.model === `${model.provider}/${model.id}`,
       liveRequestOverflowed: event.reason === "overflow" && event.willRetry === true,
       tokensBefore: Number(prep?.tokensBefore) || 0,
       contextWindow: Number(model?.contextWindow) || 0,

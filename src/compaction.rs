@@ -35,6 +35,9 @@ pub enum CompactionFallback {
     NoCapture,
     /// The host's model registry has no `streamSimple`.
     NoStream,
+    /// The last request went to another model than the session's now (`/model` since): its cache is not
+    /// this model's.
+    ModelChanged,
     /// The captured request is not the start of the context pi compacts (the leaf moved, an entry edited
     /// or compacted what the request held).
     StaleCapture,
@@ -55,6 +58,7 @@ impl CompactionFallback {
             CompactionFallback::Disabled => "disabled",
             CompactionFallback::NoCapture => "no-capture",
             CompactionFallback::NoStream => "no-stream",
+            CompactionFallback::ModelChanged => "model-changed",
             CompactionFallback::StaleCapture => "stale-capture",
             CompactionFallback::Unaligned => "unaligned",
             CompactionFallback::Overflow => "overflow",
@@ -74,6 +78,10 @@ pub struct CompactionFacts {
     pub has_capture: bool,
     /// `ctx.modelRegistry.streamSimple` is a function.
     pub has_stream: bool,
+    /// The captured request went to the session's model (provider and id).
+    #[serde(default = "yes")]
+    #[tsify(optional)]
+    pub same_model: bool,
     /// The captured request's messages are the first messages of the context pi compacts, unchanged.
     #[serde(default)]
     #[tsify(optional)]
@@ -111,6 +119,11 @@ pub struct CompactionFacts {
     #[serde(default)]
     #[tsify(optional)]
     pub stream_failed: bool,
+}
+
+/// `serde(default)` for facts that hold unless the shim says otherwise.
+fn yes() -> bool {
+    true
 }
 
 /// The decision: the live prefix with its output limit, or pi's own compaction with a reason.
@@ -153,6 +166,9 @@ pub fn compaction_mode(f: &CompactionFacts) -> CompactionMode {
     }
     if !f.has_stream {
         return fallback(CompactionFallback::NoStream);
+    }
+    if !f.same_model {
+        return fallback(CompactionFallback::ModelChanged);
     }
     if !f.capture_is_prefix {
         return fallback(CompactionFallback::StaleCapture);
@@ -571,6 +587,7 @@ mod tests {
             enabled: true,
             has_capture: true,
             has_stream: true,
+            same_model: true,
             capture_is_prefix: true,
             range_found: true,
             live_request_overflowed: false,
@@ -601,6 +618,7 @@ mod tests {
             (CompactionFacts { enabled: false, ..facts() }, CompactionFallback::Disabled),
             (CompactionFacts { has_capture: false, ..facts() }, CompactionFallback::NoCapture),
             (CompactionFacts { has_stream: false, ..facts() }, CompactionFallback::NoStream),
+            (CompactionFacts { same_model: false, ..facts() }, CompactionFallback::ModelChanged),
             (CompactionFacts { capture_is_prefix: false, ..facts() }, CompactionFallback::StaleCapture),
             (CompactionFacts { range_found: false, ..facts() }, CompactionFallback::Unaligned),
             (CompactionFacts { live_request_overflowed: true, ..facts() }, CompactionFallback::Overflow),

@@ -292,3 +292,14 @@ test("fallback: pi's range to summarize is not where pi's compaction puts it (an
   assert.deepEqual(kinds(order).filter((k) => k !== "main").slice(0, 1), ["cold"]);
   assert.deepEqual(outcomes().map((o) => [o.mode, o.reason]), [["fallback", "unaligned"]]);
 });
+
+test("fallback: the session's model changed since the last request (/model) → reason model-changed", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+  const { s, m, order, outcomes } = await start(t, [bulk(6000, "b1"), "one", "two"], { compaction: { enabled: false, keepRecentTokens: 500 } });
+  await s.session.prompt("one");
+  await s.session.prompt("two");
+  // The same provider, another model: the provider's cache of the last request is not this model's.
+  await s.session.setModel({ ...m.model, id: "faux-other", name: "faux-other" });
+  await s.session.compact();
+  assert.deepEqual(kinds(order).filter((k) => k !== "main"), ["cold"]);
+  assert.deepEqual(outcomes().map((o) => [o.mode, o.reason]), [["fallback", "model-changed"]]);
+});
