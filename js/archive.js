@@ -155,6 +155,51 @@ function replaceChecked(fd, file, st, tmp, what) {
 }
 
 /**
+ * What of `line` (its plan action: 0 keep, 1 move, 2 stub) stays in the session file: the line itself (kept, or a
+ * stub line with no faithful stub), its stub naming the archive `archiveName`, or null (it moves whole).
+ */
+function keptPart(api, line, action, archiveName) {
+  if (action === 1) return null;
+  const stub = action === 2 ? (api.archiveStub(line, archiveName) ?? null) : null;
+  return stub === null ? line : Buffer.from(stub);
+}
+
+/**
+ * What `archive` would take out of `file`, measured by its own two passes without writing or hashing anything:
+ * `{fileBytes, savedBytes, plan}`, or null when archive would refuse the file (or it is archived already).
+ * `worth(plan, fileBytes)` decides after the first pass whether the second is worth reading (its upper bound:
+ * `plan.moved.bytes + plan.stubbed.bytes`); when it says no, `savedBytes` is null.
+ */
+export function measureArchive(api, file, { worth = () => true } = {}) {
+  if (existsSync(archivePathOf(file))) return null;
+  const fd = openSync(file, "r");
+  const planner = new api.ArchivePlanner();
+  try {
+    const buf = Buffer.allocUnsafe(PIECE);
+    let fileBytes = 0;
+    for (let n; (n = readSync(fd, buf, 0, PIECE, fileBytes)) > 0; fileBytes += n) planner.push(buf.subarray(0, n));
+    const plan = planner.finish();
+    if (plan.problem !== null) return null;
+    if (!worth(plan, fileBytes)) return { fileBytes, savedBytes: null, plan };
+    const actions = planner.actions();
+    const name = basename(archivePathOf(file));
+    let mainBytes = 0;
+    let i = 0;
+    for (const line of lines(fd)) {
+      const stays = keptPart(api, line, actions[i], name);
+      if (stays !== null) mainBytes += stays.length + (i !== plan.lines - 1 ? 1 : 0);
+      i++;
+    }
+    // A file that grew or changed between the passes (pi appended) is measured again at the next resume.
+    if (i !== plan.lines) return null;
+    return { fileBytes, savedBytes: fileBytes - mainBytes, plan };
+  } finally {
+    planner.free();
+    closeSync(fd);
+  }
+}
+
+/**
  * Archives `file` (see the header). `opts`: {dryRun, minIdle (seconds)}. Returns the plan's summary with the sizes
  * and the core's report for people: {plan, original: {bytes, sha256}, main: {bytes}, archive: {path, bytes}, dryRun,
  * text}.
@@ -206,18 +251,16 @@ export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_I
     let i = 0;
     let nextId = 0;
     for (const line of lines(fd, again)) {
-      const last = i === plan.lines - 1;
       const action = actions[i];
-      const stub = action === 2 ? (api.archiveStub(line, name) ?? null) : null;
-      if (action === 1 || stub !== null) {
+      const stays = keptPart(api, line, action, name);
+      if (action !== 0 && stays !== line) {
         index.push([i, archive.bytes, line.length, ids[nextId], action === 1 ? "move" : "stub"]);
         archive.write(line);
         archive.write(NL);
       }
       if (action !== 0) nextId++;
-      if (action === 0 || (action === 2 && stub === null)) main.write(line);
-      else if (stub !== null) main.write(Buffer.from(stub));
-      if (action !== 1 && !last) main.write(NL);
+      if (stays !== null) main.write(stays);
+      if (stays !== null && i !== plan.lines - 1) main.write(NL);
       i++;
     }
     if (i !== plan.lines || again.digest("hex") !== original.sha256) throw new ArchiveError(`${file}: changed while being archived; nothing was changed (run again when pi is not using it)`);

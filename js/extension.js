@@ -28,6 +28,7 @@ import * as tui from "@earendil-works/pi-tui";
 import { makeRenderers } from "./render.js";
 import { installAnchorsCommand } from "./anchors-command.js";
 import { readArchivedEntries } from "./archive.js";
+import { installArchiveNotice } from "./archive-notice.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
 export const MAX_CORE_RESTARTS = 5;
@@ -557,6 +558,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     log: (reg.compactions ??= []),
     pkg: hostOptions?.pkg,
   });
+  installArchiveNotice({ pi, core: () => current?.api ?? null, configOf: (sm) => agent.stateOf(sm)?.config });
   return {
     host,
     execute,

@@ -1,15 +1,16 @@
-//! The archive notice: when a resumed session file is big and mostly off the active path, the user (never
-//! the model) is told once per session that `archive` would shrink it, with the command to run after
-//! quitting pi. pi reads and parses every line of a session at every resume (a 1 GB session takes it 5–7 s,
-//! the archived one ~0.05 s), and a long run with this plugin leaves most of its bytes on the branches its
-//! rewinds collapsed.
+//! The archive notice: when a resumed session file is big and most of it is what pi never sends again, the
+//! user (never the model) is told once per session that `archive` would shrink it, with the command to run
+//! after quitting pi. pi reads and parses every line of a session at every resume (a 1 GB session takes it
+//! 5–7 s, the archived one ~0.05 s), and a long run with this plugin leaves most of its bytes on the branches
+//! its rewinds collapsed.
 //!
-//! The shim asks [`wanted`] with the file's size first (nothing is read for a small file, or with the
-//! notice off), then gets the bytes off the path from a read of the file and asks [`archive_notice`].
-//! "Off the active path" counts what `archive` would move out whole ([`crate::archive::Plan::moved`]:
-//! every entry not on the path root → leaf, except the labels and session names pi reads wherever they
-//! are), so the notice and `archive --dry-run` name the same bytes; `archive` also stubs contents before
-//! the latest compaction, so it saves at least that much.
+//! The shim asks [`wanted`] with the file's size first (nothing is read for a small file, or with the notice
+//! off), then measures what `archive` would take out of it and asks [`archive_notice`]. "Off the active
+//! path" is counted as `archive` counts it, so the notice and `archive --dry-run` give the same numbers: the
+//! entries off the path root → leaf (except the labels and session names pi reads wherever they are), and
+//! the contents of path entries before the latest compaction's kept range (pi sends none of it; a stub
+//! stays). The measure is `archive`'s own two passes without writing ([`due`] on the first pass's upper
+//! bound decides whether the second is worth reading).
 
 use crate::cli_text::shell_word;
 use crate::text::format_bytes;
@@ -27,13 +28,18 @@ pub fn wanted(file_bytes: f64, enabled: bool) -> bool {
     enabled && file_bytes >= MIN_FILE_BYTES
 }
 
+/// Whether a file of `file_bytes` bytes of which `archive` would take `saved_bytes` out gets the notice.
+pub fn due(file_bytes: f64, saved_bytes: f64) -> bool {
+    file_bytes >= MIN_FILE_BYTES && saved_bytes >= file_bytes * MIN_OFF_PATH_SHARE
+}
+
 /// What the shim knows about a resumed session file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoticeFacts {
     /// The file's size in bytes, as read.
     pub file_bytes: f64,
-    /// The bytes of its lines off the active path, as `archive` would move them (line ends included).
-    pub off_path_bytes: f64,
+    /// What `archive` would take out of it: its size less the archived file's.
+    pub saved_bytes: f64,
     /// The file's absolute path.
     pub file: String,
     /// The program that runs the CLI (`node`, or the absolute path of the Node that runs pi when `node` on
@@ -43,23 +49,22 @@ pub struct NoticeFacts {
     pub cli: String,
 }
 
-/// The notice for `facts`, or `None` when the file is too small or not enough of it is off the path.
+/// The notice for `facts`, or `None` when it is not [`due`].
 pub fn archive_notice(facts: &NoticeFacts) -> Option<String> {
-    let share = if facts.file_bytes > 0.0 { facts.off_path_bytes / facts.file_bytes } else { 0.0 };
-    if facts.file_bytes < MIN_FILE_BYTES || share < MIN_OFF_PATH_SHARE {
+    if !due(facts.file_bytes, facts.saved_bytes) {
         return None;
     }
     let command = [facts.node.as_str(), facts.cli.as_str(), "archive", facts.file.as_str()].map(shell_word).join(" ");
     // Whole percents, rounded down: a share just under a threshold never reads as the threshold.
-    let percent = (share * 100.0).floor();
+    let percent = (facts.saved_bytes / facts.file_bytes * 100.0).floor();
     Some(format!(
-        "tree-navigator: this session file is {}, and {} of it ({percent} %) is off the active path (branches \
-         rewinds collapsed, abandoned work): pi reads all of it again at every resume. After you quit pi, this \
-         moves that part into {}.archive next to it, and pi opens the same conversation from a smaller file \
-         (nothing is lost; `restore` puts it back):\n  {command}\nTurn this notice off with \"archiveNotice\": \
-         false in tree-navigator.json or {ENV_NO_ARCHIVE_NOTICE}=1.",
+        "tree-navigator: this session file is {}, and {} of it ({percent} %) is what pi never sends again \
+         (branches off the active path, contents before the latest compaction), yet pi reads all of it at every \
+         resume. After you quit pi, this moves that part into {}.archive next to it (nothing is lost; `restore` \
+         puts it back):\n  {command}\nTurn this notice off with \"archiveNotice\": false in tree-navigator.json or \
+         {ENV_NO_ARCHIVE_NOTICE}=1.",
         format_bytes(facts.file_bytes),
-        format_bytes(facts.off_path_bytes),
+        format_bytes(facts.saved_bytes),
         file_name(&facts.file),
     ))
 }
@@ -73,10 +78,10 @@ fn file_name(path: &str) -> &str {
 mod tests {
     use super::*;
 
-    fn facts(file_bytes: f64, off_path_bytes: f64) -> NoticeFacts {
+    fn facts(file_bytes: f64, saved_bytes: f64) -> NoticeFacts {
         NoticeFacts {
             file_bytes,
-            off_path_bytes,
+            saved_bytes,
             file: "/home/u/.pi/agent/sessions/--home-u-w--/2026-01-01T00-00-00-000Z_abc.jsonl".into(),
             node: "node".into(),
             cli: "/home/u/pkg/cli.js".into(),
@@ -94,6 +99,9 @@ mod tests {
 
     #[test]
     fn the_notice_needs_fifty_megabytes_and_half_of_them_off_the_path() {
+        assert!(!due(49_999_999.0, 49_000_000.0));
+        assert!(!due(100_000_000.0, 49_999_999.0));
+        assert!(due(100_000_000.0, 50_000_000.0));
         assert_eq!(archive_notice(&facts(49_999_999.0, 49_000_000.0)), None);
         assert_eq!(archive_notice(&facts(100_000_000.0, 49_999_999.0)), None);
         assert_eq!(archive_notice(&facts(0.0, 0.0)), None);
@@ -106,10 +114,10 @@ mod tests {
         let text = archive_notice(&facts(1_020_000_000.0, 895_000_000.0)).expect("a notice");
         assert_eq!(
             text,
-            "tree-navigator: this session file is 1.02 GB, and 895 MB of it (87 %) is off the active path (branches \
-             rewinds collapsed, abandoned work): pi reads all of it again at every resume. After you quit pi, this \
-             moves that part into 2026-01-01T00-00-00-000Z_abc.jsonl.archive next to it, and pi opens the same \
-             conversation from a smaller file (nothing is lost; `restore` puts it back):\n  \
+            "tree-navigator: this session file is 1.02 GB, and 895 MB of it (87 %) is what pi never sends again \
+             (branches off the active path, contents before the latest compaction), yet pi reads all of it at every \
+             resume. After you quit pi, this moves that part into 2026-01-01T00-00-00-000Z_abc.jsonl.archive next \
+             to it (nothing is lost; `restore` puts it back):\n  \
              node /home/u/pkg/cli.js archive /home/u/.pi/agent/sessions/--home-u-w--/2026-01-01T00-00-00-000Z_abc.jsonl\n\
              Turn this notice off with \"archiveNotice\": false in tree-navigator.json or PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE=1."
         );

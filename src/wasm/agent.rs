@@ -182,10 +182,16 @@ pub fn archive_notice_wanted(file_bytes: f64, enabled: bool) -> bool {
     crate::notice::wanted(file_bytes, enabled)
 }
 
-/// The archive notice for the resumed session file `file` of `fileBytes` bytes, `offPathBytes` of them off
-/// the active path as `archive` would move them, the CLI run as `<node> <cli> archive <file>` — or `null`
-/// when it is not due.
+/// Whether a session file of `fileBytes` bytes of which `archive` would take `savedBytes` out gets the
+/// archive notice (with an upper bound for `savedBytes`: whether measuring it exactly is worth it).
+#[wasm_bindgen(js_name = archiveNoticeDue)]
+pub fn archive_notice_due(file_bytes: f64, saved_bytes: f64) -> bool {
+    crate::notice::due(file_bytes, saved_bytes)
+}
+
+/// The archive notice for the resumed session file `file` of `fileBytes` bytes, of which `archive` would
+/// take `savedBytes` out, the CLI run as `<node> <cli> archive <file>` — or `null` when it is not due.
 #[wasm_bindgen(js_name = archiveNotice)]
-pub fn archive_notice(file_bytes: f64, off_path_bytes: f64, file: String, node: String, cli: String) -> Option<String> {
-    crate::notice::archive_notice(&crate::notice::NoticeFacts { file_bytes, off_path_bytes, file, node, cli })
+pub fn archive_notice(file_bytes: f64, saved_bytes: f64, file: String, node: String, cli: String) -> Option<String> {
+    crate::notice::archive_notice(&crate::notice::NoticeFacts { file_bytes, saved_bytes, file, node, cli })
 }

@@ -1,0 +1,116 @@
+// The archive notice: when a resumed session file is big and mostly off the active path, the user (never the
+// model) gets one note in pi's UI saying so, with the command that archives it after quitting pi. The core
+// decides (src/notice.rs: the thresholds, the text); this file finds the facts and shows the note.
+//
+// The facts are the file's size (one stat: a small file is never read) and, for a big one, what `archive` would
+// take out of it, measured by archive's own two passes without writing (js/archive.js, measureArchive: the note
+// and `archive --dry-run` give the same numbers) in a worker thread with its own wasm instance at the lowest
+// priority, so nothing of it runs on pi's thread. The worker is unref'd (it never keeps pi from exiting) and
+// stopped when the session shuts down.
+import { realpathSync, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { envFlag, ENV_NO_ARCHIVE_NOTICE } from "./agent.js";
+import { registry } from "./host.js";
+
+/** The CLI's file, next to this one in the package. */
+const CLI_PATH = fileURLToPath(new URL("./cli.js", import.meta.url));
+const WORKER_URL = new URL("./archive-notice-worker.js", import.meta.url);
+
+/**
+ * How to call Node for the CLI: `node` when the `node` on the PATH is the one running pi (the usual case: pi's
+ * launcher runs `node`), else the absolute path of the one running pi (pi ≥0.75 needs Node 22; a `node` on the
+ * PATH may be older than the CLI needs).
+ */
+export function nodeCommand(execPath = process.execPath, path = process.env.PATH ?? "") {
+  const self = real(execPath);
+  if (process.versions.bun || !/^node(\.exe)?$/i.test(self.split(/[\\/]/).pop() ?? "")) return "node";
+  for (const dir of path.split(delimiter)) {
+    if (dir && real(join(dir, "node")) === self) return "node";
+  }
+  return execPath;
+}
+
+function real(path) {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Measures `file` in a worker: `{fileBytes, savedBytes}` (what `archive` would take out of it), or null when
+ * archive would refuse the file or the read failed. `onWorker(worker)` lets the caller stop it.
+ */
+export function measureInWorker(file, onWorker = () => {}) {
+  return new Promise((resolve) => {
+    let worker;
+    try {
+      worker = new Worker(WORKER_URL, { workerData: { file } });
+    } catch {
+      resolve(null);
+      return;
+    }
+    worker.unref();
+    onWorker(worker);
+    worker.once("message", (m) => resolve(m?.ok ? { fileBytes: m.fileBytes, savedBytes: m.savedBytes } : null));
+    worker.once("error", () => resolve(null));
+    worker.once("exit", () => resolve(null));
+  });
+}
+
+/**
+ * Installs the notice. `core()`: the live wasm API (null while down); `configOf(sm)`: the session's effective
+ * config (agent.js's state). `readFacts(file)` replaces the worker read (tests).
+ */
+export function installArchiveNotice({ pi, core, configOf, env = process.env, readFacts = measureInWorker }) {
+  const reg = registry();
+  /** Session files already looked at in this process (a `/reload` or a second resume says nothing new). */
+  reg.archiveNoticeSeen ??= new Set();
+  /** SessionManager → the worker reading its file. */
+  const workers = new WeakMap();
+
+  async function check(ctx) {
+    const sm = ctx?.sessionManager;
+    const file = sm?.getSessionFile?.();
+    const api = core();
+    if (!file || !api || !ctx?.hasUI || reg.archiveNoticeSeen.has(file)) return;
+    const enabled = configOf(sm)?.archiveNotice === true && !envFlag(ENV_NO_ARCHIVE_NOTICE, env);
+    let size;
+    try {
+      size = statSync(file).size;
+    } catch {
+      return; // a new session: nothing written yet
+    }
+    if (!api.archiveNoticeWanted(size, enabled)) return;
+    reg.archiveNoticeSeen.add(file);
+    const facts = await readFacts(file, (w) => workers.set(sm, w));
+    workers.delete(sm);
+    if (!facts) return;
+    // The user may have switched sessions meanwhile: a stale context throws, another session's says nothing.
+    let current;
+    try {
+      current = ctx.sessionManager?.getSessionFile?.();
+    } catch {
+      current = undefined;
+    }
+    if (current !== file) {
+      reg.archiveNoticeSeen.delete(file); // looked at again when it is resumed again
+      return;
+    }
+    const text = core()?.archiveNotice(facts.fileBytes, facts.savedBytes, file, nodeCommand(), CLI_PATH);
+    if (text) ctx.ui.notify(text, "info");
+  }
+
+  pi.on("session_start", (_event, ctx) => {
+    // Not awaited: pi's startup never waits for the read.
+    check(ctx).catch(() => {});
+  });
+  pi.on("session_shutdown", (_event, ctx) => {
+    const sm = ctx?.sessionManager;
+    const worker = sm && workers.get(sm);
+    if (worker) void worker.terminate();
+  });
+}

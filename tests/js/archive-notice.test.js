@@ -1,0 +1,185 @@
+// The archive notice's shim (pkg/archive-notice.js, its worker, archive.js's measureArchive) against a fake pi: when
+// it reads, when it tells, once per session file, never on a stale session; the measure equals `archive --dry-run`.
+// The real-host proof is tests/e2e/archive-notice.test.mjs (pi 1.6.0's TUI under tmux). Run `npm run build` first.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fakePi, loadPkg } from "./fake-pi.js";
+
+fakePi("export const VERSION = '1.6.0';");
+const core = await loadPkg("index-node.js");
+const { installArchiveNotice, measureInWorker, nodeCommand } = await loadPkg("archive-notice.js");
+const { measureArchive } = await loadPkg("archive.js");
+const REGISTRY = Symbol.for("pi-tree-navigator.registry");
+const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
+const CLI = fileURLToPath(new URL("../../pkg/cli.js", import.meta.url));
+
+const work = mkdtempSync(join(tmpdir(), "ptn-notice-unit-"));
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+/** A file of `bytes` bytes that takes no room (sparse): the notice stats it, the fake measure never reads it. */
+function sized(name, bytes) {
+  const file = join(work, name);
+  writeFileSync(file, "");
+  truncateSync(file, bytes);
+  return file;
+}
+
+/** A fake pi with the events the notice uses, one session per `start(file)`; `notes` are the UI's notices. */
+function setup({ hasUI = true, config = { archiveNotice: true }, env = {}, facts } = {}) {
+  globalThis[REGISTRY] = undefined; // a fresh process's registry
+  const handlers = {};
+  const pi = { on: (event, fn) => (handlers[event] ??= []).push(fn) };
+  const notes = [];
+  const reads = [];
+  const readFacts = async (file) => {
+    reads.push(file);
+    return facts?.(file) ?? null;
+  };
+  installArchiveNotice({ pi, core: () => core, configOf: () => config, env, readFacts });
+  const emit = async (event, ctx) => {
+    for (const fn of handlers[event] ?? []) fn({}, ctx);
+    await new Promise((r) => setTimeout(r, 20)); // the check runs after session_start returns
+  };
+  const ctxOf = (file) => {
+    const sm = { getSessionFile: () => file };
+    return { sm, ctx: { hasUI, sessionManager: sm, ui: { notify: (text, level) => notes.push({ text, level }) } } };
+  };
+  return { emit, ctxOf, notes, reads };
+}
+
+const bigFacts = (file) => ({ fileBytes: 60e6, savedBytes: 45e6, file });
+
+test("a big session: measured once, one info notice with the core's text; a reload or second resume says nothing new", async () => {
+  const file = sized("big.jsonl", 60e6);
+  const s = setup({ facts: bigFacts });
+  const { ctx } = s.ctxOf(file);
+  await s.emit("session_start", ctx);
+  assert.deepEqual(s.reads, [file]);
+  assert.equal(s.notes.length, 1);
+  assert.equal(s.notes[0].level, "info");
+  assert.equal(s.notes[0].text, core.archiveNotice(60e6, 45e6, file, nodeCommand(), CLI));
+  await s.emit("session_start", s.ctxOf(file).ctx);
+  assert.equal(s.reads.length, 1, "not measured again in this process");
+  assert.equal(s.notes.length, 1, "one notice per session file");
+});
+
+test("nothing is read without a UI, with the notice off (config or env), for a small file, or for a new session", async () => {
+  const big = sized("big2.jsonl", 60e6);
+  const small = sized("small.jsonl", 49_999_999);
+  const cases = [
+    ["no UI", setup({ hasUI: false, facts: bigFacts }), big],
+    ["config off", setup({ config: { archiveNotice: false }, facts: bigFacts }), big],
+    ["config not loaded", setup({ config: null, facts: bigFacts }), big],
+    ["env off", setup({ env: { PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE: "1" }, facts: bigFacts }), big],
+    ["under 50 MB", setup({ facts: bigFacts }), small],
+    ["no file yet", setup({ facts: bigFacts }), join(work, "not-written-yet.jsonl")],
+    ["in-memory session", setup({ facts: bigFacts }), undefined],
+  ];
+  for (const [what, s, file] of cases) {
+    await s.emit("session_start", s.ctxOf(file).ctx);
+    assert.deepEqual(s.reads, [], what);
+    assert.deepEqual(s.notes, [], what);
+  }
+  // The env switch set to "0" or "false" is no switch (as the other features' switches).
+  const on = setup({ env: { PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE: "0" }, facts: bigFacts });
+  await on.emit("session_start", on.ctxOf(big).ctx);
+  assert.equal(on.notes.length, 1);
+});
+
+test("not due (under half off the path, or archive would refuse the file): measured, nothing said", async () => {
+  const file = sized("mostly-on-path.jsonl", 60e6);
+  const s = setup({ facts: () => ({ fileBytes: 60e6, savedBytes: 29e6 }) });
+  await s.emit("session_start", s.ctxOf(file).ctx);
+  assert.equal(s.reads.length, 1);
+  assert.deepEqual(s.notes, []);
+  const refused = setup({ facts: () => null });
+  await refused.emit("session_start", refused.ctxOf(sized("refused.jsonl", 60e6)).ctx);
+  assert.deepEqual(refused.notes, []);
+});
+
+test("a session left while it was measured gets no notice there, and is measured again when resumed again", async () => {
+  const file = sized("left.jsonl", 60e6);
+  let release;
+  const gate = new Promise((r) => (release = r));
+  globalThis[REGISTRY] = undefined;
+  const handlers = [];
+  const notes = [];
+  let reads = 0;
+  installArchiveNotice({
+    pi: { on: (event, fn) => event === "session_start" && handlers.push(fn) },
+    core: () => core,
+    configOf: () => ({ archiveNotice: true }),
+    env: {},
+    readFacts: async (f) => {
+      reads++;
+      await gate;
+      return bigFacts(f);
+    },
+  });
+  const sm = { getSessionFile: () => file };
+  // The measure ends only after the user switched to another session: pi's getters on this ctx throw by then.
+  const stale = {
+    hasUI: true,
+    gone: false,
+    ui: { notify: (text) => notes.push(text) },
+    get sessionManager() {
+      if (stale.gone) throw new Error("This extension ctx is stale after session replacement or reload.");
+      return sm;
+    },
+  };
+  handlers[0]({}, stale);
+  stale.gone = true;
+  release();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(notes, [], "no notice on a stale session");
+  handlers[0]({}, { hasUI: true, sessionManager: sm, ui: { notify: (text) => notes.push(text) } });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(reads, 2, "measured again when resumed again");
+  assert.equal(notes.length, 1);
+});
+
+test("the measure is archive's: the same numbers as `archive --dry-run`, in the worker too; refused files none", async () => {
+  const dir = join(work, "measure");
+  mkdirSync(dir);
+  for (const name of ["compaction.jsonl", "branches.jsonl", "example.jsonl"]) {
+    const file = join(dir, name);
+    copyFileSync(join(FIXTURES, name), file);
+    const r = spawnSync(process.execPath, [CLI, "archive", file, "--dry-run", "--json"], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    const dry = JSON.parse(r.stdout);
+    const m = measureArchive(core, file);
+    assert.equal(m.fileBytes, dry.original.bytes, name);
+    assert.equal(m.savedBytes, dry.original.bytes - dry.main.bytes, name);
+    // The worker measures the second pass only when the first says the notice may be due (never under 50 MB).
+    assert.deepEqual(await measureInWorker(file), { fileBytes: dry.original.bytes, savedBytes: 0 }, name);
+  }
+  // Refused by archive: an older format, a file archived already.
+  const v1 = join(dir, "v1.jsonl");
+  writeFileSync(v1, '{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}\n');
+  assert.equal(measureArchive(core, v1), null);
+  assert.equal(await measureInWorker(v1), null);
+  const archived = join(dir, "compaction.jsonl");
+  writeFileSync(`${archived}.archive`, "");
+  assert.equal(measureArchive(core, archived), null);
+  assert.equal(await measureInWorker(join(dir, "missing.jsonl")), null, "a file that cannot be read");
+});
+
+test("nodeCommand: `node` when the PATH's node is the one running pi, else its absolute path", () => {
+  const bin = join(work, "bin");
+  mkdirSync(bin);
+  symlinkSync(process.execPath, join(bin, "node"));
+  assert.equal(nodeCommand(process.execPath, `/nonexistent:${bin}`), "node");
+  const other = join(work, "other");
+  mkdirSync(other);
+  writeFileSync(join(other, "node"), "#!/bin/sh\n");
+  chmodSync(join(other, "node"), 0o755);
+  assert.equal(nodeCommand(process.execPath, other), process.execPath);
+  assert.equal(nodeCommand(process.execPath, ""), process.execPath);
+  // Not run by a `node` binary (a bundled pi, Bun): plain `node`.
+  assert.equal(nodeCommand("/usr/local/bin/pi", ""), "node");
+});
