@@ -214,8 +214,7 @@ function run(api, opts) {
         out(index.statsText(basename(opts.file), bytes));
         return;
       }
-      const p = index.profile();
-      out(JSON.stringify({ ...index.stats(bytes), profile: `${p.name} (${p.source === "set" ? "--host" : p.source})` }));
+      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel() }));
       return;
     }
   }

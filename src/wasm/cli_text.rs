@@ -23,11 +23,17 @@ pub fn ingest_notes(file: &str, skipped: &[u32], first_reason: &str, warnings: V
 
 #[wasm_bindgen]
 impl SessionIndex {
+    /// The estimate profile and where it came from, as `stats` names it: `pi-0.87 (inferred)`, `pi-0.74 (--host)`.
+    #[wasm_bindgen(js_name = profileLabel)]
+    pub fn profile_label(&self) -> String {
+        let (profile, source) = self.inner.profile();
+        cli_text::profile_label(profile, source)
+    }
+
     /// The text `stats` prints for the file `name` of `fileBytes` bytes.
     #[wasm_bindgen(js_name = statsText)]
     pub fn stats_text(&mut self, name: &str, file_bytes: f64) -> Result<String, JsValue> {
         let stats = self.inner.stats(file_bytes).map_err(js_error)?;
-        let (profile, source) = self.inner.profile();
-        Ok(cli_text::stats_text(name, &stats, &cli_text::profile_label(profile, source)))
+        Ok(cli_text::stats_text(name, &stats, &self.profile_label()))
     }
 }

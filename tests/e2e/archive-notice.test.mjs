@@ -16,6 +16,7 @@ import { join } from "node:path";
 import test from "node:test";
 import { HOST_VERSIONS, PKG_DIR, REPO, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
+import { tmuxServer, waitFor } from "./lib/tmux.mjs";
 import { WireModel } from "./lib/wire.mjs";
 
 /** The newest tested pi (versions compared numerically); PTN_TUI_HOST picks another. */
@@ -26,23 +27,7 @@ const WORK = mkdtempSync(join(tmpdir(), "ptn-notice-"));
 /** Wide enough that the command stays on one screen line. */
 const COLUMNS = Number(process.env.PTN_NOTICE_COLUMNS ?? 400);
 
-function tmux(...args) {
-  const r = spawnSync("tmux", ["-S", SOCKET, ...args], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr || r.error?.message}`);
-  return r.stdout;
-}
-
-const screen = (name) => tmux("capture-pane", "-p", "-J", "-S", "-500", "-t", name).split("\n").map((l) => l.trimEnd());
-
-async function waitFor(what, check, timeoutMs = 90_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const got = check();
-    if (got) return got;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const { tmux, screen, kill } = tmuxServer(SOCKET);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -84,7 +69,7 @@ async function startPi(t, name, session, { env = {}, config } = {}) {
   utimesSync(file, old, old);
   const mock = await startAnthropicMock({ replies: [{ text: "ok" }] });
   t.after(async () => {
-    spawnSync("tmux", ["-S", SOCKET, "kill-session", "-t", name]);
+    kill(name);
     await mock.close();
   });
   const model = new WireModel({ api: "anthropic-messages", baseUrl: mock.url, modelId: "mock-model" });
@@ -111,7 +96,7 @@ const prerequisites = () => {
 
 test(`the archive notice in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeout: 600_000 }, async (t) => {
   t.after(() => {
-    spawnSync("tmux", ["-S", SOCKET, "kill-server"]);
+    kill();
     rmSync(SOCKET_DIR, { recursive: true, force: true });
     rmSync(WORK, { recursive: true, force: true });
   });
