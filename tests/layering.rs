@@ -2,7 +2,7 @@
 //! may name only modules above it in [`PIPELINE`] (unit tests aside, which may use the whole crate). Read
 //! from the sources themselves — every `super::<module>` path, every `crate::session::<module>` path, and
 //! the names `session/mod.rs` re-exports — so a new import against the order, or a module not placed in it,
-//! fails here. The crate's top-level modules (`session`, `tool`, `text`, …) are checked for import circles too.
+//! fails here. Every file of `src/` (`tool/plan.rs` as much as `session/`) is checked for import circles too.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -135,33 +135,150 @@ fn the_map_in_hacking_md_matches_the_files() {
     assert_eq!(files, PIPELINE, "the table after \"`src/session/` reads as the data flows\" in HACKING.md");
 }
 
-/// The crate's top-level modules (`src/*.rs`, `src/*/`) name each other without a circle.
-#[test]
-fn the_crates_modules_import_each_other_without_a_circle() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut graph: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut files = Vec::new();
-    for entry in fs::read_dir(&src).expect("src").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(fs::read_dir(&path).expect("a module directory").flatten().map(|e| e.path()));
-        } else {
-            files.push(path);
-        }
-    }
-    for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
-        let rel = path.strip_prefix(&src).expect("under src");
-        let module = rel.iter().next().and_then(|m| m.to_str()).unwrap_or_default().trim_end_matches(".rs").to_string();
-        if module == "lib" {
-            continue;
-        }
-        let names = graph.entry(module.clone()).or_default();
-        for name in names_after(&code(path), "crate::") {
-            if name != module && !names.contains(&name) {
-                names.push(name);
+/// Every `.rs` file under `src/` as a module path (`tool::plan`; a `mod.rs` is its directory's module,
+/// `lib.rs` the crate root `""`), with its non-test code.
+fn modules() -> BTreeMap<String, String> {
+    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
+        for entry in fs::read_dir(dir).expect("a source directory").flatten() {
+            let path = entry.path();
+            let name = entry.file_name().into_string().expect("a UTF-8 file name");
+            let join = |m: &str| if prefix.is_empty() { m.to_string() } else { format!("{prefix}::{m}") };
+            if path.is_dir() {
+                walk(&path, &join(&name), out);
+            } else if let Some(stem) = name.strip_suffix(".rs") {
+                let module = match stem {
+                    "mod" => prefix.to_string(),
+                    "lib" if prefix.is_empty() => String::new(),
+                    _ => join(stem),
+                };
+                out.insert(module, code(&path));
             }
         }
     }
+    let mut out = BTreeMap::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), "", &mut out);
+    out
+}
+
+/// The paths a use tree names after `prefix` (`crate::`, `super::`), each as its segments:
+/// `super::{a::{b, c}, d}` → `[a, b]`, `[a, c]`, `[d]` (a leading `super::` of the rest is kept as a segment).
+fn paths_after(text: &str, prefix: &str) -> Vec<Vec<String>> {
+    fn tree(rest: &str, base: &[String], out: &mut Vec<Vec<String>>) -> usize {
+        // Reads `ident(::ident)*` then, optionally, `::{tree, tree}`; returns the bytes consumed.
+        let mut at = 0;
+        let mut path = base.to_vec();
+        loop {
+            let tail = &rest[at..];
+            let trimmed = tail.trim_start();
+            at += tail.len() - trimmed.len();
+            if let Some(group) = trimmed.strip_prefix('{') {
+                at += 1;
+                let mut inner = group;
+                loop {
+                    let used = tree(inner, &path, out);
+                    at += used;
+                    inner = &inner[used..];
+                    let t = inner.trim_start();
+                    at += inner.len() - t.len();
+                    match t.chars().next() {
+                        Some(',') => {
+                            at += 1;
+                            inner = &t[1..];
+                        }
+                        Some('}') => return at + 1,
+                        _ => return at,
+                    }
+                }
+            }
+            let ident: String = trimmed.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if ident.is_empty() {
+                break;
+            }
+            at += ident.len();
+            path.push(ident);
+            if rest[at..].starts_with("::") {
+                at += 2;
+            } else {
+                break;
+            }
+        }
+        if path.len() > base.len() {
+            out.push(path);
+        }
+        at
+    }
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(prefix) {
+        // `a::super::b` is not a path that starts here; `crate::` inside an identifier neither.
+        if text[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        tree(&text[at + prefix.len()..], &[], &mut out);
+    }
+    out
+}
+
+/// The module a path names: the longest prefix that is a module, then, where that module re-exports the
+/// next segment (`pub use plan::{ToolPlan, …}` in `tool/mod.rs`), the module it re-exports it from.
+fn resolve(path: &[String], modules: &BTreeMap<String, String>) -> String {
+    let mut module = String::new();
+    for seg in path {
+        let join = |m: &str| if module.is_empty() { m.to_string() } else { format!("{module}::{m}") };
+        if modules.contains_key(&join(seg)) {
+            module = join(seg);
+            continue;
+        }
+        let reexported = modules.get(&module).and_then(|code| reexport_source(code, seg));
+        if let Some(from) = reexported.filter(|m| modules.contains_key(&join(m))) {
+            module = join(&from);
+        }
+        break;
+    }
+    module
+}
+
+/// The submodule `code` (a `mod.rs` or `lib.rs`) re-exports `name` from (`pub use sub::{…, name, …}`).
+fn reexport_source(code: &str, name: &str) -> Option<String> {
+    for item in code.split("pub use ").skip(1) {
+        let item = &item[..item.find(';').unwrap_or(item.len())];
+        let Some((module, names)) = item.split_once("::") else { continue };
+        let names = names.trim().trim_start_matches('{').trim_end_matches('}');
+        if names.split(',').map(|n| n.split(" as ").last().unwrap_or("").trim()).any(|n| n == name) {
+            return Some(module.trim().to_string());
+        }
+    }
+    None
+}
+
+/// Which modules each module's non-test code names (`crate::…` and `super::…` paths, resolved).
+fn import_graph(modules: &BTreeMap<String, String>) -> BTreeMap<String, Vec<String>> {
+    let mut graph: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (module, code) in modules {
+        let names = graph.entry(module.clone()).or_default();
+        let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
+        let mut paths = paths_after(code, "crate::");
+        for mut path in paths_after(code, "super::") {
+            // `super::` is the parent module; `super::super::` its parent, and so on.
+            let mut base: Vec<String> = parent.split("::").filter(|s| !s.is_empty()).map(String::from).collect();
+            while path.first().is_some_and(|s| s == "super") {
+                path.remove(0);
+                base.pop();
+            }
+            base.extend(path);
+            paths.push(base);
+        }
+        for path in paths {
+            let target = resolve(&path, modules);
+            if target != *module && !names.contains(&target) {
+                names.push(target);
+            }
+        }
+    }
+    graph
+}
+
+/// A circle in `graph`, written `a → b → a`, if there is one.
+fn find_circle(graph: &BTreeMap<String, Vec<String>>) -> Option<String> {
     // Depth-first: a module met again while still on the walk closes a circle.
     fn visit(m: &str, graph: &BTreeMap<String, Vec<String>>, walk: &mut Vec<String>, done: &mut Vec<String>) -> Option<String> {
         if let Some(at) = walk.iter().position(|w| w == m) {
@@ -181,8 +298,38 @@ fn the_crates_modules_import_each_other_without_a_circle() {
         None
     }
     let (mut walk, mut done) = (Vec::new(), Vec::new());
-    for m in graph.keys() {
-        assert_eq!(visit(m, &graph, &mut walk, &mut done), None, "an import circle between the crate's modules");
-    }
-    assert!(graph.get("tool").is_some_and(|t| t.iter().any(|n| n == "session")), "the checker reads the imports");
+    graph.keys().find_map(|m| visit(m, graph, &mut walk, &mut done))
+}
+
+/// No two files of `src/` import each other, directly or through others: every module (each file,
+/// `tool::plan` as much as `session`) has a place in one order. A `mod.rs` that re-exports a name is
+/// not its source: a path through the re-export counts as naming the module the name comes from.
+#[test]
+fn no_import_circle_in_src() {
+    let modules = modules();
+    let graph = import_graph(&modules);
+    assert_eq!(find_circle(&graph), None, "an import circle in src/");
+    let named = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.iter().any(|n| n == to));
+    assert!(named("tool", "session") || named("tool::plan", "session::index"), "the checker reads `crate::` paths");
+    assert!(named("tool::recall", "tool::collapsed"), "the checker reads `super::` paths");
+    assert!(named("tool::anchors", "tool::plan"), "the checker follows a re-export to its module");
+}
+
+/// The checker finds what it must: the circle `tool/plan.rs` and `tool/recall.rs` had (each named the
+/// other), through a group, a nested group and a re-export.
+#[test]
+fn a_circle_is_found() {
+    let modules: BTreeMap<String, String> = [
+        ("", "pub mod tool;"),
+        ("tool", "mod plan; mod recall; pub use plan::{plan, ToolPlan};"),
+        ("tool::plan", "use super::{recall::{self, RecallPlan}, texts};"),
+        ("tool::recall", "use crate::tool::ToolPlan;"),
+    ]
+    .into_iter()
+    .map(|(m, c)| (m.to_string(), c.to_string()))
+    .collect();
+    let graph = import_graph(&modules);
+    assert_eq!(find_circle(&graph).as_deref(), Some("tool::plan → tool::recall → tool::plan"));
+    let paths = paths_after("x(super::{a::{b, c}, d}); crate::e::f", "super::");
+    assert_eq!(paths, [vec!["a", "b"], vec!["a", "c"], vec!["d"]]);
 }

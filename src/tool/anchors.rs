@@ -14,6 +14,7 @@ use crate::text::ANCHOR_PREFIX;
 use super::facts::ToolFacts;
 use super::number::js_number;
 use super::params::Arguments;
+use super::collapsed::rewound_from;
 use super::plan::ToolPlan;
 use super::recall::{self, RecallAnswer, RecallDetails, RecallPlan};
 use super::texts;
@@ -69,7 +70,7 @@ fn rewinds(index: &mut SessionIndex) -> Result<Vec<Rewind>, SessionError> {
         if index.entry(summary).kind() != Kind::BranchSummary {
             continue;
         }
-        let Some((old_leaf, _)) = recall::rewound_from(index, summary)? else { continue };
+        let Some((old_leaf, _)) = rewound_from(index, summary)? else { continue };
         let before = match index.parent_of(old_leaf) {
             Some(parent) => {
                 let id = index.id_of(parent).to_string();

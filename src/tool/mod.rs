@@ -8,12 +8,14 @@
 //! TypeScript declarations, through `tsify`); the binding hands them over with one serializer.
 
 mod anchors;
+mod collapsed;
 mod definition;
 mod facts;
 mod number;
 mod params;
 mod plan;
 mod recall;
+mod refusal;
 mod synthetic;
 mod texts;
 mod view;
@@ -24,10 +26,11 @@ pub use facts::{ToolFacts, ModelFacts};
 pub use params::{Action, Arguments, Params, MAX_ARGUMENT_DEPTH};
 pub use plan::{
     check_auth, check_summary, finish, plan, salvage_text, unreadable, AnchorDetails, AnchorPlan, AnchorRow,
-    AuthResult, LabelWrite, ListDetails, ListPlan, ToolPlan, Refusal, RewindDetails, RewindFinish, RewindPlan,
+    AuthResult, LabelWrite, ListDetails, ListPlan, ToolPlan, RewindDetails, RewindFinish, RewindPlan,
     SummaryResult, MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
 };
 pub use recall::{page as recall_page, RecallAnswer, RecallDetails, RecallPage, RecallPlan, MAX_QUERY_CHARS, PAGE_TOKENS};
+pub use refusal::Refusal;
 pub use synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant, MAX_SYNTHETIC_FOCUS};
 pub use texts::RefusalCode;
 pub use view::{call_line, result_view, ResultView, ShownAnchor, ShownDetails, ShownResult, SummaryCache};

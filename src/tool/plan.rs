@@ -13,14 +13,15 @@ use tsify_next::Tsify;
 
 use crate::error::SessionError;
 use crate::js::utf16_len;
-use crate::session::{cumulative, Anchor, Kind, Leaf, RoleKind, SessionIndex, Slot, StopReason};
+use crate::session::{cumulative, Anchor, Kind, Leaf, RoleKind, SessionIndex, Slot};
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
-use super::definition::TOOL_NAME;
 use super::facts::{ToolFacts, ModelFacts};
 use super::number::js_number;
 use super::params::{name_problem, wrong_type, Action, Arguments, Params};
+use super::collapsed::is_synthetic;
 use super::recall::{self, RecallPlan};
+use super::refusal::Refusal;
 use super::synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant};
 use super::texts::{self, RefusalCode};
 
@@ -33,27 +34,6 @@ pub const MAX_FOCUS_CHARS: usize = 100_000;
 pub const MIN_SAVED_TOKENS: f64 = 4000.0;
 /// Preview length in the anchor response.
 const ANCHOR_HINT_MAX: usize = 60;
-
-/// A refused call or host step: `text` goes to the model as a failed tool result.
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-pub struct Refusal {
-    /// Stable reason.
-    pub code: RefusalCode,
-    /// What the model reads.
-    pub text: String,
-    /// For `TooLittleSaved`: the estimated tokens the rewind would have freed (the tool result's details).
-    #[serde(rename = "savedTokens", skip_serializing_if = "Option::is_none", serialize_with = "opt_js_number")]
-    #[tsify(optional)]
-    pub saved_tokens: Option<f64>,
-}
-
-#[allow(clippy::ref_option, reason = "serde's serialize_with signature")]
-fn opt_js_number<S: serde::Serializer>(x: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
-    match x {
-        Some(v) => js_number(v, serializer),
-        None => serializer.serialize_none(),
-    }
-}
 
 /// What a `navigate_tree` call does (see [`plan`]). Crosses as `{kind: "refuse" | "list" | "anchor" |
 /// "rewind" | "recall", …}`.
@@ -287,20 +267,6 @@ fn in_flight(index: &mut SessionIndex, call_id: &str) -> Option<Slot> {
     None
 }
 
-/// Our own synthetic shape: one `navigate_tree` call, no text, `toolUse`, zero input/output usage. Read
-/// as stored: it recognises what this tool wrote, which another extension's `context_edit` does not change.
-pub(super) fn is_synthetic(index: &SessionIndex, slot: Slot) -> bool {
-    let entry = index.entry(slot);
-    entry.assistant().is_some_and(|a| {
-        let mut calls = a.tool_calls();
-        a.zero_io()
-            && a.stop_reason() == StopReason::ToolUse
-            && calls.len() == 1
-            && calls.next().is_some_and(|(_, name)| name == TOOL_NAME)
-            && entry.hint().is_none()
-    })
-}
-
 /// Decides what a call does, from the call's arguments and the host's facts:
 /// - [`ToolPlan::Refuse`]: report the text as a failed tool result; nothing is written;
 /// - [`ToolPlan::List`]: just the text;
@@ -319,7 +285,10 @@ pub fn plan(index: &mut SessionIndex, arguments: &Arguments, facts: &ToolFacts) 
         Some(Action::List) => list(index, facts),
         Some(Action::Anchor) => anchor(index, &params, facts),
         Some(Action::Rewind) => rewind(index, &params, facts),
-        Some(Action::Recall) => recall::plan(index, &params, facts),
+        Some(Action::Recall) => Ok(match recall::plan(index, &params, facts)? {
+            Ok(plan) => ToolPlan::Recall(plan),
+            Err(refusal) => ToolPlan::Refuse(refusal),
+        }),
     }
 }
 

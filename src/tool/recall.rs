@@ -26,7 +26,8 @@ use super::definition::TOOL_NAME;
 use super::facts::ToolFacts;
 use super::number::js_number;
 use super::params::{name_problem, Params};
-use super::plan::{is_synthetic, Refusal, ToolPlan};
+use super::collapsed::rewound_from;
+use super::refusal::Refusal;
 use super::texts::{self, RefusalCode};
 
 /// A page holds at most this many tokens by the core's estimate (`ceil(chars / 4)`, pi's own rule for a
@@ -39,8 +40,6 @@ const PAGE_UNITS: usize = PAGE_TOKENS * 4;
 /// An entry that does not fit in what is left of a page starts on the next one, unless at least this many
 /// units are left and it would not fit on an empty page either (then it is split where the page ends).
 const MIN_PIECE_UNITS: usize = 1000;
-/// How far below a summary its rewind's synthetic assistant may sit (past the label entries written first).
-const MAX_SYNTHETIC_DEPTH: usize = 8;
 /// A page number as long as any the header and footer may show (their room is reserved before paging).
 const WIDEST_PAGE: u32 = 99_999;
 
@@ -112,25 +111,25 @@ fn refuse(code: RefusalCode, text: String) -> Refusal {
 ///
 /// # Errors
 /// Only for an inconsistent index (a parent cycle).
-pub(super) fn plan(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> Result<ToolPlan, SessionError> {
+pub(super) fn plan(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> Result<Result<RecallPlan, Refusal>, SessionError> {
     // `name`; a model that names the summary by the rewind's own parameter is understood too.
     let key = ["name", "labelEnd", "labelStart"].into_iter().find(|k| params.raw.get(k).is_some()).unwrap_or("name");
     let Some(name) = params.raw.get(key).and_then(Value::as_str).filter(|n| is_valid_name(n)) else {
         let problem = name_problem(params.raw, key);
-        return Ok(ToolPlan::Refuse(refuse(RefusalCode::InvalidName, texts::invalid_name(key, "recall", problem.as_deref()))));
+        return Ok(Err(refuse(RefusalCode::InvalidName, texts::invalid_name(key, "recall", problem.as_deref()))));
     };
     let query = match read_query(params.raw.get("query")) {
         Ok(q) => q,
-        Err(problem) => return Ok(ToolPlan::Refuse(refuse(RefusalCode::InvalidRecall, texts::recall_bad_query(&problem)))),
+        Err(problem) => return Ok(Err(refuse(RefusalCode::InvalidRecall, texts::recall_bad_query(&problem)))),
     };
     let page = match read_page(params.raw.get("page")) {
         Ok(p) => p,
-        Err(problem) => return Ok(ToolPlan::Refuse(refuse(RefusalCode::InvalidRecall, texts::recall_bad_page(&problem)))),
+        Err(problem) => return Ok(Err(refuse(RefusalCode::InvalidRecall, texts::recall_bad_page(&problem)))),
     };
     let label = format!("{ANCHOR_PREFIX}{name}");
     let Some(named) = labelled(index, &label)? else {
         let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
-        return Ok(ToolPlan::Refuse(refuse(RefusalCode::UnknownName, texts::recall_unknown(name, &rows))));
+        return Ok(Err(refuse(RefusalCode::UnknownName, texts::recall_unknown(name, &rows))));
     };
     let collapsed = if let Some(slots) = rewind_collapsed(index, named)? {
         slots
@@ -149,9 +148,9 @@ pub(super) fn plan(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFa
         .map(|s| index.id_of(s).to_string())
         .collect();
     if entry_ids.is_empty() {
-        return Ok(ToolPlan::Refuse(refuse(RefusalCode::NothingCollapsed, texts::recall_nothing(name))));
+        return Ok(Err(refuse(RefusalCode::NothingCollapsed, texts::recall_nothing(name))));
     }
-    Ok(ToolPlan::Recall(RecallPlan { name: name.into(), query, page, entry_ids }))
+    Ok(Ok(RecallPlan { name: name.into(), query, page, entry_ids }))
 }
 
 /// The entry labelled `label`: the one on the active branch, else the newest labelled one anywhere (a
@@ -167,40 +166,6 @@ fn labelled(index: &mut SessionIndex, label: &str) -> Result<Option<Slot>, Sessi
 /// rewind of this tool wrote (no synthetic call below it, or no original call to match).
 fn rewind_collapsed(index: &mut SessionIndex, summary: Slot) -> Result<Option<Vec<Slot>>, SessionError> {
     Ok(rewound_from(index, summary)?.map(|(_, collapsed)| collapsed))
-}
-
-/// The rewind that wrote `summary`: the message it was called from (the old leaf) and what it collapsed,
-/// oldest first; `None` as for [`rewind_collapsed`].
-pub(super) fn rewound_from(index: &mut SessionIndex, summary: Slot) -> Result<Option<(Slot, Vec<Slot>)>, SessionError> {
-    if index.entry(summary).kind() != Kind::BranchSummary {
-        return Ok(None);
-    }
-    let Some(target) = index.parent_of(summary) else { return Ok(None) };
-    let Some(synthetic) = synthetic_below(index, summary) else { return Ok(None) };
-    let call_id = index.entry(synthetic).assistant().and_then(|a| a.tool_calls().next().map(|(id, _)| id.to_string()));
-    let Some(call_id) = call_id else { return Ok(None) };
-    // The message the rewind was called from: it carries the same call, on the abandoned branch.
-    let calls = |s: Slot| index.entry(s).assistant().is_some_and(|a| a.tool_calls().any(|(id, _)| id == call_id));
-    let Some(old_leaf) = (0..index.len() as Slot).find(|&s| s != synthetic && calls(s)) else { return Ok(None) };
-    let (collapsed, common) = index.entries_between(Some(old_leaf), target)?;
-    // A call pi stored only after the tool ran (docs/hosts.md, "When pi stores the in-flight call") may sit
-    // below the summary: then the branch the rewind left is not known, and nothing is recalled rather
-    // than the new branch's own entries.
-    Ok((common == Some(target) && !collapsed.contains(&summary)).then_some((old_leaf, collapsed)))
-}
-
-/// The rewind's synthetic assistant below `summary`: a child, or below the label entries the rewind wrote
-/// before it.
-fn synthetic_below(index: &mut SessionIndex, summary: Slot) -> Option<Slot> {
-    let mut at = summary;
-    for _ in 0..MAX_SYNTHETIC_DEPTH {
-        let children = index.children_of(at).to_vec();
-        if let Some(&found) = children.iter().find(|&&c| is_synthetic(index, c)) {
-            return Some(found);
-        }
-        at = *children.iter().find(|&&c| matches!(index.entry(c).kind(), Kind::Label | Kind::ContextEdit))?;
-    }
-    None
 }
 
 /// `query`: absent, `null` or blank is none; anything but a string, or a string over
@@ -413,7 +378,7 @@ pub(super) mod tests {
     use super::*;
     use crate::session::Mode;
     use crate::tool::synthetic::{synthetic_assistant, KeptArguments};
-    use crate::tool::Arguments;
+    use crate::tool::{Arguments, ToolPlan};
 
     /// Session lines; each entry's parent is the previous line unless given.
     #[derive(Default)]
