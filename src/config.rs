@@ -7,7 +7,7 @@
 //! falls back to the other layer, then to the default.
 //!
 //! ```json
-//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true, "archiveNotice": true }
+//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true, "archiveNotice": true, "ledgerTokens": 600 }
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -25,6 +25,12 @@ pub const HINT_PERCENT_RANGE: (u8, u8) = (20, 95);
 pub const DEFAULT_START_ANCHOR_TURN: u8 = 2;
 /// Accepted start-anchor turns.
 pub const START_ANCHOR_TURN_RANGE: (u8, u8) = (1, 50);
+/// Default bound of the ledger of facts under a summary (`crate::tool::ledger`), in tokens by pi's estimate
+/// (`ceil(chars / 4)`): a few percent of what a rewind saves (docs/benchmarks.md, "Ledger").
+pub const DEFAULT_LEDGER_TOKENS: u32 = 600;
+/// Accepted bounds of the ledger, in tokens: below 50 it holds a fact or two, above 4000 it would cost more
+/// than most rewinds save.
+pub const LEDGER_TOKENS_RANGE: (u32, u32) = (50, 4000);
 
 /// Which file a value or warning comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -82,6 +88,8 @@ pub struct Config {
     pub cache_compaction: bool,
     /// Whether the user is told when `archive` would shrink a big resumed session ([`crate::notice`]).
     pub archive_notice: bool,
+    /// The bound of the ledger of facts under a summary, in tokens; `None`: no ledger.
+    pub ledger_tokens: Option<u32>,
 }
 
 impl Default for Config {
@@ -92,6 +100,7 @@ impl Default for Config {
             cache_summary: true,
             cache_compaction: true,
             archive_notice: true,
+            ledger_tokens: Some(DEFAULT_LEDGER_TOKENS),
         }
     }
 }
@@ -142,7 +151,11 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
         (Field::Set(v), _) | (_, Field::Set(v)) => *v,
         _ => true,
     };
-    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction, archive_notice };
+    let ledger_tokens = match (&p.ledger, &g.ledger) {
+        (Field::Set(v), _) | (_, Field::Set(v)) => *v,
+        _ => Some(DEFAULT_LEDGER_TOKENS),
+    };
+    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction, archive_notice, ledger_tokens };
     for (layer, fields) in [(Layer::Global, &g), (Layer::Project, &p)] {
         for (key, reason) in fields.invalid() {
             let effect = match (key, layer) {
@@ -151,6 +164,7 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
                 ("startAnchorTurn", _) => describe_start(config.start_anchor_turn),
                 ("cacheCompaction", _) => format!("cacheCompaction is {}", config.cache_compaction),
                 ("archiveNotice", _) => format!("archiveNotice is {}", config.archive_notice),
+                ("ledgerTokens", _) => describe_ledger(config.ledger_tokens),
                 _ => format!("cacheSummary is {}", config.cache_summary),
             };
             warnings.push(format!("tree-navigator: {} config: `{key}` {reason}; {effect}.", layer.name()));
@@ -167,6 +181,10 @@ fn describe_start(v: Option<u8>) -> String {
     v.map_or_else(|| "no start anchor".to_string(), |t| format!("using turn {t}"))
 }
 
+fn describe_ledger(v: Option<u32>) -> String {
+    v.map_or_else(|| "no ledger".to_string(), |t| format!("using {t} tokens"))
+}
+
 /// The fields of one layer.
 #[derive(Debug)]
 struct Fields {
@@ -175,11 +193,12 @@ struct Fields {
     cache: Field<bool>,
     compaction: Field<bool>,
     notice: Field<bool>,
+    ledger: Field<Option<u32>>,
 }
 
 impl Fields {
     fn none() -> Self {
-        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent, notice: Field::Absent }
+        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent, notice: Field::Absent, ledger: Field::Absent }
     }
 
     fn invalid(&self) -> Vec<(&'static str, &str)> {
@@ -198,6 +217,9 @@ impl Fields {
         }
         if let Field::Invalid(r) = &self.notice {
             out.push(("archiveNotice", r.as_str()));
+        }
+        if let Field::Invalid(r) = &self.ledger {
+            out.push(("ledgerTokens", r.as_str()));
         }
         out
     }
@@ -228,20 +250,27 @@ fn read_layer(layer: Layer, input: &LayerInput, warnings: &mut Vec<String>) -> F
             return Fields::none();
         }
     };
+    let small = |v: &Value, (lo, hi): (u8, u8), what: &str| match switchable_int(v, (u32::from(lo), u32::from(hi)), what, false) {
+        Field::Set(n) => Field::Set(n.map(|n| n as u8)),
+        Field::Invalid(r) => Field::Invalid(r),
+        Field::Absent => Field::Absent,
+    };
     Fields {
-        hint: root.get("contextHint").map_or(Field::Absent, |v| switchable_int(v, HINT_PERCENT_RANGE, "a percent")),
-        start: root.get("startAnchorTurn").map_or(Field::Absent, |v| switchable_int(v, START_ANCHOR_TURN_RANGE, "a turn")),
+        hint: root.get("contextHint").map_or(Field::Absent, |v| small(v, HINT_PERCENT_RANGE, "a percent")),
+        start: root.get("startAnchorTurn").map_or(Field::Absent, |v| small(v, START_ANCHOR_TURN_RANGE, "a turn")),
         cache: root.get("cacheSummary").map_or(Field::Absent, boolean),
         compaction: root.get("cacheCompaction").map_or(Field::Absent, boolean),
         notice: root.get("archiveNotice").map_or(Field::Absent, boolean),
+        ledger: root.get("ledgerTokens").map_or(Field::Absent, |v| switchable_int(v, LEDGER_TOKENS_RANGE, "a token count", true)),
     }
 }
 
 /// An integer in `range` (a JSON number, or a string of digits), or one of the "off" values (`null`,
-/// `false`, `"off"`, `"disabled"`) → `Set(None)`.
-fn switchable_int(value: &Value, (lo, hi): (u8, u8), what: &str) -> Field<Option<u8>> {
+/// `false`, `"off"`, `"disabled"`, and `0` where `zero_is_off`) → `Set(None)`.
+fn switchable_int(value: &Value, (lo, hi): (u32, u32), what: &str, zero_is_off: bool) -> Field<Option<u32>> {
     let number = match value {
         Value::Null | Value::Bool(false) => return Field::Set(None),
+        Value::Number(n) if zero_is_off && n.as_f64() == Some(0.0) => return Field::Set(None),
         Value::String(s) if matches!(s.trim(), "off" | "disabled") => return Field::Set(None),
         Value::String(s) if !s.trim().is_empty() && s.trim().bytes().all(|b| b.is_ascii_digit()) => Some(s.trim().parse::<u64>().map_or(f64::INFINITY, |n| n as f64)),
         Value::Number(n) => n.as_f64(),
@@ -249,7 +278,7 @@ fn switchable_int(value: &Value, (lo, hi): (u8, u8), what: &str) -> Field<Option
     };
     let shown = value.to_string();
     match number {
-        Some(n) if n.fract() == 0.0 && n >= f64::from(lo) && n <= f64::from(hi) => Field::Set(Some(n as u8)),
+        Some(n) if n.fract() == 0.0 && n >= f64::from(lo) && n <= f64::from(hi) => Field::Set(Some(n as u32)),
         Some(_) => Field::Invalid(format!("is {shown}, not an integer {lo}–{hi}")),
         None => Field::Invalid(format!("is {shown}, not {what} ({lo}–{hi}) or \"off\"")),
     }
@@ -297,6 +326,7 @@ mod tests {
         assert_eq!(r.config.start_anchor_turn, Some(2));
         assert!(r.config.cache_summary);
         assert!(r.config.archive_notice);
+        assert_eq!(r.config.ledger_tokens, Some(600));
         assert!(r.warnings.is_empty());
     }
 
@@ -426,6 +456,41 @@ mod tests {
     }
 
     #[test]
+    fn ledger_token_values() {
+        let cases: &[(&str, Option<u32>, bool)] = &[
+            ("50", Some(50), false),
+            ("4000", Some(4000), false),
+            ("\"900\"", Some(900), false),
+            ("1200.0", Some(1200), false),
+            ("0", None, false),
+            ("false", None, false),
+            ("null", None, false),
+            ("\"off\"", None, false),
+            ("49", Some(600), true),
+            ("4001", Some(600), true),
+            ("-1", Some(600), true),
+            ("600.5", Some(600), true),
+            ("true", Some(600), true),
+            ("\"lots\"", Some(600), true),
+            ("[600]", Some(600), true),
+        ];
+        for (value, effective, warns) in cases {
+            let r = one(&format!("{{\"ledgerTokens\": {value}}}"));
+            assert_eq!(r.config.ledger_tokens, *effective, "ledgerTokens {value}");
+            assert_eq!(r.warnings.len(), usize::from(*warns), "ledgerTokens {value}: {:?}", r.warnings);
+            if *warns {
+                assert!(r.warnings[0].contains("`ledgerTokens`") && r.warnings[0].ends_with("using 600 tokens."), "{}", r.warnings[0]);
+            }
+        }
+        // The project layer wins; an invalid project value falls back to the global one.
+        let r = load(&text("{\"ledgerTokens\": 300}"), &text("{\"ledgerTokens\": \"off\"}"));
+        assert_eq!(r.config.ledger_tokens, None);
+        let r = load(&text("{\"ledgerTokens\": 300}"), &text("{\"ledgerTokens\": 7}"));
+        assert_eq!(r.config.ledger_tokens, Some(300));
+        assert!(r.warnings[0].ends_with("`ledgerTokens` is 7, not an integer 50–4000; using 300 tokens."), "{}", r.warnings[0]);
+    }
+
+    #[test]
     fn unknown_fields_are_ignored() {
         let r = one("{\"somethingElse\": 1, \"contextHint\": 50}");
         assert_eq!(r.config.hint_percent, Some(50));
@@ -437,7 +502,7 @@ mod tests {
         let g = text("{\"contextHint\": 50, \"startAnchorTurn\": 4, \"cacheSummary\": false}");
         let p = text("{\"startAnchorTurn\": 3}");
         let r = load(&g, &p);
-        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true, archive_notice: true });
+        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true, archive_notice: true, ledger_tokens: Some(600) });
         assert!(r.warnings.is_empty());
         // Project turns the hint off; global value is overridden.
         let r = load(&g, &text("{\"contextHint\": \"off\"}"));

@@ -323,11 +323,6 @@ pub fn cache_mode(f: &CacheFacts) -> CacheMode {
     CacheMode { mode: "live-prefix", reason: None }
 }
 
-/// The branch summary written from the model's reply to the cache-preserving request.
-pub fn cache_summary_text(reply: &str) -> String {
-    format!("Summary of the work this rewind collapsed:\n\n{}", reply.trim())
-}
-
 /// Headers for a summary request: the credentials' own (entries whose value is `null` dropped: pi ≥0.84
 /// uses `null` to mean "remove", and a provider must never receive it), plus, for opencode providers, the
 /// session headers they require — never overwriting a header the credentials already set.

@@ -30,9 +30,12 @@ pub enum Profile {
     /// and images in user messages count 0; no `context_edit`, no compaction `systemMessage`.
     #[default]
     Pi074,
-    /// pi ≥0.87 (0.87.1, 0.99.1, 1.0.3, 1.3.0, 1.5.2: the same `buildSessionProjection`,
-    /// `estimateTokens` and `estimateProjectedContextTokens`): every rule below.
+    /// pi 0.87–1.4 (0.87.1, 0.99.1, 1.0.3, 1.3.0: the same `buildSessionProjection`, `estimateTokens` and
+    /// `estimateProjectedContextTokens` as 1.5+): every rule below but the last.
     Pi087,
+    /// pi ≥1.5 (1.5.2, 1.6.0): the context and estimates of [`Profile::Pi087`], and a branch summary that
+    /// honours `context_edit`s ([`Profile::summary_files_honour_context_edits`]).
+    Pi150,
 }
 
 /// How the index came by its profile.
@@ -55,7 +58,11 @@ impl Profile {
         let mut parts = v.split('.').map(|p| p.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("").parse::<u64>());
         let major = parts.next()?.ok()?;
         let minor = parts.next().unwrap_or(Ok(0)).ok()?;
-        Some(if (major, minor) >= (0, 87) { Profile::Pi087 } else { Profile::Pi074 })
+        Some(match (major, minor) {
+            v if v >= (1, 5) => Profile::Pi150,
+            v if v >= (0, 87) => Profile::Pi087,
+            _ => Profile::Pi074,
+        })
     }
 
     /// The name `stats`, the viewer and `doctor` show.
@@ -63,38 +70,39 @@ impl Profile {
         match self {
             Profile::Pi074 => "pi-0.74",
             Profile::Pi087 => "pi-0.87",
+            Profile::Pi150 => "pi-1.5",
         }
     }
 
     /// Rule (pi ≥0.87): a `role:"system"` message (system prompt and tool declarations) counts its content,
     /// its `sections` and `JSON.stringify(toolsAdded)`.
     pub fn counts_system_messages(self) -> bool {
-        self == Profile::Pi087
+        self != Profile::Pi074
     }
 
     /// Rule (pi ≥0.87): an image block in a user message counts 4800 characters, as everywhere else.
     pub fn counts_user_images(self) -> bool {
-        self == Profile::Pi087
+        self != Profile::Pi074
     }
 
     /// Rule (pi ≥0.87, `sessionEntryToContextMessages` / `buildContextEntries`): a compaction emits its
     /// `systemMessage` (the system message in force when it was written) before its summary, and the
     /// kept entries before the compaction leave out their `role:"system"` messages.
     pub fn reemits_system_at_compaction(self) -> bool {
-        self == Profile::Pi087
+        self != Profile::Pi074
     }
 
     /// Rule (pi ≥0.87, `buildSessionProjection`): among the context's entries, the latest `context_edit`
     /// per `targetId` replaces the content of that entry's user, assistant, toolResult or custom message
     /// (other roles keep theirs); a `null` replacement takes the entry's messages out of the context.
     pub fn applies_context_edits(self) -> bool {
-        self == Profile::Pi087
+        self != Profile::Pi074
     }
 
     /// Rule (pi ≥0.87, `sessionEntryToContextMessages`): a message whose `content` is `null` or missing
     /// gets `""` (system) or `[]` (user, assistant, toolResult) in the built context.
     pub fn normalises_null_content(self) -> bool {
-        self == Profile::Pi087
+        self != Profile::Pi074
     }
 
     /// Rule (pi ≥0.87, `loadEntriesFromFile` read line by line + `SessionManager.open`): a file whose first
@@ -102,12 +110,20 @@ impl Profile {
     /// line unreadable) is refused as "not a valid pi session"; older pi loads it as empty
     /// (`crate::file::not_a_session`).
     pub fn opens_only_files_led_by_a_header(self) -> bool {
-        self == Profile::Pi087
+        self != Profile::Pi074
     }
 
     /// Rule (pi ≥0.87, `convertToLlm`): `role:"system"` messages reach the model (pi 0.75 drops them).
     pub fn sends_system_messages(self) -> bool {
-        self == Profile::Pi087
+        self != Profile::Pi074
+    }
+
+    /// Rule (pi ≥1.5, `prepareBranchEntries`): the files a branch summary lists (`<read-files>`,
+    /// `<modified-files>`) come from the collapsed assistants' tool calls as the latest `context_edit` among
+    /// the collapsed entries leaves them (a `null` replacement drops the message, a text one its calls).
+    /// pi 0.74–1.4 reads the calls as stored.
+    pub fn summary_files_honour_context_edits(self) -> bool {
+        self == Profile::Pi150
     }
 
     /// The profile (and how it was chosen) once an entry of `kind` is read under this one: a
@@ -138,7 +154,7 @@ mod tests {
 
     #[test]
     fn versions_map_to_generations() {
-        for (v, p) in [("0.74.2", Profile::Pi074), ("0.75.5", Profile::Pi074), ("0.86.9", Profile::Pi074), ("0.87.1", Profile::Pi087), ("0.99.1", Profile::Pi087), ("1.0.3", Profile::Pi087), ("v1.5.2", Profile::Pi087), ("2.0.0-beta.1", Profile::Pi087)] {
+        for (v, p) in [("0.74.2", Profile::Pi074), ("0.75.5", Profile::Pi074), ("0.86.9", Profile::Pi074), ("0.87.1", Profile::Pi087), ("0.99.1", Profile::Pi087), ("1.0.3", Profile::Pi087), ("1.4.9", Profile::Pi087), ("v1.5.2", Profile::Pi150), ("1.6.0", Profile::Pi150), ("2.0.0-beta.1", Profile::Pi150)] {
             assert_eq!(Profile::for_version(v), Some(p), "{v}");
         }
         assert_eq!(Profile::for_version("latest"), None);

@@ -16,7 +16,7 @@ use super::number::js_number;
 use super::params::Arguments;
 use super::collapsed::rewound_from;
 use super::plan::ToolPlan;
-use super::recall::{self, RecallAnswer, RecallDetails, RecallPlan};
+use super::recall::{RecallAnswer, RecallDetails, RecallPlan};
 use super::texts;
 use super::Refusal;
 

@@ -6,6 +6,10 @@
 //! rewinds' artifacts), `recall` (what to read back), `/anchors` (what each rewind saved) and `ledger`
 //! (the facts kept under a summary).
 
+use std::collections::HashMap;
+
+use serde_json::Value;
+
 use crate::error::SessionError;
 use crate::session::{Kind, SessionIndex, Slot, StopReason};
 
@@ -60,4 +64,76 @@ fn synthetic_below(index: &mut SessionIndex, summary: Slot) -> Option<Slot> {
         at = *children.iter().find(|&&c| matches!(index.entry(c).kind(), Kind::Label | Kind::ContextEdit))?;
     }
     None
+}
+
+/// The entries of a span as pi holds them, each handed over as its JSON text: read once, in order; one
+/// that is missing or unreadable is passed over.
+pub(super) fn held_entries(entries: &[Option<String>]) -> Vec<Value> {
+    entries.iter().flatten().filter_map(|t| serde_json::from_str::<Value>(t).ok()).filter(Value::is_object).collect()
+}
+
+/// An entry's id, when it has a string one.
+pub(super) fn entry_id(entry: &Value) -> Option<&str> {
+    entry.get("id").and_then(Value::as_str)
+}
+
+/// The `context_edit`s among a span's entries: the latest per target, as pi's `buildSessionProjection`
+/// and (pi ≥1.5) `prepareBranchEntries` apply them.
+#[derive(Debug, Default)]
+pub(super) struct Edits<'a> {
+    held: &'a [Value],
+    /// Target id → the place of its latest edit in `held`.
+    latest: HashMap<&'a str, usize>,
+}
+
+impl<'a> Edits<'a> {
+    /// The edits of `held` (oldest first: a later edit of the same target wins).
+    pub(super) fn of(held: &'a [Value]) -> Self {
+        let mut latest = HashMap::new();
+        for (at, entry) in held.iter().enumerate().filter(|(_, e)| e.get("type").and_then(Value::as_str) == Some("context_edit")) {
+            if let Some(target) = entry.get("targetId").and_then(Value::as_str) {
+                latest.insert(target, at);
+            }
+        }
+        Edits { held, latest }
+    }
+
+    /// The edit in force for `entry`, if any.
+    pub(super) fn of_entry(&self, entry: &Value) -> Option<Replacement<'a>> {
+        let edit = &self.held[*self.latest.get(entry_id(entry)?)?];
+        // pi reads `edit.replacement`: `null` omits the entry; a missing one would throw in pi, read as no edit.
+        match edit.get("replacement") {
+            None => None,
+            Some(Value::Null) => Some(Replacement(None)),
+            Some(r) => Some(Replacement(Some(r))),
+        }
+    }
+}
+
+/// A `context_edit`'s replacement: `None` takes the message out of the context.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Replacement<'a>(Option<&'a Value>);
+
+impl Replacement<'_> {
+    /// `message` as the edit leaves it (pi's `projectContextEntry`): `None` when omitted; the content of a
+    /// user, assistant, toolResult or custom message replaced (an assistant's or toolResult's string
+    /// replacement becomes one text block); other roles unchanged.
+    pub(super) fn apply(self, message: &Value) -> Option<Value> {
+        let replacement = self.0?;
+        let mut out = message.clone();
+        let role = message.get("role").and_then(Value::as_str);
+        if !matches!(role, Some("user" | "assistant" | "toolResult" | "custom")) {
+            return Some(out);
+        }
+        let content = replacement.get("content").cloned();
+        let content = match (role, content) {
+            (Some("assistant" | "toolResult"), Some(Value::String(text))) => Some(serde_json::json!([{"type": "text", "text": text}])),
+            (_, c) => c,
+        };
+        if let Some(map) = out.as_object_mut() {
+            // pi sets `content` to `replacement.content`, `undefined` when it has none: read as no content.
+            map.insert("content".into(), content.unwrap_or(Value::Null));
+        }
+        Some(out)
+    }
 }

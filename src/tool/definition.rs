@@ -98,7 +98,7 @@ const DEFINITION: ToolDefinition = ToolDefinition {
         only tool call in its message.\n\
         - list: anchors on the active branch with the context % at each.\n\
         - recall: read back the exact text a rewind collapsed: `name` = its summary's anchor (or the anchor \
-        rewound to), optional `query` to narrow, `page`.\n\
+        rewound to; or an entry id from a summary's ledger: that entry whole), optional `query` to narrow, `page`.\n\
         Anchor when a stage starts; rewind when it is done and its details are no longer needed.",
     prompt_snippet: "Anchor milestones and rewind finished work into a summary to free context",
     execution_mode: "sequential",
@@ -178,7 +178,7 @@ mod tests {
 call in its message.
 - list: anchors on the active branch with the context % at each.
 - recall: read back the exact text a rewind collapsed: `name` = its summary's anchor (or the anchor rewound \
-to), optional `query` to narrow, `page`.
+to; or an entry id from a summary's ledger: that entry whole), optional `query` to narrow, `page`.
 Anchor when a stage starts; rewind when it is done and its details are no longer needed."
         );
         let keys: Vec<&String> = def.as_object().unwrap().keys().collect();

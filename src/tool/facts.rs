@@ -43,3 +43,13 @@ pub struct ToolFacts {
 fn yes() -> bool {
     true
 }
+
+/// A field of a host result read leniently: a value of another type reads as absent (the host's objects
+/// are not ours to reject).
+pub(super) fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<serde_json::Value>::deserialize(deserializer)?.and_then(|v| T::deserialize(v).ok()))
+}

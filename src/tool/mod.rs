@@ -11,11 +11,13 @@ mod anchors;
 mod collapsed;
 mod definition;
 mod facts;
+mod ledger;
 mod number;
 mod params;
 mod plan;
 mod recall;
 mod refusal;
+mod summary;
 mod synthetic;
 mod texts;
 mod view;
@@ -23,14 +25,16 @@ mod view;
 pub use anchors::{anchors_view, command_recall, pager_footer, pager_page, AnchorsRow, AnchorsView, PagerAnswer, PagerPage};
 pub use definition::{definition, definition_text_len, ToolDefinition, TOOL_NAME};
 pub use facts::{ToolFacts, ModelFacts};
+pub use ledger::{ledger, Ledger, LedgerOptions};
 pub use params::{Action, Arguments, Params, MAX_ARGUMENT_DEPTH};
 pub use plan::{
-    check_auth, check_summary, finish, plan, salvage_text, unreadable, AnchorDetails, AnchorPlan, AnchorRow,
+    check_auth, finish, plan, salvage_text, unreadable, AnchorDetails, AnchorPlan, AnchorRow,
     AuthResult, LabelWrite, ListDetails, ListPlan, ToolPlan, RewindDetails, RewindFinish, RewindPlan,
-    SummaryResult, MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
+    MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
 };
 pub use recall::{page as recall_page, RecallAnswer, RecallDetails, RecallPage, RecallPlan, MAX_QUERY_CHARS, PAGE_TOKENS};
 pub use refusal::Refusal;
+pub use summary::{check_summary, compose as compose_summary, RewindSummary, SummaryAnswer, SummaryDetails, SummaryFacts, SummaryResult};
 pub use synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant, MAX_SYNTHETIC_FOCUS};
 pub use texts::RefusalCode;
 pub use view::{call_line, result_view, ResultView, ShownAnchor, ShownDetails, ShownResult, SummaryCache};

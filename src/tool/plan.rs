@@ -16,12 +16,13 @@ use crate::js::utf16_len;
 use crate::session::{cumulative, Anchor, Kind, Leaf, RoleKind, SessionIndex, Slot};
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
-use super::facts::{ToolFacts, ModelFacts};
+use super::facts::{lenient, ToolFacts, ModelFacts};
 use super::number::js_number;
 use super::params::{name_problem, wrong_type, Action, Arguments, Params};
 use super::collapsed::is_synthetic;
 use super::recall::{self, RecallPlan};
 use super::refusal::Refusal;
+use super::summary::SummaryFacts;
 use super::synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant};
 use super::texts::{self, RefusalCode};
 
@@ -167,6 +168,9 @@ pub struct RewindPlan {
     /// The synthetic assistant that repairs the chain if a step after `branchWithSummary` fails before
     /// [`finish`] could run.
     pub fallback_synthetic: SyntheticAssistant,
+    /// What the summary written for this plan held (`compose_summary`), for [`finish`]; stays in the index.
+    #[serde(skip)]
+    pub held: SummaryFacts,
 }
 
 /// A label change for `pi.setLabel` (`label: null` clears).
@@ -222,6 +226,13 @@ pub struct RewindDetails {
     pub context_window: f64,
     /// Whether the rewind reaches the next request.
     pub refresh_reaches: bool,
+    /// The ledger under the summary: its size in tokens (0: none).
+    #[serde(serialize_with = "js_number")]
+    pub ledger_tokens: f64,
+    /// The facts it lists.
+    pub ledger_items: u32,
+    /// Whether the summarizer's reply stopped at the output limit.
+    pub summary_cut: bool,
 }
 
 /// The refuse plan. Takes the text by value: each refusal builds its own.
@@ -457,6 +468,7 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> R
         model: Some(model.clone()),
         refresh_reaches: facts.refresh_reaches,
         fallback_synthetic,
+        held: SummaryFacts::default(),
     }))
 }
 
@@ -507,65 +519,6 @@ pub fn check_auth(result: &AuthResult) -> Option<Refusal> {
     Some(Refusal { code: RefusalCode::AuthFailed, text: texts::auth_failed(error), saved_tokens: None })
 }
 
-/// A field of a host result read leniently: a value of another type reads as absent (the host's objects
-/// are not ours to reject).
-fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Ok(Option::<serde_json::Value>::deserialize(deserializer)?.and_then(|v| T::deserialize(v).ok()))
-}
-
-/// The preamble pi's `generateBranchSummary` puts before the model's text (0.74–0.87).
-const PI_SUMMARY_PREAMBLE: &str =
-    "The user explored a different conversation branch before returning here.\nSummary of that exploration:";
-
-/// Whether a summary says nothing: blank, or only pi's preamble and its file lists (the model answered with
-/// nothing, which pi still wraps).
-fn summary_is_empty(summary: &str) -> bool {
-    let mut rest = summary.trim_start().strip_prefix(PI_SUMMARY_PREAMBLE).unwrap_or(summary);
-    for (open, close) in [("<read-files>", "</read-files>"), ("<modified-files>", "</modified-files>")] {
-        if let (Some(a), Some(b)) = (rest.find(open), rest.find(close)) {
-            if a < b && rest.get(..a).is_some_and(|lead| lead.trim().is_empty()) {
-                rest = rest.get(b + close.len()..).unwrap_or("");
-            }
-        }
-    }
-    rest.trim().is_empty()
-}
-
-/// What the summarizer returned (a summarizer that threw is `{error: message}`).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]
-pub struct SummaryResult {
-    /// The summary text.
-    #[serde(default, deserialize_with = "lenient")]
-    #[tsify(optional)]
-    pub summary: Option<String>,
-    /// Whether it was aborted (only `true` counts).
-    #[serde(default, deserialize_with = "lenient")]
-    #[tsify(optional)]
-    pub aborted: Option<bool>,
-    /// Why it failed.
-    #[serde(default, deserialize_with = "lenient")]
-    #[tsify(optional)]
-    pub error: Option<String>,
-}
-
-/// The refusal for a summarizer result that cannot be used (aborted, failed, empty), or `None`.
-pub fn check_summary(result: &SummaryResult) -> Option<Refusal> {
-    if result.aborted == Some(true) {
-        return Some(Refusal { code: RefusalCode::SummaryAborted, text: texts::summary_aborted(), saved_tokens: None });
-    }
-    match (result.error.as_deref(), summary_is_empty(result.summary.as_deref().unwrap_or(""))) {
-        (None, false) => None,
-        (Some(e), _) => Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed(e), saved_tokens: None }),
-        (None, true) => {
-            Some(Refusal { code: RefusalCode::SummaryFailed, text: texts::summary_failed("the summary is empty"), saved_tokens: None })
-        }
-    }
-}
-
 /// The error text raised when a host write of a call failed. `step` names what failed:
 /// - after the rewind's tree moved and the chain was repaired with the synthetic call: `"branch"`
 ///   (`branchWithSummary` itself), `"index"` (reading the new entries back), `"labels"` (the anchor labels);
@@ -581,13 +534,13 @@ pub fn salvage_text(step: &str, error: &str) -> String {
 }
 
 /// `rewind`, second half. Call after `branchWithSummary` returned `summary_id` and the index was fed the
-/// new entry, with the plan [`plan`] made. Numbers are taken at the summary, before anything else is
+/// new entry, with the plan [`plan`] made and what its summary held (`held`, from `compose_summary`). Numbers are taken at the summary, before anything else is
 /// appended. The label writes come in order (set the new one, then clear the old: `label: null`), then
 /// the synthetic assistant to append after them.
 ///
 /// # Errors
 /// `UnknownEntry` when the index was not fed the summary entry; `Cycle` for a corrupt tree.
-pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now_ms: f64) -> Result<RewindFinish, SessionError> {
+pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, held: SummaryFacts, summary_id: &str, now_ms: f64) -> Result<RewindFinish, SessionError> {
     let summary = index.slot_of(summary_id).ok_or_else(|| SessionError::UnknownEntry(summary_id.into()))?;
     let label = full_label(&plan.label_end);
     let prior = match index.parent_of(summary) {
@@ -597,7 +550,8 @@ pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now
     let path = index.path(Some(summary))?;
     let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
     let (before, window) = (plan.before_tokens, plan.context_window);
-    let text = texts::rewound(&plan.label_start, &plan.label_end, before, after, window, warning(plan.refresh_reaches));
+    let ledger = (held.ledger_items > 0).then_some((held.ledger_items, held.ledger_tokens));
+    let text = texts::rewound(&plan.label_start, &plan.label_end, before, after, window, ledger, held.cut, warning(plan.refresh_reaches));
     let mut labels = vec![LabelWrite { entry_id: summary_id.into(), label: Some(label) }];
     if let Some(prior) = prior {
         labels.push(LabelWrite { entry_id: index.id_of(prior).into(), label: None });
@@ -618,6 +572,9 @@ pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now
             context_after: after,
             context_window: window,
             refresh_reaches: plan.refresh_reaches,
+            ledger_tokens: held.ledger_tokens,
+            ledger_items: held.ledger_items,
+            summary_cut: held.cut,
         },
     })
 }

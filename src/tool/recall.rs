@@ -55,8 +55,13 @@ pub struct RecallPlan {
     pub query: Option<String>,
     /// The page asked for (1-based).
     pub page: u32,
-    /// The collapsed conversation entries (user, assistant and tool result messages), oldest first.
+    /// The collapsed conversation entries (user, assistant and tool result messages), oldest first; with
+    /// `whole`, the one entry.
     pub entry_ids: Vec<String>,
+    /// `name` is an entry's id (not an anchor): that entry is read whole — tool calls, thinking and every
+    /// field, not only its text.
+    #[serde(default)]
+    pub whole: bool,
 }
 
 /// `recall`, second half: a page, or the refusal when nothing matches or the page does not exist.
@@ -114,7 +119,17 @@ fn refuse(code: RefusalCode, text: String) -> Refusal {
 pub(super) fn plan(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> Result<Result<RecallPlan, Refusal>, SessionError> {
     // `name`; a model that names the summary by the rewind's own parameter is understood too.
     let key = ["name", "labelEnd", "labelStart"].into_iter().find(|k| params.raw.get(k).is_some()).unwrap_or("name");
-    let Some(name) = params.raw.get(key).and_then(Value::as_str).filter(|n| is_valid_name(n)) else {
+    let sent = params.raw.get(key).and_then(Value::as_str);
+    let name = sent.filter(|n| is_valid_name(n));
+    let label = name.map(|n| format!("{ANCHOR_PREFIX}{n}"));
+    let named = match &label {
+        Some(label) => labelled(index, label)?,
+        None => None,
+    };
+    // The id of an entry (a ledger's item names one), read whole unless an anchor of that name has
+    // collapsed work to read.
+    let entry = sent.and_then(|id| index.slot_of(id));
+    let Some(name) = name.or(entry.and(sent)) else {
         let problem = name_problem(params.raw, key);
         return Ok(Err(refuse(RefusalCode::InvalidName, texts::invalid_name(key, "recall", problem.as_deref()))));
     };
@@ -126,10 +141,15 @@ pub(super) fn plan(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFa
         Ok(p) => p,
         Err(problem) => return Ok(Err(refuse(RefusalCode::InvalidRecall, texts::recall_bad_page(&problem)))),
     };
-    let label = format!("{ANCHOR_PREFIX}{name}");
-    let Some(named) = labelled(index, &label)? else {
-        let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
-        return Ok(Err(refuse(RefusalCode::UnknownName, texts::recall_unknown(name, &rows))));
+    // The whole entry; a query has nothing to narrow in one entry.
+    let whole = |index: &SessionIndex, slot: Slot| RecallPlan { name: name.into(), query: None, page, entry_ids: vec![index.id_of(slot).into()], whole: true };
+    let named = match (named, entry) {
+        (Some(named), _) => named,
+        (None, Some(slot)) => return Ok(Ok(whole(index, slot))),
+        (None, None) => {
+            let rows = texts::anchor_rows(&index.anchors(Leaf::Current)?, facts.context_window);
+            return Ok(Err(refuse(RefusalCode::UnknownName, texts::recall_unknown(name, &rows))));
+        }
     };
     let collapsed = if let Some(slots) = rewind_collapsed(index, named)? {
         slots
@@ -148,9 +168,12 @@ pub(super) fn plan(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFa
         .map(|s| index.id_of(s).to_string())
         .collect();
     if entry_ids.is_empty() {
+        if let Some(slot) = entry {
+            return Ok(Ok(whole(index, slot)));
+        }
         return Ok(Err(refuse(RefusalCode::NothingCollapsed, texts::recall_nothing(name))));
     }
-    Ok(Ok(RecallPlan { name: name.into(), query, page, entry_ids }))
+    Ok(Ok(RecallPlan { name: name.into(), query, page, entry_ids, whole: false }))
 }
 
 /// The entry labelled `label`: the one on the active branch, else the newest labelled one anywhere (a
@@ -229,6 +252,65 @@ fn item_of(entry: &Value) -> Option<Item> {
     (!content.is_empty()).then_some(Item { id, what, text: content })
 }
 
+/// The whole of one entry as pi holds it (`text`: its JSON text): a message's every block — text, thinking,
+/// tool calls with their arguments, images by type — a summary's text, a custom message's content; any
+/// other entry as its JSON text.
+fn whole_item(text: &str) -> Option<Item> {
+    let entry = serde_json::from_str::<Value>(text).ok()?;
+    let id = entry.get("id")?.as_str()?.to_string();
+    let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
+    let (what, body) = match (kind, entry.get("message")) {
+        ("message", Some(message)) => {
+            let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
+            let what = match role {
+                "toolResult" => {
+                    let tool = message.get("toolName").and_then(Value::as_str).unwrap_or("?");
+                    let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
+                    texts::recall_whole_result(tool, failed)
+                }
+                "bashExecution" => texts::recall_whole_bash(),
+                other => other.to_string(),
+            };
+            let body = if role == "bashExecution" {
+                let field = |k: &str| message.get(k).and_then(Value::as_str).unwrap_or("");
+                let exit = message.get("exitCode").and_then(Value::as_f64).map(crate::js::number_to_string);
+                texts::recall_whole_bash_body(field("command"), field("output"), exit.as_deref())
+            } else {
+                blocks_text(message.get("content"))
+            };
+            (what, body)
+        }
+        ("branch_summary" | "compaction", _) => (kind.replace('_', " "), entry.get("summary").and_then(Value::as_str).unwrap_or("").to_string()),
+        ("custom_message", _) => (format!("custom message {}", entry.get("customType").and_then(Value::as_str).unwrap_or("?")), blocks_text(entry.get("content"))),
+        _ => (kind.to_string(), text.to_string()),
+    };
+    Some(Item { id, what, text: if body.is_empty() { texts::recall_whole_empty() } else { body } })
+}
+
+/// Every block of a message's content as text: a string as is; text blocks as is; thinking, tool calls (with
+/// their arguments as JSON), images and anything else on lines of their own.
+fn blocks_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|b| {
+                let field = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("");
+                match field("type") {
+                    "text" => field("text").to_string(),
+                    "thinking" => texts::recall_whole_thinking(field("thinking")),
+                    "toolCall" => texts::recall_whole_call(field("name"), field("id"), &b.get("arguments").map_or_else(String::new, Value::to_string)),
+                    "image" => texts::recall_whole_image(field("mimeType")),
+                    _ => b.to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(other) if !other.is_null() => other.to_string(),
+        _ => String::new(),
+    }
+}
+
 /// A slice of one item on a page: bytes `start..end` of its text.
 #[derive(Debug, Clone, Copy)]
 struct Piece {
@@ -299,8 +381,11 @@ fn lay_out(items: &[Item], room: usize, head: impl Fn(&Item) -> usize) -> Vec<Ve
 /// `recall`, second half: `entries` are the plan's entries as pi holds them (each as JSON text; one that
 /// is missing or unreadable is left out), and the answer is the plan's page of their text.
 pub fn page(plan: &RecallPlan, entries: &[Option<String>]) -> RecallAnswer {
-    let items: Vec<Item> =
-        entries.iter().flatten().filter_map(|t| serde_json::from_str::<Value>(t).ok()).filter_map(|v| item_of(&v)).collect();
+    let items: Vec<Item> = if plan.whole {
+        entries.iter().flatten().filter_map(|t| whole_item(t)).collect()
+    } else {
+        entries.iter().flatten().filter_map(|t| serde_json::from_str::<Value>(t).ok()).filter_map(|v| item_of(&v)).collect()
+    };
     let name = plan.name.as_str();
     let query = plan.query.as_deref();
     let collapsed = items.len() as u32;
@@ -320,6 +405,7 @@ pub fn page(plan: &RecallPlan, entries: &[Option<String>]) -> RecallAnswer {
     }
     // Room for the header and footer at their longest (the page count is known only after paging).
     let reserve = utf16_len(&texts::recall_header(name, query, WIDEST_PAGE, WIDEST_PAGE, matches, collapsed))
+            .max(utf16_len(&texts::recall_whole_header(name, WIDEST_PAGE, WIDEST_PAGE)))
         + utf16_len(&texts::recall_next(name, query, WIDEST_PAGE, WIDEST_PAGE))
         + 2;
     let head = |item: &Item| utf16_len(&texts::recall_item(&item.id, &item.what, Some((WIDEST_PAGE, WIDEST_PAGE)))) + 2;
@@ -339,7 +425,7 @@ pub fn page(plan: &RecallPlan, entries: &[Option<String>]) -> RecallAnswer {
             }
         }
     }
-    let mut text = texts::recall_header(name, query, plan.page, count, matches, collapsed);
+    let mut text = if plan.whole { texts::recall_whole_header(name, plan.page, count) } else { texts::recall_header(name, query, plan.page, count, matches, collapsed) };
     text.push('\n');
     let mut entry_ids = Vec::new();
     // An item has at most one piece per page: a split piece always ends its page.
@@ -352,7 +438,8 @@ pub fn page(plan: &RecallPlan, entries: &[Option<String>]) -> RecallAnswer {
         text.push('\n');
         entry_ids.push(item.id.clone());
     }
-    text.push_str(&if plan.page < count { texts::recall_next(name, query, plan.page + 1, count) } else { texts::recall_end(name) });
+    let end = if plan.whole { texts::recall_whole_end(name) } else { texts::recall_end(name) };
+    text.push_str(&if plan.page < count { texts::recall_next(name, query, plan.page + 1, count) } else { end });
     let tokens = ceil_quarter(utf16_len(&text));
     RecallAnswer::Page(RecallPage {
         text,
@@ -614,6 +701,57 @@ pub(super) mod tests {
         assert_eq!(cut_at("", 5), 0);
     }
 
+    #[test]
+    fn an_entry_id_reads_that_entry_whole() {
+        let s = rewound("fn main() {}");
+        let mut index = s.index();
+        let plan = recall_plan(&mut index, &json!({"action": "recall", "name": "a1", "query": "ignored"}));
+        assert_eq!((plan.entry_ids.as_slice(), plan.whole, plan.query.as_deref()), (&["a1".to_string()][..], true, None));
+        // The tool call a collapsed assistant made, with its arguments: more than its text.
+        let page = text(&page_of(&s, &json!({"action": "recall", "name": "a1"}))).to_string();
+        assert_eq!(
+            page,
+            "[recall 'a1'] page 1 of 1 · entry a1, whole · exact text\n──── entry a1 · assistant ────\nReading the grammar.\n\
+             [tool call read (c1)] {}\nEnd of entry a1."
+        );
+        // Any entry, this tool's own result and entries outside the collapsed work included.
+        let result = text(&page_of(&s, &json!({"action": "recall", "name": "rr1"}))).to_string();
+        assert!(result.contains("──── entry rr1 · tool result of navigate_tree ────\n[rewind] done\n"), "{result}");
+        let summary = text(&page_of(&s, &json!({"action": "recall", "name": "bs1"}))).to_string();
+        assert!(summary.contains("──── entry bs1 · branch summary ────\n## Goal\n"), "{summary}");
+        let label = text(&page_of(&s, &json!({"action": "recall", "name": "lb1"}))).to_string();
+        assert!(label.contains("\"label\":\"anchor:done\""), "another entry as its JSON text: {label}");
+        // An anchor of the same name with collapsed work wins (one with none does not); an id that is no
+        // valid anchor name still reads as an id.
+        let mut both = rewound("x");
+        both.label("l8", "u", "anchor:a2").label("l9", "a4", "anchor:a1").user("Not_Kebab", "typed");
+        let mut index = both.index();
+        assert!(!recall_plan(&mut index, &json!({"action": "recall", "name": "a2"})).whole);
+        assert!(recall_plan(&mut index, &json!({"action": "recall", "name": "a1"})).whole);
+        assert!(recall_plan(&mut index, &json!({"action": "recall", "name": "Not_Kebab"})).whole);
+        assert_eq!(refused(&plan_of(&mut index, &json!({"action": "recall", "name": "Nope_1"}))), RefusalCode::InvalidName);
+        assert_eq!(refused(&plan_of(&mut index, &json!({"action": "recall", "name": "nope"}))), RefusalCode::UnknownName);
+    }
+
+    #[test]
+    fn a_whole_entry_shows_every_block() {
+        let mut s = Lines::default();
+        s.message("m", &json!({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "hmm"},
+            {"type": "text", "text": "doing it"},
+            {"type": "toolCall", "id": "c1", "name": "write", "arguments": {"path": "a.rs", "content": "x"}},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "other", "n": 1}]}))
+            .message("b", &json!({"role": "bashExecution", "command": "make", "output": "ok", "exitCode": 2}))
+            .message("e", &json!({"role": "toolResult", "toolCallId": "c1", "toolName": "edit", "content": [], "isError": true}));
+        let page = text(&page_of(&s, &json!({"action": "recall", "name": "m"}))).to_string();
+        assert!(page.contains("[thinking]\nhmm\n[/thinking]\ndoing it\n[tool call write (c1)] {\"content\":\"x\",\"path\":\"a.rs\"}\n[image image/png]\n{\"n\":1,\"type\":\"other\"}\n"), "{page}");
+        let bash = text(&page_of(&s, &json!({"action": "recall", "name": "b"}))).to_string();
+        assert!(bash.contains("──── entry b · user's bash command ────\n$ make\nok\n[exit 2]\n"), "{bash}");
+        let empty = text(&page_of(&s, &json!({"action": "recall", "name": "e"}))).to_string();
+        assert!(empty.contains("──── entry e · tool result of edit, failed ────\n(no text)\n"), "{empty}");
+    }
+
     /// The texts pinned in tests/fixtures/expected/tool-outputs.txt (see `tool::tests`).
     pub(in crate::tool) fn golden(put: &mut dyn FnMut(&str, &str)) {
         let s = rewound("fn main() {\n    println!(\"hi\");\n}\n");
@@ -638,6 +776,7 @@ pub(super) mod tests {
         ] {
             put(what, &json(&page_of(&s, &args)));
         }
+        put("recall entry", &json(&page_of(&s, &json!({"action": "recall", "name": "r2"}))));
         let big = rewound(&"0123456789abcdef\n".repeat(600));
         for k in 1..=2 {
             put(&format!("recall split {k}"), &json(&page_of(&big, &json!({"action": "recall", "name": "done", "page": k}))));

@@ -26,7 +26,7 @@ fn rewind_plan(index: &mut SessionIndex, params: &Value, facts: &ToolFacts) -> R
 
 /// [`super::finish`]; the result as JSON.
 fn finish(index: &mut SessionIndex, plan: &RewindPlan, summary_id: &str, now_ms: f64) -> Result<Value, crate::SessionError> {
-    super::finish(index, plan, summary_id, now_ms).map(|f| sj(&f))
+    super::finish(index, plan, super::SummaryFacts::default(), summary_id, now_ms).map(|f| sj(&f))
 }
 
 /// [`super::check_auth`] with a `serde_json` result, read as the binding reads the host's object.
@@ -645,8 +645,16 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
             let mut s = worked_session(40_000);
             s.summary("bs", "u", "The user explored a different conversation branch before returning here.\n## Goal\nparser");
             let mut index = s.index();
-            let done = super::finish(&mut index, &p, "bs", 1_767_225_600_999.5).unwrap();
+            let done = super::finish(&mut index, &p, super::SummaryFacts::default(), "bs", 1_767_225_600_999.5).unwrap();
             put(&format!("{what} finish"), &golden::text(&done));
+            if *what == "rewind" {
+                let held = super::SummaryFacts { ledger_tokens: 312.0, ledger_items: 7, ledger_left_out: 0, cut: true };
+                let mut index = s.index();
+                let ledgered = super::finish(&mut index, &p, held, "bs", 1_767_225_600_999.5).unwrap();
+                put("rewind finish with a ledger, cut", &golden::text(&ledgered));
+                let ledgered = serde_json::to_value(&ledgered).unwrap();
+                put("rewind finish with a ledger, cut view", &golden::view(&ledgered, Some(json!({"mode": "live-prefix", "reason": null, "cacheRead": 9000, "input": 12, "cacheWrite": 0}))));
+            }
             let done = serde_json::to_value(&done).unwrap();
             for cache in [
                 json!(null),
@@ -732,6 +740,8 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
     }
     super::recall::tests::golden(&mut put);
     super::anchors::tests::golden(&mut put);
+    super::ledger::tests::golden(&mut put);
+    super::summary::tests::golden(&mut put);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/expected/tool-outputs.txt");
     if std::env::var_os("PTN_BLESS").is_some() {
         std::fs::write(path, &out).unwrap();

@@ -231,12 +231,28 @@ pub(crate) fn anchor_set(name: &str, tokens: f64, window: f64, hint: Option<&str
     )
 }
 
-pub(crate) fn rewound(start: &str, end: &str, before: f64, after: f64, window: f64, warning: Option<&str>) -> String {
+/// `ledger`: the facts the ledger under the summary lists and its tokens (`None`: no ledger); `cut`: the
+/// summary stopped at the output limit.
+#[allow(clippy::too_many_arguments, reason = "one text, one argument per fact it states")]
+pub(crate) fn rewound(start: &str, end: &str, before: f64, after: f64, window: f64, ledger: Option<(u32, f64)>, cut: bool, warning: Option<&str>) -> String {
     let delta = format_context_delta(before, after, window);
     let warning = warning.map_or_else(String::new, |w| format!("\n\n{w}"));
     let note = crate::guidance::post_rewind_note();
+    let cost = ledger.map_or_else(String::new, |(_, tokens)| format!(" · ledger {} tokens", format_tokens(tokens)));
+    let ledger = ledger.map_or_else(String::new, |(items, _)| {
+        let facts = if items == 1 { "1 fact".to_string() } else { format!("{items} facts") };
+        format!(
+            " Its ledger lists {facts} of the collapsed work verbatim: trust it over the summary's wording, and \
+             navigate_tree(action='recall', name='<id>') reads an item's entry whole."
+        )
+    });
+    let cut = if cut {
+        format!(" The summary was cut off at the output limit: what it lacks, recall '{end}' reads word for word.")
+    } else {
+        String::new()
+    };
     format!(
-        "[rewind '{start}' → '{end}'] · {delta}\n\nThe work after '{start}' is now the branch summary above. \
+        "[rewind '{start}' → '{end}'] · {delta}{cost}\n\nThe work after '{start}' is now the branch summary above.{ledger}{cut} \
          Items under '### Done' are finished; '### In Progress', '### Blocked' and '## Next Steps' are still to \
          do: continue with them without asking the user again. Earlier branch summaries, if any, cover earlier \
          collapsed stages. {note}{warning}"
@@ -302,8 +318,9 @@ pub(crate) fn recall_unknown(name: &str, rows: &str) -> String {
         format!("No anchor '{name}' in this session, and no anchors on the active branch: nothing to recall.")
     } else {
         format!(
-            "No anchor '{name}' in this session. Recall takes the name of a rewind's summary (its labelEnd) or of \
-             an anchor a rewind went back to. Anchors here (root → leaf):\n{rows}"
+            "No anchor '{name}' in this session. Recall takes the name of a rewind's summary (its labelEnd), of \
+             an anchor a rewind went back to, or the id of an entry (a summary's ledger names them). Anchors here \
+             (root → leaf):\n{rows}"
         )
     }
 }
@@ -353,6 +370,146 @@ pub(crate) fn recall_end(name: &str) -> String {
     format!("End of what was collapsed at '{name}'.")
 }
 
+/// The first line of a page of one entry read whole (`recall` by an entry's id).
+pub(crate) fn recall_whole_header(id: &str, page: u32, pages: u32) -> String {
+    format!("[recall '{id}'] page {page} of {pages} · entry {id}, whole · exact text")
+}
+
+/// The last line of the last page of an entry read whole.
+pub(crate) fn recall_whole_end(id: &str) -> String {
+    format!("End of entry {id}.")
+}
+
+/// What a tool result read whole is.
+pub(crate) fn recall_whole_result(tool: &str, failed: bool) -> String {
+    if failed { format!("tool result of {tool}, failed") } else { format!("tool result of {tool}") }
+}
+
+/// What the user's own `!command` read whole is.
+pub(crate) fn recall_whole_bash() -> String {
+    "user's bash command".into()
+}
+
+/// The user's own `!command` whole: the command, its output, its exit code when known.
+pub(crate) fn recall_whole_bash_body(command: &str, output: &str, exit: Option<&str>) -> String {
+    let exit = exit.map_or_else(String::new, |e| format!("\n[exit {e}]"));
+    format!("$ {command}\n{output}{exit}")
+}
+
+/// A thinking block of a message read whole.
+pub(crate) fn recall_whole_thinking(thinking: &str) -> String {
+    format!("[thinking]\n{thinking}\n[/thinking]")
+}
+
+/// A tool call of a message read whole: its name, id and arguments as JSON.
+pub(crate) fn recall_whole_call(name: &str, id: &str, arguments: &str) -> String {
+    format!("[tool call {name} ({id})] {arguments}")
+}
+
+/// An image of a message read whole (its data is not text).
+pub(crate) fn recall_whole_image(mime: &str) -> String {
+    format!("[image {mime}]")
+}
+
+/// An entry read whole that holds no text at all.
+pub(crate) fn recall_whole_empty() -> String {
+    "(no text)".into()
+}
+
+// ── A rewind's summary (tool/summary.rs) ─────────────────────────────────────────────────────────────
+
+/// The summary's first line, on both summary paths (in place of pi's "The user explored a different
+/// conversation branch before returning here", which is wrong when the model rewound itself).
+pub(crate) fn summary_heading() -> String {
+    "Summary of the work this rewind collapsed:".into()
+}
+
+/// After a summary whose reply stopped at the output limit; `name`: what `recall` reads the span by.
+pub(crate) fn summary_cut(name: &str) -> String {
+    format!(
+        "(This summary was cut off at the model's output limit. The ledger below lists the collapsed work's \
+         facts; navigate_tree(action='recall', name='{name}') reads all of it.)"
+    )
+}
+
+// ── The ledger under a summary (tool/ledger.rs) ──────────────────────────────────────────────────
+
+/// A section of the ledger, in the order items are kept when it must cut and listed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LedgerSection {
+    /// What the user typed in the span.
+    User,
+    /// Error lines and test-summary lines of tool output.
+    Problems,
+    /// pi's modified files.
+    Modified,
+    /// Commands run, with their exit status.
+    Commands,
+    /// pi's read files (read and not modified).
+    Read,
+}
+
+impl LedgerSection {
+    /// Every section, in order (`section as usize` is its place).
+    pub(crate) const ALL: [LedgerSection; 5] =
+        [LedgerSection::User, LedgerSection::Problems, LedgerSection::Modified, LedgerSection::Commands, LedgerSection::Read];
+}
+
+/// The ledger's first line: what it is and how to read an item's entry whole.
+pub(crate) fn ledger_open() -> String {
+    "<ledger>\nFacts from the collapsed entries, copied verbatim, newest first. [id] is the entry: \
+     navigate_tree(action='recall', name='<id>') reads it whole."
+        .into()
+}
+
+pub(crate) fn ledger_close() -> String {
+    "</ledger>".into()
+}
+
+pub(crate) fn ledger_heading(section: LedgerSection) -> String {
+    match section {
+        LedgerSection::User => "User messages:",
+        LedgerSection::Problems => "Errors and test results:",
+        LedgerSection::Modified => "Files modified:",
+        LedgerSection::Commands => "Commands run:",
+        LedgerSection::Read => "Files read:",
+    }
+    .into()
+}
+
+pub(crate) fn ledger_item(id: &str, text: &str) -> String {
+    format!("- [{id}] {text}")
+}
+
+/// `exit`: the status (`exit 101`, `timed out`, …).
+pub(crate) fn ledger_command(command: &str, exit: &str) -> String {
+    format!("`{command}` → {exit}")
+}
+
+/// `code`: the exit code as JavaScript writes the number.
+pub(crate) fn ledger_exit(code: &str) -> String {
+    format!("exit {code}")
+}
+
+/// A failed tool result with no error line of its own: its tool and first line.
+pub(crate) fn ledger_failed(tool: &str, line: &str) -> String {
+    format!("{tool} failed: {line}")
+}
+
+/// A user message cut for room: what is kept, then how many characters were left out.
+pub(crate) fn ledger_cut(kept: &str, more: usize) -> String {
+    format!("{kept}… [cut: {more} more characters]")
+}
+
+/// The line after the items when some were left out for room; `recall`: the name that reads the whole span.
+pub(crate) fn ledger_left_out(count: u32, recall: Option<&str>) -> String {
+    let items = if count == 1 { "1 more item".to_string() } else { format!("{count} more items") };
+    match recall {
+        Some(name) => format!("({items} left out for room; navigate_tree(action='recall', name='{name}') reads all the collapsed work.)"),
+        None => format!("({items} left out for room.)"),
+    }
+}
+
 // ── What pi's TUI shows (tool/view.rs); never part of the model's text ──────────────────────────────
 
 /// The call line of `anchor`.
@@ -388,15 +545,19 @@ pub(crate) enum Served<'a> {
     Cold(&'a str),
 }
 
-/// The headline of a rewind; `served` is absent when the summarizer does not say.
-pub(crate) fn view_rewound(start: &str, end: &str, before: f64, after: f64, window: f64, served: Option<Served<'_>>) -> String {
+/// The headline of a rewind; `ledger`: the ledger's tokens (absent: none); `cut`: the summary stopped at the
+/// output limit; `served` is absent when the summarizer does not say.
+#[allow(clippy::too_many_arguments, reason = "one headline, one argument per fact it states")]
+pub(crate) fn view_rewound(start: &str, end: &str, before: f64, after: f64, window: f64, ledger: Option<f64>, cut: bool, served: Option<Served<'_>>) -> String {
     let delta = format_context_delta(before, after, window);
+    let ledger = ledger.map_or_else(String::new, |t| format!(" · ledger {} tokens", format_tokens(t)));
+    let cut = if cut { " · summary cut at the output limit" } else { "" };
     let served = match served {
         Some(Served::Cache) => " · summary from the prompt cache".to_string(),
         Some(Served::Cold(reason)) => format!(" · summary cold ({reason})"),
         None => String::new(),
     };
-    format!("rewind '{start}' → '{end}' · {delta}{served}")
+    format!("rewind '{start}' → '{end}' · {delta}{ledger}{cut}{served}")
 }
 
 /// The headline of `list`: the count and the context now, then the anchors (the newest

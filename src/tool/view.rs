@@ -51,6 +51,10 @@ pub struct ShownDetails {
     pub anchors: Option<Vec<ShownAnchor>>,
     #[tsify(optional)]
     pub summary_cache: Option<SummaryCache>,
+    #[tsify(optional)]
+    pub ledger_tokens: Option<f64>,
+    #[tsify(optional)]
+    pub summary_cut: Option<bool>,
 }
 
 /// One anchor of a `list` result.
@@ -162,7 +166,9 @@ pub fn result_view(result: &ShownResult) -> ResultView {
         let cache = d.summary_cache.as_ref();
         cache_miss = cache.and_then(|c| c.miss_line("rewind"));
         let served = cache.map(|c| if c.hit() { Served::Cache } else { Served::Cold(c.reason.as_deref().unwrap_or("cache not read")) });
-        texts::view_rewound(start, end, d.context_before.unwrap_or(0.0), d.context_after.unwrap_or(0.0), window, served)
+        let ledger = d.ledger_tokens.filter(|&t| t > 0.0);
+        let cut = d.summary_cut == Some(true);
+        texts::view_rewound(start, end, d.context_before.unwrap_or(0.0), d.context_after.unwrap_or(0.0), window, ledger, cut, served)
     } else if let Some(anchors) = &d.anchors {
         let rows: Vec<(&str, f64)> = anchors.iter().map(|a| (a.name.as_str(), a.tokens)).collect();
         texts::view_list(&rows, d.context_tokens.unwrap_or(0.0), window)

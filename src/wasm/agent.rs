@@ -74,12 +74,6 @@ pub fn cache_summary_instruction(first: u32, count: u32, focus: &str) -> String 
     guidance::cache_summary_instruction(first as usize, count as usize, focus)
 }
 
-/// The branch summary written from the reply to the cache-preserving request.
-#[wasm_bindgen(js_name = cacheSummaryText)]
-pub fn cache_summary_text(reply: &str) -> String {
-    guidance::cache_summary_text(reply)
-}
-
 /// Headers for a summary request (`null` values dropped; opencode session headers added, never
 /// overwriting the credentials').
 #[wasm_bindgen(js_name = summaryHeaders, unchecked_return_type = "Record<string, string>")]

@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
 use super::{to_js, SessionIndex};
-use crate::tool::{self, Arguments, AuthResult, RecallPlan, RewindPlan, ShownResult, SummaryResult, ToolFacts, ToolPlan};
+use crate::tool::{self, Arguments, AuthResult, LedgerOptions, RecallPlan, RewindPlan, ShownResult, SummaryAnswer, SummaryResult, ToolFacts, ToolPlan};
 
 /// A host object read as `T` (`InvalidArgument` naming `what` when it has the wrong shape).
 fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
@@ -72,6 +72,50 @@ impl SessionIndex {
         to_js(&tool::recall_page(plan, &entry_texts(&entries)))
     }
 
+    /// The summary of the pending rewind, from the summarizer's `result` and the collapsed entries as pi
+    /// holds them (`plan.summarizeIds`, `sm.getEntry(id)` each): our heading in place of pi's preamble, the
+    /// model's text, a note when the reply stopped at the output limit, and the ledger of the entries'
+    /// facts (bounded by `result.ledgerTokens`: 0 for none, absent for the default). Answers `{kind: "summary", summary, details,
+    /// ledgerTokens, cut}` — write it with `branchWithSummary(targetId, summary, details)` — or the refusal
+    /// for a result that cannot be used (aborted, failed, empty).
+    ///
+    /// ```js
+    /// const answer = index.rewindSummary(plan.summarizeIds.map((id) => sm.getEntry(id)), { ...outcome, ledgerTokens: 600 });
+    /// if (answer.kind === "refuse") return failed(answer.text);
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` when no rewind is pending or `result` is not an object.
+    #[wasm_bindgen(js_name = rewindSummary, unchecked_return_type = "SummaryAnswer")]
+    pub fn rewind_summary(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "unknown[]")] entries: js_sys::Array,
+        #[wasm_bindgen(unchecked_param_type = "SummaryResult")] result: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let result: SummaryResult = from_js(result, "result")?;
+        let profile = self.inner.profile().0;
+        let plan: &mut RewindPlan = self.pending.as_mut().ok_or_else(|| invalid("no rewind is pending"))?;
+        let (answer, held) = tool::compose_summary(&result, &entry_texts(&entries), profile, &plan.label_end);
+        if matches!(answer, SummaryAnswer::Summary(_)) {
+            plan.held = held;
+        }
+        to_js(&answer)
+    }
+
+    /// The ledger of any span of collapsed entries (oldest first, as pi holds them), under this index's host
+    /// profile: `budgetTokens` bounds it (0: none, only pi's file lists); `recallName` is the name `recall`
+    /// reads the whole span by, if any. A compaction's summary can carry one as a rewind's does.
+    #[wasm_bindgen(js_name = ledgerOf, unchecked_return_type = "Ledger")]
+    pub fn ledger_of(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown[]")] entries: js_sys::Array,
+        budget_tokens: u32,
+        recall_name: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        let options = LedgerOptions { budget_tokens, profile: self.inner.profile().0, recall_name: recall_name.as_deref() };
+        to_js(&tool::ledger(&entry_texts(&entries), options))
+    }
+
     /// The rows of the user's `/anchors` command: the anchors on the active branch with the context at
     /// each, then every rewind with what it saved. `contextWindow`: the model's (0: unknown).
     ///
@@ -101,7 +145,7 @@ impl SessionIndex {
     #[wasm_bindgen(js_name = rewindFinish, unchecked_return_type = "RewindFinish")]
     pub fn rewind_finish(&mut self, summary_id: &str, now_ms: f64) -> Result<JsValue, JsValue> {
         let plan: &RewindPlan = self.pending.as_ref().ok_or_else(|| invalid("no rewind is pending"))?;
-        let finish = tool::finish(&mut self.inner, plan, summary_id, now_ms).map_err(js_error)?;
+        let finish = tool::finish(&mut self.inner, plan, plan.held, summary_id, now_ms).map_err(js_error)?;
         self.pending = None;
         to_js(&finish)
     }
