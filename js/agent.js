@@ -9,6 +9,7 @@ export const ENV_NO_START_ANCHOR = "PI_TREE_NAVIGATOR_NO_START_ANCHOR";
 export const ENV_NO_CACHE_SUMMARY = "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY";
 export const ENV_NO_HINT = "PI_TREE_NAVIGATOR_NO_HINT";
 export const ENV_NO_ARCHIVE_NOTICE = "PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE";
+export const ENV_NO_LEDGER = "PI_TREE_NAVIGATOR_NO_LEDGER";
 
 export function envFlag(name, env = process.env) {
   const v = env[name];
@@ -26,7 +27,7 @@ export function installAgentFeatures({ pi, core, withIndex, toolName, pkg, env =
 
   function fresh(ctx) {
     const api = core();
-    let loaded = { config: { hintPercent: null, startAnchorTurn: null, cacheSummary: false, archiveNotice: false }, warnings: [] };
+    let loaded = { config: { hintPercent: null, startAnchorTurn: null, cacheSummary: false, archiveNotice: false, ledgerTokens: null }, warnings: [] };
     try {
       if (api) loaded = loadConfig(api, ctx, { pkg });
     } catch (e) {

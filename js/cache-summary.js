@@ -6,6 +6,7 @@
 // writes every text; this file captures, measures and sends.
 import * as piPackage from "@earendil-works/pi-coding-agent";
 import { ENV_NO_CACHE_SUMMARY, envFlag } from "./agent.js";
+import { outputLimit, replyText } from "./summarize.js";
 
 /** Captures kept (sessions), least recently used out. */
 export const MAX_CAPTURES = 16;
@@ -96,17 +97,17 @@ export function cacheSummarizer(cold, { core, captures, pi, pkg = piPackage, env
       try {
         const messages = [...replay.messages, { role: "user", content: [{ type: "text", text: instruction }], timestamp: Date.now() }];
         const options = replayOptions({ auth: authed, sessionId, signal, pi, env });
+        // The model's own output limit, as pi ≥1.5 gives its summaries; a reply cut there still rewinds.
+        const limit = outputLimit(model);
+        if (limit) options.maxTokens = limit;
         const reply = await stream.call(registry, model, { messages }, options).result();
-        const text = (reply?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
+        const text = replyText(reply);
         const usable = reply && reply.stopReason !== "error" && reply.stopReason !== "aborted" && text.trim() !== ""
           && !(reply.content ?? []).some((c) => c.type === "toolCall");
         if (usable) {
-          return {
-            summary: api.cacheSummaryText(text),
-            readFiles: [],
-            modifiedFiles: [],
-            summaryCache: details(mode, reply.usage),
-          };
+          // The reply as it came: the core writes the summary around it (heading, cut note, ledger) and pi's
+          // file lists for the entry's details (src/tool/summary.rs).
+          return { summary: text, stopReason: reply.stopReason ?? null, summaryCache: details(mode, reply.usage) };
         }
         if (reply?.stopReason === "aborted" || signal?.aborted) return { aborted: true, summaryCache: details(mode, reply?.usage) };
       } catch {

@@ -21,7 +21,7 @@ import { pathToFileURL } from "node:url";
 import * as wasmCore from "./load-node.js";
 import { createHost, hostGenerateBranchSummary, registry } from "./host.js";
 import { makeSummarizer } from "./summarize.js";
-import { installAgentFeatures } from "./agent.js";
+import { ENV_NO_LEDGER, envFlag, installAgentFeatures } from "./agent.js";
 import { cacheSummarizer, installCapture } from "./cache-summary.js";
 import { installCompaction } from "./compaction.js";
 import * as tui from "@earendil-works/pi-tui";
@@ -341,10 +341,13 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     const authRefusal = current.api.checkAuth({ ok: auth.ok, error: auth.error });
     if (authRefusal) return refuse(toolCallId, authRefusal);
 
+    // The collapsed entries as pi holds them: the summarizer's input and the ledger's (the index keeps no text).
+    const entries = plan.summarizeIds.map((id) => host.getEntry(sm, id));
+    const config = agent.stateOf(sm)?.config;
     let outcome;
     try {
       outcome = await summarize({
-        entries: plan.summarizeIds.map((id) => host.getEntry(sm, id)),
+        entries,
         model: ctx.model,
         auth,
         signal,
@@ -353,14 +356,20 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
         ctx,
         plan,
         callId: toolCallId,
-        config: agent.stateOf(sm)?.config,
+        config,
         agentMessages: reg.sessions.get(sm)?.agent?.state?.messages,
       });
     } catch (error) {
       return refuse(toolCallId, current.api.checkSummary({ error: String(messageOf(error)) }));
     }
-    const summaryRefusal = current.api.checkSummary({ summary: outcome.summary, aborted: outcome.aborted, error: outcome.error });
-    if (summaryRefusal) return refuse(toolCallId, summaryRefusal);
+    // The core writes the summary: its heading, the model's text, a cut note, the ledger of the entries' facts
+    // (0 tokens: off; undefined: the default, when the session's config was never read).
+    const ledgerTokens = envFlag(ENV_NO_LEDGER) ? 0 : config ? (config.ledgerTokens ?? 0) : undefined;
+    const { summary: text, aborted, error, stopReason, replyText, readFiles, modifiedFiles } = outcome ?? {};
+    const written = withIndex(sm, (index) =>
+      index.rewindSummary(entries, { summary: text, aborted, error, stopReason, replyText, readFiles, modifiedFiles, ledgerTokens }),
+    );
+    if (written.kind === "refuse") return refuse(toolCallId, written);
 
     // The tree moves now. `durable` is the newest entry known to be written: every later append goes
     // under it, so a write that failed half-way (in memory, not on disk) never gets children.
@@ -370,8 +379,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     let finish;
     let failure;
     try {
-      const details = { readFiles: outcome.readFiles ?? [], modifiedFiles: outcome.modifiedFiles ?? [] };
-      const summaryId = host.branchWithSummary(sm, plan.targetId, outcome.summary, details);
+      const summaryId = host.branchWithSummary(sm, plan.targetId, written.summary, written.details);
       durable = summaryId;
       step = "index";
       finish = withIndex(sm, (index) => index.rewindFinish(summaryId, Date.now())); // the plan stays in the index

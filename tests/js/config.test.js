@@ -27,14 +27,14 @@ function dirs(global, project) {
 test("no files: defaults, no warnings", () => {
   const { cwd } = dirs();
   const r = loadConfig(core, { cwd });
-  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true, cacheCompaction: true, archiveNotice: true });
+  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true, cacheCompaction: true, archiveNotice: true, ledgerTokens: 600 });
   assert.deepEqual(r.warnings, []);
 });
 
 test("both layers are read from pi's agent dir and <cwd>/.pi; the project wins per field", () => {
-  const { cwd } = dirs(JSON.stringify({ contextHint: 40, cacheSummary: false, archiveNotice: false }), JSON.stringify({ contextHint: 60 }));
+  const { cwd } = dirs(JSON.stringify({ contextHint: 40, cacheSummary: false, archiveNotice: false, ledgerTokens: 900 }), JSON.stringify({ contextHint: 60, ledgerTokens: "off" }));
   const r = loadConfig(core, { cwd });
-  assert.deepEqual(r.config, { hintPercent: 60, startAnchorTurn: 2, cacheSummary: false, cacheCompaction: true, archiveNotice: false });
+  assert.deepEqual(r.config, { hintPercent: 60, startAnchorTurn: 2, cacheSummary: false, cacheCompaction: true, archiveNotice: false, ledgerTokens: null });
 });
 
 test("an untrusted project is neither read nor warned about", () => {
@@ -66,6 +66,6 @@ test("readLayer: missing, a directory, text", () => {
 test("bad values reach the user as warnings, the rest stays in force", () => {
   const { cwd } = dirs(JSON.stringify({ contextHint: 500, startAnchorTurn: "soon", cacheSummary: "yes", archiveNotice: "no" }));
   const r = loadConfig(core, { cwd });
-  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true, cacheCompaction: true, archiveNotice: true });
+  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true, cacheCompaction: true, archiveNotice: true, ledgerTokens: 600 });
   assert.equal(r.warnings.length, 4, r.warnings.join("\n"));
 });

@@ -38,7 +38,7 @@ for (const version of ALL_HOST_VERSIONS) {
     assert.equal(ok.status, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, new RegExp(`^pi ${version.replace(/\./g, "\\.")} \\(`));
     assert.match(ok.stdout, /^Node v\d+\./m);
-    assert.match(ok.stdout, new RegExp(`estimate profile: ${["0.74.2", "0.75.5"].includes(version) ? "pi-0\\.74" : "pi-0\\.87"}`));
+    assert.match(ok.stdout, new RegExp(`estimate profile: ${["0.74.2", "0.75.5"].includes(version) ? "pi-0\\.74" : ["1.5.2", "1.6.0"].includes(version) ? "pi-1\\.5" : "pi-0\\.87"}`));
     for (const s of SURFACES) assert.match(ok.stdout, new RegExp(`present  ${s}:`), s);
     // pi's own package manager resolves the local path: this package, from pkg/, in its version.
     assert.ok(ok.stdout.includes(`settings: pi loads pi-tree-navigator ${manifest.version} from ${resolve(pkgDir)}\n`), ok.stdout);

@@ -357,16 +357,46 @@ test("no model and failed auth are refused before summarizing", async () => {
 
 test("the default summarizer is the host's generateBranchSummary, with the live agent's stream function", async () => {
   fakePi.calls.length = 0;
-  const env = setup();
-  const streamFunction = () => {};
+  const env = setup({ model: { ...MODEL, maxTokens: 32_000 } });
+  const sent = [];
+  const streamFunction = (model, context, options) => {
+    sent.push({ model, context, options });
+    return { result: async () => ({ role: "assistant", stopReason: "length", content: [{ type: "text", text: "cut sum" }] }) };
+  };
   const session = new fakePi.AgentSession(env.sm, { state: { messages: [] }, streamFunction, prepareRequest: () => {} });
   await session.prompt("capture me");
   await worked(env);
   const r = await env.call("c9", rewindParams());
   assert.equal(r.isError, false, r.text);
   assert.equal(fakePi.calls.length, 1);
-  assert.equal(fakePi.calls[0].options.streamFn, streamFunction);
   assert.equal(fakePi.calls[0].options.customInstructions, FOCUS);
+  // The summarizer gets the live agent's stream function, wrapped: the model's own output limit (over pi's cap)…
+  const wrapped = fakePi.calls[0].options.streamFn;
+  const reply = await (await wrapped(env.ctx.model, { messages: [] }, { maxTokens: 4096, apiKey: "k" })).result();
+  assert.deepEqual(sent.map((s) => s.options), [{ maxTokens: 32_000, apiKey: "k" }]);
+  assert.equal(sent[0].context.messages.length, 0);
+  assert.equal(reply.stopReason, "length", "the reply passes through unchanged");
+});
+
+test("a cold summary cut at the output limit still rewinds, and says so", async () => {
+  // pi ≥0.87 turns a reply that stopped for length into an error; the stream function saw the reply.
+  const opts = {
+    summarize: async (_entries, options) => {
+      const reply = await (await options.streamFn({ maxTokens: 100 }, { messages: [] }, {})).result();
+      return reply.stopReason === "length" ? { error: "Branch summarization failed: generation hit the token cap" } : { summary: "x" };
+    },
+  };
+  const env = setup({ opts });
+  const streamFunction = () => ({ result: async () => ({ role: "assistant", stopReason: "length", content: [{ type: "text", text: "## Goal\nhalf a summ" }] }) });
+  const session = new fakePi.AgentSession(env.sm, { state: { messages: [] }, streamFunction, prepareRequest: () => {} });
+  await session.prompt("capture me");
+  await worked(env);
+  const r = await env.call("c9", rewindParams());
+  assert.equal(r.isError, false, r.text);
+  assert.equal(r.result.details.summaryCut, true);
+  assert.match(r.text, /The summary was cut off at the output limit/);
+  const summary = env.sm.getEntries().find((e) => e.type === "branch_summary");
+  assert.match(summary.summary, /^Summary of the work this rewind collapsed:\n\n## Goal\nhalf a summ\n\n\(This summary was cut off at the model's output limit\./);
 });
 
 test("prompt patch: one wrapper however often loaded, sessions captured, reversible", async () => {

@@ -46,7 +46,8 @@ test("setHostVersion fixes the profile before feeding", () => {
   old.free();
   const fresh = api.SessionIndex.plugin();
   assert.deepEqual(fresh.profile(), { name: "pi-0.74", source: "default" });
-  assert.equal(fresh.setHostVersion("1.5.2"), "pi-0.87");
+  assert.equal(fresh.setHostVersion("1.5.2"), "pi-1.5");
+  assert.equal(fresh.setHostVersion("1.3.0"), "pi-0.87");
   fresh.free();
 });
 
