@@ -471,18 +471,12 @@ pub fn carried_files(previous: Option<&PreviousCompaction>) -> FileOps {
 pub fn compaction_files(ops: &FileOps, previous: Option<&PreviousCompaction>) -> FileLists {
     let carried = carried_files(previous);
     let mut modified: Vec<String> = ops.edited.iter().chain(&ops.written).chain(&carried.edited).cloned().collect();
-    sort_js(&mut modified);
+    crate::js::sort_js_strings(&mut modified);
     let mut read: Vec<String> = ops.read.iter().chain(&carried.read).filter(|f| !modified.contains(f)).cloned().collect();
-    sort_js(&mut read);
+    crate::js::sort_js_strings(&mut read);
     FileLists { read_files: read, modified_files: modified }
 }
 
-/// Sorts and removes repeats as `[...new Set(xs)].sort()` does (UTF-16 code unit order). Unstable: equal
-/// strings are removed anyway, and the stable sort costs twice the code in the module.
-fn sort_js(xs: &mut Vec<String>) {
-    xs.sort_unstable_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
-    xs.dedup();
-}
 
 /// What the summary is made of.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]

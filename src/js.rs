@@ -304,6 +304,14 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Sorts and removes repeats as `[...new Set(xs)].sort()` does: by UTF-16 code units (JavaScript's default
+/// sort), which orders characters above U+FFFF before U+E000–U+FFFF where UTF-8 bytes would not. Unstable:
+/// equal strings are removed anyway, and the stable sort costs twice the code in the module.
+pub fn sort_js_strings(xs: &mut Vec<String>) {
+    xs.sort_unstable_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+    xs.dedup();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,10 +87,12 @@ pub(super) struct Edits<'a> {
 }
 
 impl<'a> Edits<'a> {
-    /// The edits of `held` (oldest first: a later edit of the same target wins).
-    pub(super) fn of(held: &'a [Value]) -> Self {
+    /// The edits of `held` (oldest first: a later edit of the same target wins); none when `apply` is false
+    /// (a host generation whose rule reads messages as stored).
+    pub(super) fn of(held: &'a [Value], apply: bool) -> Self {
         let mut latest = HashMap::new();
-        for (at, entry) in held.iter().enumerate().filter(|(_, e)| e.get("type").and_then(Value::as_str) == Some("context_edit")) {
+        let edits = held.iter().enumerate().filter(|(_, e)| apply && e.get("type").and_then(Value::as_str) == Some("context_edit"));
+        for (at, entry) in edits {
             if let Some(target) = entry.get("targetId").and_then(Value::as_str) {
                 latest.insert(target, at);
             }
@@ -98,42 +100,87 @@ impl<'a> Edits<'a> {
         Edits { held, latest }
     }
 
-    /// The edit in force for `entry`, if any.
-    pub(super) fn of_entry(&self, entry: &Value) -> Option<Replacement<'a>> {
-        let edit = &self.held[*self.latest.get(entry_id(entry)?)?];
+    /// `entry`'s message as the model saw it: the latest edit of the entry (if any) replaces its content
+    /// as pi's `projectContextEntry` does; `None` when a `null` replacement took it out, or it is no message.
+    pub(super) fn shown(&self, entry: &'a Value) -> Option<Shown<'a>> {
+        let message = entry.get("message")?;
+        let stored = Shown { message, content: Content::Stored };
+        let Some(&at) = entry_id(entry).and_then(|id| self.latest.get(id)) else { return Some(stored) };
         // pi reads `edit.replacement`: `null` omits the entry; a missing one would throw in pi, read as no edit.
-        match edit.get("replacement") {
-            None => None,
-            Some(Value::Null) => Some(Replacement(None)),
-            Some(r) => Some(Replacement(Some(r))),
+        let replacement = match self.held[at].get("replacement") {
+            None => return Some(stored),
+            Some(Value::Null) => return None,
+            Some(r) => r,
+        };
+        let role = message.get("role").and_then(Value::as_str);
+        if !matches!(role, Some("user" | "assistant" | "toolResult" | "custom")) {
+            return Some(stored);
         }
+        // An assistant's or toolResult's string replacement becomes one text block: the same text either way.
+        let content = match replacement.get("content") {
+            Some(Value::String(text)) => Content::Text(text),
+            other => Content::Replaced(other),
+        };
+        Some(Shown { message, content })
     }
 }
 
-/// A `context_edit`'s replacement: `None` takes the message out of the context.
+/// A message as the model saw it: the stored message, its content as the span's edits leave it.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Replacement<'a>(Option<&'a Value>);
+pub(super) struct Shown<'a> {
+    message: &'a Value,
+    content: Content<'a>,
+}
 
-impl Replacement<'_> {
-    /// `message` as the edit leaves it (pi's `projectContextEntry`): `None` when omitted; the content of a
-    /// user, assistant, toolResult or custom message replaced (an assistant's or toolResult's string
-    /// replacement becomes one text block); other roles unchanged.
-    pub(super) fn apply(self, message: &Value) -> Option<Value> {
-        let replacement = self.0?;
-        let mut out = message.clone();
-        let role = message.get("role").and_then(Value::as_str);
-        if !matches!(role, Some("user" | "assistant" | "toolResult" | "custom")) {
-            return Some(out);
-        }
-        let content = replacement.get("content").cloned();
-        let content = match (role, content) {
-            (Some("assistant" | "toolResult"), Some(Value::String(text))) => Some(serde_json::json!([{"type": "text", "text": text}])),
-            (_, c) => c,
+#[derive(Debug, Clone, Copy)]
+enum Content<'a> {
+    Stored,
+    Replaced(Option<&'a Value>),
+    Text(&'a str),
+}
+
+impl<'a> Shown<'a> {
+    /// The message as stored, unedited (an entry read without edits).
+    pub(super) fn stored(entry: &'a Value) -> Option<Self> {
+        Some(Shown { message: entry.get("message")?, content: Content::Stored })
+    }
+
+    /// A field of the message other than its content.
+    pub(super) fn get(&self, key: &str) -> Option<&'a Value> {
+        self.message.get(key)
+    }
+
+    /// A string field of the message.
+    pub(super) fn str(&self, key: &str) -> Option<&'a str> {
+        self.message.get(key).and_then(Value::as_str)
+    }
+
+    /// The content's blocks (none for a string content).
+    pub(super) fn blocks(&self) -> &'a [Value] {
+        let content = match self.content {
+            Content::Stored => self.message.get("content"),
+            Content::Replaced(c) => c,
+            Content::Text(_) => None,
         };
-        if let Some(map) = out.as_object_mut() {
-            // pi sets `content` to `replacement.content`, `undefined` when it has none: read as no content.
-            map.insert("content".into(), content.unwrap_or(Value::Null));
+        content.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    }
+
+    /// The content's text: a string as is, else its text blocks joined by newlines.
+    pub(super) fn text(&self) -> String {
+        let content = match self.content {
+            Content::Text(text) => return text.to_string(),
+            Content::Stored => self.message.get("content"),
+            Content::Replaced(c) => c,
+        };
+        match content {
+            Some(Value::String(s)) => s.clone(),
+            _ => self
+                .blocks()
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
         }
-        Some(out)
     }
 }

@@ -25,12 +25,11 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
-use tsify_next::Tsify;
 
-use crate::js::utf16_len;
+use crate::js::{sort_js_strings, utf16_len};
 use crate::session::{ceil_quarter, Profile};
 
-use super::collapsed::{entry_id, held_entries, Edits};
+use super::collapsed::{entry_id, held_entries, Edits, Shown};
 use super::definition::TOOL_NAME;
 use super::number::js_number;
 use super::texts::{self, LedgerSection};
@@ -52,7 +51,7 @@ const LOCATION_LOOKAHEAD: usize = 3;
 const CONTENT_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
 
 /// The ledger of a span, and pi's file lists for it.
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ledger {
     /// The ledger as it goes under the summary (`<ledger>` … `</ledger>`); empty when it lists nothing or
@@ -105,31 +104,12 @@ struct Item {
 /// unreadable one is passed over).
 pub fn ledger(entries: &[Option<String>], options: LedgerOptions<'_>) -> Ledger {
     let held = held_entries(entries);
-    let (read_files, modified_files) = file_lists(&held, options.profile);
-    let paths = |files: &[Item]| files.iter().map(|f| f.text.clone()).collect();
-    let (read_paths, modified_paths) = (paths(&read_files), paths(&modified_files));
+    let (read, modified) = file_lists(&held, options.profile);
     let mut items = facts(&held, options.profile);
-    items.extend(read_files);
-    items.extend(modified_files);
+    let read_files = read.into_items(LedgerSection::Read, &mut items);
+    let modified_files = modified.into_items(LedgerSection::Modified, &mut items);
     let (text, listed, left_out, listed_files) = render(items, options);
-    Ledger { tokens: ceil_quarter(utf16_len(&text)), text, items: listed, left_out, read_files: read_paths, modified_files: modified_paths, listed_files }
-}
-
-/// Orders items: every sort here goes through this one function type, so the module carries one sort.
-type ItemOrder = fn(&Item, &Item) -> std::cmp::Ordering;
-
-/// By path as JavaScript's default sort orders strings (UTF-16 code units): pi's file lists.
-fn by_path(a: &Item, b: &Item) -> std::cmp::Ordering {
-    a.text.encode_utf16().cmp(b.text.encode_utf16())
-}
-
-/// Most important kind first, newest first within a kind: the order items are kept and listed in.
-fn by_rank(a: &Item, b: &Item) -> std::cmp::Ordering {
-    (a.section as u8).cmp(&(b.section as u8)).then(b.order.cmp(&a.order))
-}
-
-fn sort_items(items: &mut [Item], order: ItemOrder) {
-    items.sort_by(order);
+    Ledger { tokens: ceil_quarter(utf16_len(&text)), text, items: listed, left_out, read_files, modified_files, listed_files }
 }
 
 /// pi's file lists for a branch summary (`prepareBranchEntries` + `computeFileLists`, the same code in every
@@ -142,11 +122,10 @@ fn sort_items(items: &mut [Item], order: ItemOrder) {
 ///
 /// pi's cold summarizer stops reading the span at its token budget (`contextWindow − 16384`), so for a span
 /// longer than that its lists miss the oldest files; these lists cover the whole span.
-fn file_lists(held: &[Value], profile: Profile) -> (Vec<Item>, Vec<Item>) {
-    let edits = profile.summary_files_honour_context_edits().then(|| Edits::of(held));
+fn file_lists(held: &[Value], profile: Profile) -> (Files, Files) {
+    let edits = Edits::of(held, profile.summary_files_honour_context_edits());
     let results = results_by_call(held);
-    let mut read = Files::new(LedgerSection::Read);
-    let mut modified = Files::new(LedgerSection::Modified);
+    let (mut read, mut modified) = (Files::default(), Files::default());
     for (order, entry) in held.iter().enumerate() {
         let Some(id) = entry_id(entry) else { continue };
         match entry.get("type").and_then(Value::as_str) {
@@ -162,17 +141,14 @@ fn file_lists(held: &[Value], profile: Profile) -> (Vec<Item>, Vec<Item>) {
                 }
             }
             Some("message") => {
-                let Some(message) = shown_message(entry, edits.as_ref()) else { continue };
-                if message.get("role").and_then(Value::as_str) != Some("assistant") {
-                    continue;
-                }
+                let Some(message) = edits.shown(entry).filter(|m| m.str("role") == Some("assistant")) else { continue };
                 for call in tool_calls(&message) {
                     let Some(path) = call.arguments.and_then(|a| a.get("path")).and_then(Value::as_str).filter(|p| !p.is_empty()) else {
                         continue;
                     };
                     match call.name {
-                        "read" => match results.get(call.id).map(|&at| (at, &held[at])) {
-                            Some((at, result)) => read.note(path, entry_id(result).unwrap_or(id), at),
+                        "read" => match results.get(call.id) {
+                            Some(&at) => read.note(path, entry_id(&held[at]).unwrap_or(id), at),
                             None => read.note(path, id, order),
                         },
                         "write" | "edit" => modified.note(path, id, order),
@@ -183,45 +159,45 @@ fn file_lists(held: &[Value], profile: Profile) -> (Vec<Item>, Vec<Item>) {
             _ => {}
         }
     }
-    let read_only = read.sorted(|p| !modified.has(p));
-    let modified = modified.sorted(|_| true);
-    (read_only, modified)
+    read.ops.retain(|op| !modified.has(&op.path));
+    (read, modified)
 }
 
-/// A file list being gathered: each path once (an item's `text`), with its newest operation.
-#[derive(Debug)]
+/// A file list being gathered: each path once, with its newest operation. (Found by a walk of the list: a
+/// span touches tens of files, and a map of its own would add its code to the module.)
+#[derive(Debug, Default)]
 struct Files {
-    section: LedgerSection,
-    ops: Vec<Item>,
-    at: HashMap<String, usize>,
+    ops: Vec<FileOp>,
+}
+
+/// A file and its newest operation.
+#[derive(Debug)]
+struct FileOp {
+    path: String,
+    id: String,
+    order: usize,
 }
 
 impl Files {
-    fn new(section: LedgerSection) -> Self {
-        Files { section, ops: Vec::new(), at: HashMap::new() }
-    }
-
     fn note(&mut self, path: &str, id: &str, order: usize) {
-        let op = Item { section: self.section, order, id: id.to_string(), text: path.to_string() };
-        match self.at.get(path) {
-            Some(&n) if self.ops[n].order > order => {}
-            Some(&n) => self.ops[n] = op,
-            None => {
-                self.at.insert(path.to_string(), self.ops.len());
-                self.ops.push(op);
-            }
+        let op = FileOp { path: path.to_string(), id: id.to_string(), order };
+        match self.ops.iter_mut().find(|o| o.path == path) {
+            Some(known) if known.order > order => {}
+            Some(known) => *known = op,
+            None => self.ops.push(op),
         }
     }
 
     fn has(&self, path: &str) -> bool {
-        self.at.contains_key(path)
+        self.ops.iter().any(|o| o.path == path)
     }
 
-    /// The files `keep` keeps, sorted as pi sorts them.
-    fn sorted(self, keep: impl Fn(&str) -> bool) -> Vec<Item> {
-        let mut files: Vec<Item> = self.ops.into_iter().filter(|f| keep(&f.text)).collect();
-        sort_items(&mut files, by_path);
-        files
+    /// The files as ledger items of `section` (added to `items`), and pi's list of their paths, sorted.
+    fn into_items(self, section: LedgerSection, items: &mut Vec<Item>) -> Vec<String> {
+        let mut paths: Vec<String> = self.ops.iter().map(|op| op.path.clone()).collect();
+        sort_js_strings(&mut paths);
+        items.extend(self.ops.into_iter().map(|op| Item { section, order: op.order, id: op.id, text: op.path }));
+        paths
     }
 }
 
@@ -236,16 +212,6 @@ fn truthy(value: Option<&Value>) -> bool {
     }
 }
 
-/// An entry's message as the model saw it: under `edits` (when given) the latest edit of the entry
-/// replaces its content (`None`: a `null` replacement took it out).
-fn shown_message<'a>(entry: &'a Value, edits: Option<&Edits<'_>>) -> Option<std::borrow::Cow<'a, Value>> {
-    let message = entry.get("message")?;
-    match edits.and_then(|e| e.of_entry(entry)) {
-        None => Some(std::borrow::Cow::Borrowed(message)),
-        Some(replacement) => replacement.apply(message).map(std::borrow::Cow::Owned),
-    }
-}
-
 /// A tool call block of an assistant message.
 struct Call<'a> {
     id: &'a str,
@@ -254,8 +220,8 @@ struct Call<'a> {
 }
 
 /// The tool calls of `message` (pi: blocks of `type: "toolCall"` that have a `name` and `arguments`).
-fn tool_calls(message: &Value) -> impl Iterator<Item = Call<'_>> {
-    message.get("content").and_then(Value::as_array).into_iter().flatten().filter_map(|block| {
+fn tool_calls<'a>(message: &Shown<'a>) -> impl Iterator<Item = Call<'a>> {
+    message.blocks().iter().filter_map(|block| {
         if block.get("type").and_then(Value::as_str) != Some("toolCall") {
             return None;
         }
@@ -271,20 +237,18 @@ fn tool_calls(message: &Value) -> impl Iterator<Item = Call<'_>> {
 fn results_by_call(held: &[Value]) -> HashMap<&str, usize> {
     let mut out = HashMap::new();
     for (order, entry) in held.iter().enumerate() {
-        let message = entry.get("message");
-        if message.and_then(|m| m.get("role")).and_then(Value::as_str) != Some("toolResult") {
-            continue;
-        }
-        if let Some(call) = message.and_then(|m| m.get("toolCallId")).and_then(Value::as_str) {
+        let Some(message) = Shown::stored(entry).filter(|m| m.str("role") == Some("toolResult")) else { continue };
+        if let Some(call) = message.str("toolCallId") {
             out.insert(call, order);
         }
     }
     out
 }
 
-/// The items other than files: user messages, commands, errors and test results.
+/// The items other than files: user messages, commands, errors and test results. Each kind comes out in
+/// the span's order, oldest first.
 fn facts(held: &[Value], profile: Profile) -> Vec<Item> {
-    let edits = profile.applies_context_edits().then(|| Edits::of(held));
+    let edits = Edits::of(held, profile.applies_context_edits());
     let results = results_by_call(held);
     let mut items = Vec::new();
     for (order, entry) in held.iter().enumerate() {
@@ -292,13 +256,13 @@ fn facts(held: &[Value], profile: Profile) -> Vec<Item> {
         if entry.get("type").and_then(Value::as_str) != Some("message") {
             continue;
         }
-        let Some(message) = shown_message(entry, edits.as_ref()) else { continue };
-        let item = |section, text| Item { section, order, id: id.to_string(), text };
-        match message.get("role").and_then(Value::as_str) {
+        let Some(message) = edits.shown(entry) else { continue };
+        let mut push = |section, text| items.push(Item { section, order, id: id.to_string(), text });
+        match message.str("role") {
             Some("user") => {
-                let text = message_text(&message);
+                let text = message.text();
                 if !text.trim().is_empty() {
-                    items.push(item(LedgerSection::User, cut_marked(&text, USER_MAX_UNITS)));
+                    push(LedgerSection::User, cut_marked(&text, USER_MAX_UNITS));
                 }
             }
             Some("assistant") => {
@@ -306,43 +270,39 @@ fn facts(held: &[Value], profile: Profile) -> Vec<Item> {
                     let Some(command) = call.arguments.and_then(|a| a.get("command")).and_then(Value::as_str) else { continue };
                     // The command's result holds what it printed; the item names it when there is one.
                     let result = results.get(call.id).map(|&at| (at, &held[at]));
-                    let status = result.map_or(CommandStatus::NoResult, |(_, r)| bash_status(r, edits.as_ref()));
+                    let status = result.map_or_else(|| "no result".into(), |(_, r)| bash_status(edits.shown(r)));
                     let (rid, rorder) = result.map_or((id, order), |(at, r)| (entry_id(r).unwrap_or(id), at));
-                    let text = texts::ledger_command(&cut_line(command, COMMAND_MAX_UNITS), &status.text());
+                    let text = texts::ledger_command(&cut_line(command, COMMAND_MAX_UNITS), &status);
                     items.push(Item { section: LedgerSection::Commands, order: rorder, id: rid.to_string(), text });
                 }
             }
             Some("toolResult") => {
-                let tool = message.get("toolName").and_then(Value::as_str).unwrap_or("");
-                if tool == TOOL_NAME {
-                    continue; // about the tree, not the work
-                }
+                let tool = message.str("toolName").unwrap_or("");
                 let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
-                if !failed && CONTENT_TOOLS.contains(&tool) {
+                // This tool's own results are about the tree, not the work; a file's own text is no output.
+                if tool == TOOL_NAME || (!failed && CONTENT_TOOLS.contains(&tool)) {
                     continue;
                 }
-                let text = message_text(&message);
+                let text = message.text();
                 let found = problem_lines(&text);
                 let fallback = (failed && found.is_empty() && tool != "bash").then(|| first_line(&text)).flatten();
                 for line in found.into_iter().chain(fallback.map(|l| texts::ledger_failed(tool, &l))) {
-                    items.push(item(LedgerSection::Problems, line));
+                    push(LedgerSection::Problems, line);
                 }
             }
             Some("bashExecution") => {
                 // The user's own `!command`; `!!command` (excluded from the context) was never the model's.
-                if message.get("excludeFromContext").and_then(Value::as_bool) == Some(true) {
+                let Some(command) = message.str("command").filter(|_| message.get("excludeFromContext") != Some(&Value::Bool(true))) else {
                     continue;
-                }
-                let Some(command) = message.get("command").and_then(Value::as_str) else { continue };
-                let status = if message.get("cancelled").and_then(Value::as_bool) == Some(true) {
-                    CommandStatus::Cancelled
-                } else {
-                    message.get("exitCode").and_then(Value::as_f64).map_or(CommandStatus::Unknown, CommandStatus::Exit)
                 };
-                items.push(item(LedgerSection::Commands, texts::ledger_command(&cut_line(command, COMMAND_MAX_UNITS), &status.text())));
-                let output = message.get("output").and_then(Value::as_str).unwrap_or("");
-                for line in problem_lines(output) {
-                    items.push(item(LedgerSection::Problems, line));
+                let status = if message.get("cancelled") == Some(&Value::Bool(true)) {
+                    "cancelled".into()
+                } else {
+                    message.get("exitCode").and_then(Value::as_i64).map_or_else(|| "exit ?".into(), exit)
+                };
+                push(LedgerSection::Commands, texts::ledger_command(&cut_line(command, COMMAND_MAX_UNITS), &status));
+                for line in problem_lines(message.str("output").unwrap_or("")) {
+                    push(LedgerSection::Problems, line);
                 }
             }
             _ => {}
@@ -366,64 +326,28 @@ fn facts(held: &[Value], profile: Profile) -> Vec<Item> {
     items
 }
 
-/// How a command ended.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum CommandStatus {
-    Exit(f64),
-    TimedOut,
-    Aborted,
-    Cancelled,
-    Failed,
-    Unknown,
-    NoResult,
-}
-
-impl CommandStatus {
-    fn text(self) -> String {
-        match self {
-            CommandStatus::Exit(code) => texts::ledger_exit(&crate::js::number_to_string(code)),
-            CommandStatus::TimedOut => "timed out".into(),
-            CommandStatus::Aborted => "aborted".into(),
-            CommandStatus::Cancelled => "cancelled".into(),
-            CommandStatus::Failed => "failed".into(),
-            CommandStatus::Unknown => "exit ?".into(),
-            CommandStatus::NoResult => "no result".into(),
-        }
-    }
+fn exit(code: i64) -> String {
+    texts::ledger_exit(&code.to_string())
 }
 
 /// A `bash` result's status, from the line pi's bash tool ends a failed result with (`Command exited with
 /// code N`, `Command timed out after …`, `Command aborted`); a result that did not fail exited with 0.
-fn bash_status(result: &Value, edits: Option<&Edits<'_>>) -> CommandStatus {
-    let Some(message) = shown_message(result, edits) else { return CommandStatus::Unknown };
-    if message.get("isError").and_then(Value::as_bool) != Some(true) {
-        return CommandStatus::Exit(0.0);
+fn bash_status(result: Option<Shown<'_>>) -> String {
+    let Some(result) = result else { return "exit ?".into() };
+    if result.get("isError") != Some(&Value::Bool(true)) {
+        return exit(0);
     }
-    let text = message_text(&message);
+    let text = result.text();
     let last = text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
     // An integer (str::parse::<f64> would bring core's float parser and its tables into the module).
     if let Some(code) = last.strip_prefix("Command exited with code ").and_then(|c| c.trim().parse::<i64>().ok()) {
-        CommandStatus::Exit(code as f64)
+        exit(code)
     } else if last.starts_with("Command timed out") {
-        CommandStatus::TimedOut
+        "timed out".into()
     } else if last.starts_with("Command aborted") {
-        CommandStatus::Aborted
+        "aborted".into()
     } else {
-        CommandStatus::Failed
-    }
-}
-
-/// A message's text: a string content as is, else its text blocks (a tool call or an image is no text).
-fn message_text(message: &Value) -> String {
-    match message.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
+        "failed".into()
     }
 }
 
@@ -431,25 +355,25 @@ fn message_text(message: &Value) -> String {
 /// tool's output: at most [`ERRORS_PER_OUTPUT`] errors (the first) and [`TESTS_PER_OUTPUT`] summaries (the
 /// last), errors first.
 fn problem_lines(text: &str) -> Vec<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut errors = Vec::new();
-    let mut tests = Vec::new();
-    for (at, line) in lines.iter().enumerate() {
+    let mut errors: Vec<String> = Vec::new();
+    let mut tests: Vec<String> = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
         let line = line.trim();
         if is_error_line(line) {
             if errors.len() < ERRORS_PER_OUTPUT {
-                let location = lines.iter().skip(at + 1).take(LOCATION_LOOKAHEAD).map(|l| l.trim()).find(|l| is_location_line(l));
-                let shown = match location {
-                    Some(loc) => format!("{} {loc}", cut_line(line, LINE_MAX_UNITS)),
-                    None => cut_line(line, LINE_MAX_UNITS),
-                };
+                let location = lines.clone().take(LOCATION_LOOKAHEAD).map(str::trim).find(|l| is_location_line(l));
+                let mut shown = cut_line(line, LINE_MAX_UNITS);
+                if let Some(loc) = location {
+                    shown = format!("{shown} {loc}");
+                }
                 if !errors.contains(&shown) {
                     errors.push(shown);
                 }
             }
         } else if is_test_summary(line) {
             let shown = cut_line(line, LINE_MAX_UNITS);
-            tests.retain(|t| t != &shown);
+            tests.retain(|t| *t != shown);
             tests.push(shown);
         }
     }
@@ -463,23 +387,26 @@ fn problem_lines(text: &str) -> Vec<String> {
 /// (tsc), `TypeError: …` / `ValueError: …` (a word ending in `Error` or `Exception`), `fatal: …` (git),
 /// `npm ERR! …`, `thread 'main' panicked at …`, `FAIL …` (jest, go), `not ok …` (TAP), `✖ …` (node:test).
 fn is_error_line(line: &str) -> bool {
-    let lower = line.get(..line.len().min(16)).unwrap_or(line).to_ascii_lowercase();
-    if lower.starts_with("error:") || lower.starts_with("error[") || lower.starts_with("fatal:") || lower.starts_with("fatal error") {
+    const LEADS: [&str; 9] = ["error:", "error[", "Error:", "fatal:", "npm ERR!", "FAIL ", "--- FAIL", "not ok ", "✖ "];
+    const INSIDE: [&str; 4] = ["panicked at ", ": error:", ": error ", "): error TS"];
+    if LEADS.iter().any(|p| line.starts_with(p)) || INSIDE.iter().any(|p| line.contains(p)) {
         return true;
     }
-    if line.starts_with("npm ERR!") || line.starts_with("FAIL ") || line.starts_with("--- FAIL") || line.starts_with("not ok ") || line.starts_with("✖ ") {
-        return true;
-    }
-    if line.contains("panicked at ") || line.contains(": error:") || line.contains(": error ") || line.contains("): error TS") || line.contains(": fatal error:") {
-        return true;
-    }
-    // `TypeError: …`, `AssertionError [ERR_ASSERTION]: …`, `java.lang.IllegalStateException: …`.
-    let word: &str = line.split([':', ' ']).next().unwrap_or("");
-    let last = word.rsplit('.').next().unwrap_or(word);
-    (last.ends_with("Error") || last.ends_with("Exception"))
-        && last.len() > 5
-        && last.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && line[word.len()..].trim_start().starts_with([':', '['])
+    // `TypeError: …`, `AssertionError [ERR_ASSERTION]: …`, `java.lang.IllegalStateException: …`: a dotted
+    // name ending in `Error` or `Exception`, then `:` or ` [`.
+    let word = line.split(is_separator).next().unwrap_or("");
+    let name = word.rsplit('.').next().unwrap_or(word);
+    let rest = line[word.len()..].trim_start();
+    (name.ends_with("Error") || name.ends_with("Exception"))
+        && name.len() > 5
+        && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && (rest.starts_with(':') || rest.starts_with('['))
+}
+
+/// Where a line splits into words for the checks here (one function for every split: one copy of the
+/// splitting code in the module).
+fn is_separator(c: char) -> bool {
+    matches!(c, ' ' | '\t' | ':' | ',' | ';' | '|')
 }
 
 /// Whether a (trimmed) line is the location a compiler prints under an error (rustc: `--> src/x.rs:42:7`).
@@ -493,18 +420,23 @@ fn is_test_summary(line: &str) -> bool {
     if line.starts_with("test result:") {
         return true;
     }
-    for lead in ["ℹ ", "# "] {
-        if let Some(rest) = line.strip_prefix(lead) {
-            let mut words = rest.split_whitespace();
-            if matches!(words.next(), Some("pass" | "fail" | "tests")) && words.next().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())) && words.next().is_none() {
-                return true;
-            }
-        }
+    let number = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+    let mut words = line.split(is_separator).filter(|w| !w.is_empty());
+    let (first, second) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    // node:test: `ℹ pass 12`, `# fail 2`.
+    if matches!((first, second), ("ℹ" | "#", "pass" | "fail" | "tests")) {
+        let count = words.next().unwrap_or("");
+        return number(count) && words.next().is_none();
     }
-    let words: Vec<&str> = line.split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '|').filter(|w| !w.is_empty()).collect();
-    words.windows(2).any(|w| {
-        !w[0].is_empty() && w[0].bytes().all(|b| b.is_ascii_digit()) && matches!(w[1].trim_end_matches(['.', ')']), "passed" | "failed" | "passing" | "failing")
-    })
+    let mut before = first;
+    for word in std::iter::once(second).chain(words) {
+        let outcome = word.strip_suffix('.').or_else(|| word.strip_suffix(')')).unwrap_or(word);
+        if number(before) && matches!(outcome, "passed" | "failed" | "passing" | "failing") {
+            return true;
+        }
+        before = word;
+    }
+    false
 }
 
 /// The first non-blank line of `text`, cut to [`LINE_MAX_UNITS`].
@@ -541,50 +473,61 @@ fn cut_units(text: &str, max: usize) -> (&str, usize) {
     (text, 0)
 }
 
-/// The ledger's text, how many items it lists, how many it left out, and the files it lists.
+/// Items passed over for being bigger than half the room before the cut is made anyway (so a ledger with
+/// many such items, under a tiny bound, is not searched item by item to the end).
+const MAX_PASSED_OVER: usize = 16;
+
+/// The ledger's text, how many items it lists, how many it left out, and the files it lists. Items are
+/// taken most important kind first and newest first within a kind (the newest left in a kind picked in
+/// turn: only the few that fit are ever looked for), until the next one does not fit.
 fn render(items: Vec<Item>, options: LedgerOptions<'_>) -> (String, u32, u32, Vec<String>) {
     if options.budget_tokens == 0 || items.is_empty() {
         return (String::new(), 0, 0, Vec::new());
     }
-    let mut items = items;
-    sort_items(&mut items, by_rank);
     let room = options.budget_tokens as usize * 4;
     let frame = utf16_len(&texts::ledger_open()) + utf16_len(&texts::ledger_close()) + 2;
     let line = |item: &Item| utf16_len(&texts::ledger_item(&item.id, &item.text)) + 1;
     let head = |section: LedgerSection| utf16_len(&texts::ledger_heading(section)) + 1;
-    let mut opened = [false; LedgerSection::ALL.len()];
-    let mut whole = frame;
-    for item in &items {
-        whole += line(item) + if std::mem::replace(&mut opened[item.section as usize], true) { 0 } else { head(item.section) };
-    }
-    let reserve = if whole <= room { 0 } else { utf16_len(&texts::ledger_left_out(items.len() as u32, options.recall_name)) + 1 };
+    let total = items.len() as u32;
+    let whole = frame
+        + items.iter().map(line).sum::<usize>()
+        + LedgerSection::ALL.into_iter().filter(|&s| items.iter().any(|i| i.section == s)).map(head).sum::<usize>();
+    let reserve = if whole <= room { 0 } else { utf16_len(&texts::ledger_left_out(total, options.recall_name)) + 1 };
     let mut used = frame + reserve;
-    let mut kept = vec![false; items.len()];
-    let mut opened = [false; LedgerSection::ALL.len()];
-    for (n, item) in items.iter().enumerate() {
-        let cost = line(item) + if opened[item.section as usize] { 0 } else { head(item.section) };
-        if used + cost > room {
-            // Everything after is less important or older: the cut falls here. Only an item bigger than
-            // half the room is passed over instead, so one long message cannot empty a small ledger.
-            if cost * 2 > room {
-                continue;
+    let mut taken = vec![false; items.len()];
+    let mut kept: Vec<usize> = Vec::new();
+    let mut passed_over = 0;
+    'sections: for section in LedgerSection::ALL {
+        let mut opened = false;
+        loop {
+            let newest = (0..items.len()).rev().filter(|&n| !taken[n] && items[n].section == section).max_by_key(|&n| items[n].order);
+            let Some(n) = newest else { break };
+            taken[n] = true;
+            let cost = line(&items[n]) + if opened { 0 } else { head(section) };
+            if used + cost > room {
+                // Everything after is less important or older: the cut falls here. Only an item bigger than
+                // half the room is passed over instead, so one long message cannot empty a small ledger.
+                if cost * 2 > room && passed_over < MAX_PASSED_OVER {
+                    passed_over += 1;
+                    continue;
+                }
+                break 'sections;
             }
-            break;
+            used += cost;
+            opened = true;
+            kept.push(n);
         }
-        used += cost;
-        kept[n] = true;
-        opened[item.section as usize] = true;
     }
-    let listed = kept.iter().filter(|&&k| k).count() as u32;
-    let left_out = items.len() as u32 - listed;
+    let listed = kept.len() as u32;
     if listed == 0 {
-        return (String::new(), 0, left_out, Vec::new());
+        return (String::new(), 0, total, Vec::new());
     }
     let mut text = texts::ledger_open();
     text.push('\n');
     let mut section = None;
     let mut files = Vec::new();
-    for (item, _) in items.into_iter().zip(kept).filter(|(_, k)| *k) {
+    for &n in &kept {
+        let item = &items[n];
         if section != Some(item.section) {
             section = Some(item.section);
             text.push_str(&texts::ledger_heading(item.section));
@@ -593,15 +536,15 @@ fn render(items: Vec<Item>, options: LedgerOptions<'_>) -> (String, u32, u32, Ve
         text.push_str(&texts::ledger_item(&item.id, &item.text));
         text.push('\n');
         if matches!(item.section, LedgerSection::Read | LedgerSection::Modified) {
-            files.push(item.text);
+            files.push(item.text.clone());
         }
     }
-    if left_out > 0 {
-        text.push_str(&texts::ledger_left_out(left_out, options.recall_name));
+    if listed < total {
+        text.push_str(&texts::ledger_left_out(total - listed, options.recall_name));
         text.push('\n');
     }
     text.push_str(&texts::ledger_close());
-    (text, listed, left_out, files)
+    (text, listed, total - listed, files)
 }
 
 #[cfg(test)]

@@ -259,30 +259,23 @@ fn whole_item(text: &str) -> Option<Item> {
     let entry = serde_json::from_str::<Value>(text).ok()?;
     let id = entry.get("id")?.as_str()?.to_string();
     let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
+    let role = entry.get("message").and_then(|m| m.get("role")).and_then(Value::as_str);
     let (what, body) = match (kind, entry.get("message")) {
-        ("message", Some(message)) => {
-            let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
+        // A message with content (the user's own `!command` has none: it is shown as its JSON text below).
+        ("message", Some(message)) if message.get("content").is_some() => {
             let what = match role {
-                "toolResult" => {
+                Some("toolResult") => {
                     let tool = message.get("toolName").and_then(Value::as_str).unwrap_or("?");
                     let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
                     texts::recall_whole_result(tool, failed)
                 }
-                "bashExecution" => texts::recall_whole_bash(),
-                other => other.to_string(),
+                other => other.unwrap_or("?").to_string(),
             };
-            let body = if role == "bashExecution" {
-                let field = |k: &str| message.get(k).and_then(Value::as_str).unwrap_or("");
-                let exit = message.get("exitCode").and_then(Value::as_f64).map(crate::js::number_to_string);
-                texts::recall_whole_bash_body(field("command"), field("output"), exit.as_deref())
-            } else {
-                blocks_text(message.get("content"))
-            };
-            (what, body)
+            (what, blocks_text(message.get("content")))
         }
         ("branch_summary" | "compaction", _) => (kind.replace('_', " "), entry.get("summary").and_then(Value::as_str).unwrap_or("").to_string()),
         ("custom_message", _) => (format!("custom message {}", entry.get("customType").and_then(Value::as_str).unwrap_or("?")), blocks_text(entry.get("content"))),
-        _ => (kind.to_string(), text.to_string()),
+        _ => (role.unwrap_or(kind).to_string(), text.to_string()),
     };
     Some(Item { id, what, text: if body.is_empty() { texts::recall_whole_empty() } else { body } })
 }
@@ -747,7 +740,8 @@ pub(super) mod tests {
         let page = text(&page_of(&s, &json!({"action": "recall", "name": "m"}))).to_string();
         assert!(page.contains("[thinking]\nhmm\n[/thinking]\ndoing it\n[tool call write (c1)] {\"content\":\"x\",\"path\":\"a.rs\"}\n[image image/png]\n{\"n\":1,\"type\":\"other\"}\n"), "{page}");
         let bash = text(&page_of(&s, &json!({"action": "recall", "name": "b"}))).to_string();
-        assert!(bash.contains("──── entry b · user's bash command ────\n$ make\nok\n[exit 2]\n"), "{bash}");
+        assert!(bash.contains("──── entry b · bashExecution ────\n{\"id\":\"b\","), "the user's own command as its JSON text: {bash}");
+        assert!(bash.contains("\"command\":\"make\"") && bash.contains("\"exitCode\":2"), "{bash}");
         let empty = text(&page_of(&s, &json!({"action": "recall", "name": "e"}))).to_string();
         assert!(empty.contains("──── entry e · tool result of edit, failed ────\n(no text)\n"), "{empty}");
     }

@@ -15,6 +15,7 @@
 //! the summarizer) and the result says the summary was cut.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsify_next::Tsify;
 
 use super::facts::lenient;
@@ -53,18 +54,25 @@ pub struct SummaryResult {
     #[serde(default, deserialize_with = "lenient")]
     #[tsify(optional)]
     pub reply_text: Option<String>,
-    /// pi's `readFiles` (the cold path), kept in the entry's `details`.
-    #[serde(default, deserialize_with = "lenient")]
-    #[tsify(optional)]
-    pub read_files: Option<Vec<String>>,
-    /// pi's `modifiedFiles` (the cold path).
-    #[serde(default, deserialize_with = "lenient")]
-    #[tsify(optional)]
-    pub modified_files: Option<Vec<String>>,
-    /// The ledger's bound in tokens (0: off; absent: the default, `DEFAULT_LEDGER_TOKENS`).
-    #[serde(default, deserialize_with = "lenient")]
-    #[tsify(optional)]
-    pub ledger_tokens: Option<u32>,
+    /// pi's `readFiles` (the cold path), kept in the entry's `details` (read as any JSON value: what is not
+    /// a list counts as absent, what is not a string in it is left out).
+    #[serde(default)]
+    #[tsify(optional, type = "string[] | null")]
+    pub read_files: Option<Value>,
+    /// pi's `modifiedFiles` (the cold path), read as `read_files`.
+    #[serde(default)]
+    #[tsify(optional, type = "string[] | null")]
+    pub modified_files: Option<Value>,
+    /// The ledger's bound in tokens (0: off; absent or not a whole number: the default,
+    /// `DEFAULT_LEDGER_TOKENS`).
+    #[serde(default)]
+    #[tsify(optional, type = "number | null")]
+    pub ledger_tokens: Option<Value>,
+}
+
+/// A list of strings sent as any JSON value: `None` when it is no list.
+fn strings(value: Option<&Value>) -> Option<Vec<String>> {
+    Some(value?.as_array()?.iter().filter_map(Value::as_str).map(String::from).collect())
 }
 
 impl SummaryResult {
@@ -160,7 +168,7 @@ pub struct SummaryDetails {
 /// The summary of a rewind (or the refusal): `entries` are the collapsed entries as pi holds them,
 /// `recall_name` the name that reads them back (the rewind's `labelEnd`).
 pub fn compose(result: &SummaryResult, entries: &[Option<String>], profile: Profile, recall_name: &str) -> (SummaryAnswer, SummaryFacts) {
-    let budget = result.ledger_tokens.unwrap_or(crate::config::DEFAULT_LEDGER_TOKENS);
+    let budget = result.ledger_tokens.as_ref().and_then(Value::as_u64).map_or(crate::config::DEFAULT_LEDGER_TOKENS, |n| n.min(u64::from(u32::MAX)) as u32);
     let ledger = ledger(entries, LedgerOptions { budget_tokens: budget, profile, recall_name: Some(recall_name) });
     let cut = result.cut();
     let mut check = check_summary(result);
@@ -174,8 +182,8 @@ pub fn compose(result: &SummaryResult, entries: &[Option<String>], profile: Prof
     }
     let summary = summary_text(result.text(), &ledger, cut, recall_name);
     let details = SummaryDetails {
-        read_files: result.read_files.clone().unwrap_or_else(|| ledger.read_files.clone()),
-        modified_files: result.modified_files.clone().unwrap_or_else(|| ledger.modified_files.clone()),
+        read_files: strings(result.read_files.as_ref()).unwrap_or_else(|| ledger.read_files.clone()),
+        modified_files: strings(result.modified_files.as_ref()).unwrap_or_else(|| ledger.modified_files.clone()),
     };
     (SummaryAnswer::Summary(RewindSummary { summary, details, ledger_tokens: ledger.tokens, cut }), facts)
 }

@@ -385,17 +385,6 @@ pub(crate) fn recall_whole_result(tool: &str, failed: bool) -> String {
     if failed { format!("tool result of {tool}, failed") } else { format!("tool result of {tool}") }
 }
 
-/// What the user's own `!command` read whole is.
-pub(crate) fn recall_whole_bash() -> String {
-    "user's bash command".into()
-}
-
-/// The user's own `!command` whole: the command, its output, its exit code when known.
-pub(crate) fn recall_whole_bash_body(command: &str, output: &str, exit: Option<&str>) -> String {
-    let exit = exit.map_or_else(String::new, |e| format!("\n[exit {e}]"));
-    format!("$ {command}\n{output}{exit}")
-}
-
 /// A thinking block of a message read whole.
 pub(crate) fn recall_whole_thinking(thinking: &str) -> String {
     format!("[thinking]\n{thinking}\n[/thinking]")

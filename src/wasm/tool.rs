@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
 use super::{to_js, SessionIndex};
-use crate::tool::{self, Arguments, AuthResult, LedgerOptions, RecallPlan, RewindPlan, ShownResult, SummaryAnswer, SummaryResult, ToolFacts, ToolPlan};
+use crate::tool::{self, Arguments, AuthResult, RecallPlan, RewindPlan, ShownResult, SummaryAnswer, SummaryResult, ToolFacts, ToolPlan};
 
 /// A host object read as `T` (`InvalidArgument` naming `what` when it has the wrong shape).
 fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
@@ -100,20 +100,6 @@ impl SessionIndex {
             plan.held = held;
         }
         to_js(&answer)
-    }
-
-    /// The ledger of any span of collapsed entries (oldest first, as pi holds them), under this index's host
-    /// profile: `budgetTokens` bounds it (0: none, only pi's file lists); `recallName` is the name `recall`
-    /// reads the whole span by, if any. A compaction's summary can carry one as a rewind's does.
-    #[wasm_bindgen(js_name = ledgerOf, unchecked_return_type = "Ledger")]
-    pub fn ledger_of(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "unknown[]")] entries: js_sys::Array,
-        budget_tokens: u32,
-        recall_name: Option<String>,
-    ) -> Result<JsValue, JsValue> {
-        let options = LedgerOptions { budget_tokens, profile: self.inner.profile().0, recall_name: recall_name.as_deref() };
-        to_js(&tool::ledger(&entry_texts(&entries), options))
     }
 
     /// The rows of the user's `/anchors` command: the anchors on the active branch with the context at

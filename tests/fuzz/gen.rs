@@ -533,10 +533,11 @@ pub fn check(data: &[u8]) {
             let raw = |id: &String| full.slot_of(id).and_then(|s| full.raw(s)).map(String::from);
             let entries: Vec<Option<String>> = plan.summarize_ids.iter().map(raw).collect();
             let summary = serde_json::from_str::<String>(&self::text(&mut choose)).ok();
-            let result = tool::SummaryResult { summary, ledger_tokens: Some(choose.below(800) as u32), ..Default::default() };
+            let budget = choose.below(800) as u32;
+            let result = tool::SummaryResult { summary, ledger_tokens: Some(json!(budget)), ..Default::default() };
             let (answer, held) = tool::compose_summary(&result, &entries, plugin.profile().0, &plan.label_end);
             serde_json::to_string(&answer).expect("summaries serialize");
-            assert!(held.ledger_tokens <= f64::from(result.ledger_tokens.unwrap_or(0)), "the ledger stays within its bound");
+            assert!(held.ledger_tokens <= f64::from(budget), "the ledger stays within its bound");
             let target = if n > 0 { plugin.id_of(choose.below(n) as Slot).to_string() } else { "x".into() };
             let _ = tool::finish(&mut plugin, &plan, held, &target, 1.0);
             let _ = tool::finish(&mut plugin, &plan, held, "not-an-entry", 1.0);

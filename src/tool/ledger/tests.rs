@@ -303,6 +303,16 @@ fn over_budget_the_most_important_and_newest_are_kept_and_the_rest_counted() {
 }
 
 #[test]
+fn one_outsized_item_is_passed_over_instead_of_emptying_a_small_ledger() {
+    let mut s = Span::default();
+    s.user("u1", "short and older").user("u2", &"long ".repeat(200));
+    let l = of(&s, 100);
+    assert!(l.text.contains("- [u1] short and older") && !l.text.contains("[u2]"), "{}", l.text);
+    assert_eq!((l.items, l.left_out), (1, 1));
+    assert!(l.tokens <= 100.0);
+}
+
+#[test]
 fn off_or_empty_lists_nothing_but_still_gives_pi_s_file_lists() {
     let off = of(&planted(), 0);
     assert_eq!((off.text.as_str(), off.tokens, off.items, off.left_out), ("", 0.0, 0, 0));
