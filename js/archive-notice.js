@@ -7,38 +7,16 @@
 // and `archive --dry-run` give the same numbers) in a worker thread with its own wasm instance at the lowest
 // priority, so nothing of it runs on pi's thread. The worker is unref'd (it never keeps pi from exiting) and
 // stopped when the session shuts down.
-import { realpathSync, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { envFlag, ENV_NO_ARCHIVE_NOTICE } from "./agent.js";
 import { registry } from "./host.js";
+import { cliWords } from "./archive.js";
 
 /** The CLI's file, next to this one in the package. */
 const CLI_PATH = fileURLToPath(new URL("./cli.js", import.meta.url));
 const WORKER_URL = new URL("./archive-notice-worker.js", import.meta.url);
-
-/**
- * How to call Node for the CLI: `node` when the `node` on the PATH is the one running pi (the usual case: pi's
- * launcher runs `node`), else the absolute path of the one running pi (pi ≥0.75 needs Node 22; a `node` on the
- * PATH may be older than the CLI needs).
- */
-export function nodeCommand(execPath = process.execPath, path = process.env.PATH ?? "") {
-  const self = real(execPath);
-  if (process.versions.bun || !/^node(\.exe)?$/i.test(self.split(/[\\/]/).pop() ?? "")) return "node";
-  for (const dir of path.split(delimiter)) {
-    if (dir && real(join(dir, "node")) === self) return "node";
-  }
-  return execPath;
-}
-
-function real(path) {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 /**
  * Measures `file` in a worker: `{fileBytes, savedBytes}` (what `archive` would take out of it), or null when
@@ -100,7 +78,7 @@ export function installArchiveNotice({ pi, core, configOf, env = process.env, re
       reg.archiveNoticeSeen.delete(file); // looked at again when it is resumed again
       return;
     }
-    const text = core()?.archiveNotice(facts.fileBytes, facts.savedBytes, file, nodeCommand(), CLI_PATH);
+    const text = core()?.archiveNotice(facts.fileBytes, facts.savedBytes, file, cliWords(CLI_PATH));
     if (text) ctx.ui.notify(text, "info");
   }
 

@@ -14,8 +14,8 @@
 // with the same id in the session file; "move" lines left nothing. `main` is the session file as archive wrote it
 // (restore refuses when that prefix changed; lines pi appended after it are kept).
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
 
 export const ARCHIVE_SUFFIX = ".archive";
 export const ARCHIVE_TYPE = "pi-tree-navigator-archive";
@@ -27,6 +27,45 @@ const NL = Buffer.from("\n");
 export class ArchiveError extends Error {}
 
 export const archivePathOf = (file) => file + ARCHIVE_SUFFIX;
+
+/** The CLI's command name (package.json's "bin"). */
+export const CLI_NAME = "pi-tree-navigator";
+
+function real(path) {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The file `name` resolves to on `path` (a PATH value), as a real path, or null. */
+function onPath(name, path) {
+  for (const dir of path.split(delimiter)) {
+    if (dir && existsSync(join(dir, name))) return real(join(dir, name));
+  }
+  return null;
+}
+
+/**
+ * How to call Node for the CLI: `node` when the `node` on the PATH is `execPath` (the usual case: pi's launcher and
+ * the CLI's shebang run `node`), else `execPath` itself (pi ≥0.75 needs Node 22; a `node` on the PATH may be older
+ * than the CLI needs). Plain `node` when `execPath` is no Node (a bundled pi, Bun).
+ */
+export function nodeCommand(execPath = process.execPath, path = process.env.PATH ?? "") {
+  const self = real(execPath);
+  if (process.versions.bun || !/^node(\.exe)?$/i.test(self.split(/[\\/]/).pop() ?? "")) return "node";
+  return onPath("node", path) === self ? "node" : execPath;
+}
+
+/**
+ * The words that run the CLI file `script` (the package's cli.js, or the "bin" link to it): the command name when
+ * the PATH finds that same file under it, else the Node (`nodeCommand`) and the script's absolute path.
+ */
+export function cliWords(script, { execPath = process.execPath, path = process.env.PATH ?? "" } = {}) {
+  if (onPath(CLI_NAME, path) === real(script)) return [CLI_NAME];
+  return [nodeCommand(execPath, path), resolve(script)];
+}
 
 /** Every piece of the file from its start (fd), hashed; returns {bytes, sha256}. */
 function eachPiece(fd, onPiece) {
@@ -200,11 +239,11 @@ export function measureArchive(api, file, { worth = () => true } = {}) {
 }
 
 /**
- * Archives `file` (see the header). `opts`: {dryRun, minIdle (seconds)}. Returns the plan's summary with the sizes
- * and the core's report for people: {plan, original: {bytes, sha256}, main: {bytes}, archive: {path, bytes}, dryRun,
- * text}.
+ * Archives `file` (see the header). `opts`: {dryRun, minIdle (seconds), cli (the words that run the CLI, for the
+ * report's `restore` command: `cliWords`)}. Returns the plan's summary with the sizes and the core's report for
+ * people: {plan, original: {bytes, sha256}, main: {bytes}, archive: {path, bytes}, dryRun, text}.
  */
-export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_IDLE } = {}) {
+export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_IDLE, cli = [CLI_NAME] } = {}) {
   const side = archivePathOf(file);
   if (existsSync(side)) throw new ArchiveError(`${file}: already archived (${basename(side)} exists); run restore first, then archive again`);
   const fd = openSync(file, "r");
@@ -226,7 +265,7 @@ export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_I
     /** The result with the core's text for people (`text`). */
     const reported = (r) =>
       Object.assign(r, {
-        text: planner.reportText(basename(file), basename(side), r.original.bytes, r.main.bytes, r.archive.bytes, r.dryRun, r.stubsKeptWhole ?? 0, r.nothing === true),
+        text: planner.reportText(basename(file), basename(side), r.original.bytes, r.main.bytes, r.archive.bytes, r.dryRun, r.stubsKeptWhole ?? 0, r.nothing === true, cli, resolve(file)),
       });
     if (plan.moved.entries + plan.stubbed.entries === 0) return reported({ ...result, nothing: true });
 

@@ -314,14 +314,14 @@ async function treeArchived(api, opts) {
 
 /** `archive` / `restore` (js/archive.js; the texts are the core's): 0 done (or nothing to do), 1 refused or failed. */
 async function archiveCommand(api, opts) {
-  const { archiveFile, restoreFile, restoreText, ArchiveError } = await import("./archive.js");
+  const { archiveFile, cliWords, restoreFile, restoreText, ArchiveError } = await import("./archive.js");
   try {
     if (opts.command === "restore") {
       const result = restoreFile(opts.file, opts);
       out(opts.json ? JSON.stringify(result) : restoreText(api, result));
       return 0;
     }
-    const { text, ...result } = archiveFile(api, opts.file, opts);
+    const { text, ...result } = archiveFile(api, opts.file, { ...opts, cli: cliWords(process.argv[1]) });
     out(opts.json ? JSON.stringify(result) : text);
     return 0;
   } catch (err) {

@@ -13,9 +13,6 @@ use crate::session::{Profile, ProfileSource, Stats};
 use crate::session::IngestReport;
 use crate::text::{format_bytes, name_list, shown_of, MAX_NAMES_SHOWN};
 
-/// How the CLI's installed command is called in the texts that name one.
-pub const CLI_NAME: &str = "pi-tree-navigator";
-
 /// What `archive` did to a file (or would do, in a dry run), besides its plan: the names and sizes written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchiveOutcome {
@@ -35,6 +32,10 @@ pub struct ArchiveOutcome {
     pub stubs_kept_whole: u32,
     /// Whether there was nothing to archive (nothing was written).
     pub nothing: bool,
+    /// The words that run the CLI here (`pi-tree-navigator`, or `node` and the path of its `cli.js`).
+    pub cli: Vec<String>,
+    /// The session file's path, for the `restore` command.
+    pub file: String,
 }
 
 /// The text `archive` prints for the plan `p` its first pass made and what the second did.
@@ -84,7 +85,7 @@ pub fn archive_text(p: &Plan, r: &ArchiveOutcome) -> String {
             name_list(&p.anchors_with_stubs)
         ));
     }
-    let restore = if r.dry_run { String::new() } else { format!("; `{CLI_NAME} restore {name}` puts it back") };
+    let restore = if r.dry_run { String::new() } else { format!("; `{}` puts it back", command_line(&r.cli, &["restore", &r.file])) };
     rows.push(format!("  archive: {} ({}){restore}", r.archive_name, format_bytes(r.archive_bytes)));
     rows.push(format!(
         "  leaf: {} (unchanged; {} entries on its path)",
@@ -217,6 +218,12 @@ pub fn profile_label(profile: Profile, source: ProfileSource) -> String {
     format!("{} ({source})", profile.name())
 }
 
+/// A command line for a POSIX shell: the words `cli` that run the CLI, then `args`, each a [`shell_word`].
+pub fn command_line<S: AsRef<str>>(cli: &[S], args: &[&str]) -> String {
+    let words: Vec<String> = cli.iter().map(|w| shell_word(w.as_ref())).chain(args.iter().map(|a| shell_word(a))).collect();
+    words.join(" ")
+}
+
 /// `word` as one word of a POSIX shell command: as it is when it holds only characters no shell treats
 /// specially, else in single quotes (a `'` inside written `'\''`).
 pub fn shell_word(word: &str) -> String {
@@ -278,6 +285,8 @@ mod tests {
             dry_run,
             stubs_kept_whole: 0,
             nothing: false,
+            cli: vec!["pi-tree-navigator".into()],
+            file: "/home/u/s.jsonl".into(),
         }
     }
 
@@ -316,7 +325,7 @@ mod tests {
              moved the content of: 1500 entries before the latest compaction's kept range (their lines: 9.00 MB; a stub with the same id stays)\n  \
              kept in place: 3828 label/session_info entries off the path (pi reads them wherever they are)\n  \
              note: 1914 anchors before the latest compaction (step-1, step-2, step-3, step-4, step-5, step-6, step-7, step-8, step-9, step-10 and 1904 more) would bring stubs into the context if rewound to; restore first\n  \
-             archive: s.jsonl.archive (1.01 GB); `pi-tree-navigator restore s.jsonl` puts it back\n  \
+             archive: s.jsonl.archive (1.01 GB); `pi-tree-navigator restore /home/u/s.jsonl` puts it back\n  \
              leaf: leaf (unchanged; 2000 entries on its path)"
         );
         let many: Vec<String> = (1..=25).map(|i| format!("a{i}")).collect();
@@ -362,6 +371,15 @@ mod tests {
         assert!(text.ends_with("\n    from f0 at b1: 2 entries, 664 B, anchors after-second"), "{text}");
         r.nothing = true;
         assert_eq!(archive_text(&p, &r), "s.jsonl: nothing to archive (2000 of 100000 entries on the active path, no compaction before them)");
+    }
+
+    #[test]
+    fn the_restore_command_is_the_way_the_cli_ran() {
+        let mut r = outcome(false);
+        r.cli = vec!["/opt/node 22/bin/node".into(), "/home/u/pkg/cli.js".into()];
+        r.file = "/home/u/my sessions/s.jsonl".into();
+        let text = archive_text(&plan(Vec::new(), Vec::new()), &r);
+        assert!(text.contains("; `'/opt/node 22/bin/node' /home/u/pkg/cli.js restore '/home/u/my sessions/s.jsonl'` puts it back"), "{text}");
     }
 
     #[test]

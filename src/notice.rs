@@ -12,7 +12,7 @@
 //! stays). The measure is `archive`'s own two passes without writing ([`due`] on the first pass's upper
 //! bound decides whether the second is worth reading).
 
-use crate::cli_text::shell_word;
+use crate::cli_text::command_line;
 use crate::text::format_bytes;
 
 /// Sessions smaller than this open fast enough in pi (~1 s at 100 MB) that archiving is not worth a word.
@@ -42,11 +42,9 @@ pub struct NoticeFacts {
     pub saved_bytes: f64,
     /// The file's absolute path.
     pub file: String,
-    /// The program that runs the CLI (`node`, or the absolute path of the Node that runs pi when `node` on
-    /// the PATH is another one).
-    pub node: String,
-    /// The absolute path of the package's `cli.js`.
-    pub cli: String,
+    /// The words that run the CLI: `node` (or the absolute path of the Node that runs pi, when `node` on the
+    /// PATH is another one) and the absolute path of the package's `cli.js`.
+    pub cli: Vec<String>,
 }
 
 /// The notice for `facts`, or `None` when it is not [`due`].
@@ -54,7 +52,7 @@ pub fn archive_notice(facts: &NoticeFacts) -> Option<String> {
     if !due(facts.file_bytes, facts.saved_bytes) {
         return None;
     }
-    let command = [facts.node.as_str(), facts.cli.as_str(), "archive", facts.file.as_str()].map(shell_word).join(" ");
+    let command = command_line(&facts.cli, &["archive", &facts.file]);
     // Whole percents, rounded down: a share just under a threshold never reads as the threshold.
     let percent = (facts.saved_bytes / facts.file_bytes * 100.0).floor();
     Some(format!(
@@ -83,8 +81,7 @@ mod tests {
             file_bytes,
             saved_bytes,
             file: "/home/u/.pi/agent/sessions/--home-u-w--/2026-01-01T00-00-00-000Z_abc.jsonl".into(),
-            node: "node".into(),
-            cli: "/home/u/pkg/cli.js".into(),
+            cli: vec!["node".into(), "/home/u/pkg/cli.js".into()],
         }
     }
 
@@ -129,7 +126,7 @@ mod tests {
     fn paths_are_quoted_for_the_shell() {
         let mut f = facts(60e6, 40e6);
         f.file = "/tmp/it's here/s.jsonl".into();
-        f.node = "/opt/node 22/bin/node".into();
+        f.cli[0] = "/opt/node 22/bin/node".into();
         let text = archive_notice(&f).unwrap();
         assert!(text.contains("\n  '/opt/node 22/bin/node' /home/u/pkg/cli.js archive '/tmp/it'\\''s here/s.jsonl'\n"), "{text}");
         assert!(text.contains(" into s.jsonl.archive next to it"), "{text}");

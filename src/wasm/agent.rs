@@ -184,8 +184,9 @@ pub fn archive_notice_due(file_bytes: f64, saved_bytes: f64) -> bool {
 }
 
 /// The archive notice for the resumed session file `file` of `fileBytes` bytes, of which `archive` would
-/// take `savedBytes` out, the CLI run as `<node> <cli> archive <file>` — or `null` when it is not due.
+/// take `savedBytes` out, the CLI run by the words `cli` (`["node", "/…/cli.js"]`) — or `null` when it is
+/// not due.
 #[wasm_bindgen(js_name = archiveNotice)]
-pub fn archive_notice(file_bytes: f64, saved_bytes: f64, file: String, node: String, cli: String) -> Option<String> {
-    crate::notice::archive_notice(&crate::notice::NoticeFacts { file_bytes, saved_bytes, file, node, cli })
+pub fn archive_notice(file_bytes: f64, saved_bytes: f64, file: String, cli: Vec<String>) -> Option<String> {
+    crate::notice::archive_notice(&crate::notice::NoticeFacts { file_bytes, saved_bytes, file, cli })
 }

@@ -47,6 +47,7 @@ impl ArchivePlanner {
     /// The text `archive` prints for the plan (after `finish`), given what the second pass did: the session
     /// file `name` of `originalBytes` now `mainBytes` long (in a dry run: would be), the archive `archiveName`
     /// of `archiveBytes`, `stubsKeptWhole` entries without a faithful stub; `nothing`: nothing to archive.
+    /// `cli` (the words that run the CLI here) and `file` (the session's path) make its `restore` command.
     #[wasm_bindgen(js_name = reportText)]
     #[allow(clippy::too_many_arguments, reason = "plain numbers and strings cross without serde's per-struct code")]
     pub fn report_text(
@@ -59,9 +60,11 @@ impl ArchivePlanner {
         dry_run: bool,
         stubs_kept_whole: u32,
         nothing: bool,
+        cli: Vec<String>,
+        file: String,
     ) -> Result<String, JsValue> {
         let plan = self.plan.as_ref().ok_or_else(|| invalid("reportText before finish"))?;
-        let outcome = ArchiveOutcome { name, archive_name, original_bytes, main_bytes, archive_bytes, dry_run, stubs_kept_whole, nothing };
+        let outcome = ArchiveOutcome { name, archive_name, original_bytes, main_bytes, archive_bytes, dry_run, stubs_kept_whole, nothing, cli, file };
         Ok(cli_text::archive_text(plan, &outcome))
     }
 

@@ -3,7 +3,7 @@
 // dir, resuming generated sessions (tests/bench/gen.mjs: a long run with anchors, rewinds and compactions):
 // - a 55 MB session of which archive would take ~90 % out: one notice, with the size, the share and the command,
 //   the same numbers as `archive --dry-run`; the model's request never carries it; after quitting pi the command
-//   as printed archives the file;
+//   as printed archives the file, and the restore command archive prints puts it back;
 // - the same session with PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE=1, and with "archiveNotice": false in the agent
 //   dir's tree-navigator.json: no notice;
 // - a 5 MB session: no notice.
@@ -126,7 +126,7 @@ test(`the archive notice in pi ${HOST}'s interactive TUI (tmux, mock model)`, { 
     process.stdout.write(`\n── pi ${HOST}, resuming a ${(expected.fileBytes / 1e6).toFixed(1)} MB session ──\n${lines.filter(Boolean).slice(-16).join("\n")}\n`);
     assert.equal(text.split(NOTICE).length - 1, 1, "exactly one notice");
     // The core's text for the dry run's numbers and this machine's command, line for line on the screen.
-    const want = core.archiveNotice(expected.fileBytes, expected.savedBytes, on.file, "NODE", join(PKG_DIR, "cli.js"));
+    const want = core.archiveNotice(expected.fileBytes, expected.savedBytes, on.file, ["NODE", join(PKG_DIR, "cli.js")]);
     const [sentence, commandLine, offLine] = want.split("\n");
     assert.ok(text.replace(/\s+/g, " ").includes(sentence.replace(/\s+/g, " ")), `the notice's sentence on screen:\n${text}`);
     assert.ok(lines.some((l) => l.includes(offLine)), "how to turn it off");
@@ -174,5 +174,12 @@ test(`the archive notice in pi ${HOST}'s interactive TUI (tmux, mock model)`, { 
     assert.equal(r.status, 0, `${command}\n${r.stderr}`);
     assert.match(r.stdout, /moved whole: \d+ entries off the active path/);
     assert.ok(existsSync(`${on.file}.archive`), "the archive next to the session");
+    // Its report names the command that puts it back, the same way: it does (a while later, as archive's own guard wants).
+    const restore = r.stdout.match(/; `([^`]+)` puts it back/)?.[1];
+    assert.ok(restore?.includes(` restore ${on.file}`), r.stdout);
+    utimesSync(on.file, old, old);
+    const back = spawnSync("sh", ["-c", restore], { encoding: "utf8" });
+    assert.equal(back.status, 0, `${restore}\n${back.stderr}`);
+    assert.ok(!existsSync(`${on.file}.archive`), "restored: the archive is gone");
   });
 });

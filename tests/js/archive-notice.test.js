@@ -12,8 +12,8 @@ import { fakePi, loadPkg } from "./fake-pi.js";
 
 fakePi("export const VERSION = '1.6.0';");
 const core = await loadPkg("index-node.js");
-const { installArchiveNotice, measureInWorker, nodeCommand } = await loadPkg("archive-notice.js");
-const { measureArchive } = await loadPkg("archive.js");
+const { installArchiveNotice, measureInWorker } = await loadPkg("archive-notice.js");
+const { cliWords, measureArchive, nodeCommand } = await loadPkg("archive.js");
 const REGISTRY = Symbol.for("pi-tree-navigator.registry");
 const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
 const CLI = fileURLToPath(new URL("../../pkg/cli.js", import.meta.url));
@@ -62,7 +62,7 @@ test("a big session: measured once, one info notice with the core's text; a relo
   assert.deepEqual(s.reads, [file]);
   assert.equal(s.notes.length, 1);
   assert.equal(s.notes[0].level, "info");
-  assert.equal(s.notes[0].text, core.archiveNotice(60e6, 45e6, file, nodeCommand(), CLI));
+  assert.equal(s.notes[0].text, core.archiveNotice(60e6, 45e6, file, cliWords(CLI)));
   await s.emit("session_start", s.ctxOf(file).ctx);
   assert.equal(s.reads.length, 1, "not measured again in this process");
   assert.equal(s.notes.length, 1, "one notice per session file");
@@ -169,7 +169,7 @@ test("the measure is archive's: the same numbers as `archive --dry-run`, in the 
   assert.equal(await measureInWorker(join(dir, "missing.jsonl")), null, "a file that cannot be read");
 });
 
-test("nodeCommand: `node` when the PATH's node is the one running pi, else its absolute path", () => {
+test("the CLI's words: its command name when the PATH finds this very cli.js, else Node and the script's path", () => {
   const bin = join(work, "bin");
   mkdirSync(bin);
   symlinkSync(process.execPath, join(bin, "node"));
@@ -178,8 +178,17 @@ test("nodeCommand: `node` when the PATH's node is the one running pi, else its a
   mkdirSync(other);
   writeFileSync(join(other, "node"), "#!/bin/sh\n");
   chmodSync(join(other, "node"), 0o755);
-  assert.equal(nodeCommand(process.execPath, other), process.execPath);
+  assert.equal(nodeCommand(process.execPath, `${other}:${bin}`), process.execPath, "the first node on the PATH is another one");
   assert.equal(nodeCommand(process.execPath, ""), process.execPath);
   // Not run by a `node` binary (a bundled pi, Bun): plain `node`.
   assert.equal(nodeCommand("/usr/local/bin/pi", ""), "node");
+  // npm's "bin" link on the PATH to this package's cli.js: the command name; to another copy, or none: node + path.
+  assert.deepEqual(cliWords(CLI, { path: bin }), ["node", CLI]);
+  symlinkSync(CLI, join(bin, "pi-tree-navigator"));
+  assert.deepEqual(cliWords(CLI, { path: bin }), ["pi-tree-navigator"]);
+  assert.deepEqual(cliWords(join(bin, "pi-tree-navigator"), { path: bin }), ["pi-tree-navigator"]);
+  const elsewhere = join(work, "elsewhere");
+  mkdirSync(elsewhere);
+  writeFileSync(join(elsewhere, "pi-tree-navigator"), "#!/bin/sh\n");
+  assert.deepEqual(cliWords(CLI, { path: `${elsewhere}:${bin}` }), ["node", CLI]);
 });

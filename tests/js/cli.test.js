@@ -5,7 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -319,6 +319,27 @@ test("archive's report names at most ten anchors and branches and counts the res
     assert.match(rows[0], /^    from l25 at x25: 2 entries, \d+ B, anchors b-25$/);
     assert.match(rows[10], /^    and 15 more branches \(30 entries, [\d.]+ KB\)$/);
     assert.ok(text.length < 2500, `${text.length} characters:\n${text}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("archive's report names the restore command the way the CLI ran; run as printed, it puts the file back", () => {
+  requireBuilt();
+  const work = mkdtempSync(join(tmpdir(), "ptn-cli-restore-"));
+  try {
+    const file = join(work, "my session.jsonl");
+    const original = longRun(3);
+    writeFileSync(file, original);
+    const r = cli("archive", file, "--min-idle", "0");
+    assert.equal(r.code, 0, r.stderr);
+    const restore = r.stdout.match(/; `([^`]+)` puts it back/)?.[1];
+    assert.ok(restore?.endsWith(` ${CLI} restore '${file}'`), r.stdout);
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(file, old, old); // restore refuses a file changed in the last minute (pi may be writing)
+    const back = spawnSync("sh", ["-c", restore], { encoding: "utf8" });
+    assert.equal(back.status, 0, `${restore}\n${back.stderr}`);
+    assert.equal(readFileSync(file, "utf8"), original);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
