@@ -292,7 +292,7 @@ fn blocks_text(content: Option<&Value>) -> String {
                 match field("type") {
                     "text" => field("text").to_string(),
                     "thinking" => texts::recall_whole_thinking(field("thinking")),
-                    "toolCall" => texts::recall_whole_call(field("name"), field("id"), &b.get("arguments").map_or_else(String::new, Value::to_string)),
+                    "toolCall" => call_text(field("name"), field("id"), b.get("arguments")),
                     "image" => texts::recall_whole_image(field("mimeType")),
                     _ => b.to_string(),
                 }
@@ -302,6 +302,26 @@ fn blocks_text(content: Option<&Value>) -> String {
         Some(other) if !other.is_null() => other.to_string(),
         _ => String::new(),
     }
+}
+
+/// A tool call read whole: its name and id, then each argument on a line of its own, `key: value` — a string
+/// value as it is (a file's content with its own line breaks, not escaped), any other as JSON.
+fn call_text(name: &str, id: &str, arguments: Option<&Value>) -> String {
+    let mut text = texts::recall_whole_call(name, id);
+    match arguments {
+        Some(Value::Object(map)) => {
+            for (key, value) in map {
+                text.push('\n');
+                text.push_str(&texts::recall_whole_argument(key, &value.as_str().map_or_else(|| value.to_string(), String::from)));
+            }
+        }
+        Some(other) => {
+            text.push('\n');
+            text.push_str(&other.to_string());
+        }
+        None => {}
+    }
+    text
 }
 
 /// A slice of one item on a page: bytes `start..end` of its text.
@@ -705,7 +725,7 @@ pub(super) mod tests {
         assert_eq!(
             page,
             "[recall 'a1'] page 1 of 1 · entry a1, whole · exact text\n──── entry a1 · assistant ────\nReading the grammar.\n\
-             [tool call read (c1)] {}\nEnd of entry a1."
+             [tool call read (c1)]\nEnd of entry a1."
         );
         // Any entry, this tool's own result and entries outside the collapsed work included.
         let result = text(&page_of(&s, &json!({"action": "recall", "name": "rr1"}))).to_string();
@@ -732,13 +752,13 @@ pub(super) mod tests {
         s.message("m", &json!({"role": "assistant", "content": [
             {"type": "thinking", "thinking": "hmm"},
             {"type": "text", "text": "doing it"},
-            {"type": "toolCall", "id": "c1", "name": "write", "arguments": {"path": "a.rs", "content": "x"}},
+            {"type": "toolCall", "id": "c1", "name": "write", "arguments": {"path": "a.rs", "content": "line one\nline two"}},
             {"type": "image", "data": "AAAA", "mimeType": "image/png"},
             {"type": "other", "n": 1}]}))
             .message("b", &json!({"role": "bashExecution", "command": "make", "output": "ok", "exitCode": 2}))
             .message("e", &json!({"role": "toolResult", "toolCallId": "c1", "toolName": "edit", "content": [], "isError": true}));
         let page = text(&page_of(&s, &json!({"action": "recall", "name": "m"}))).to_string();
-        assert!(page.contains("[thinking]\nhmm\n[/thinking]\ndoing it\n[tool call write (c1)] {\"content\":\"x\",\"path\":\"a.rs\"}\n[image image/png]\n{\"n\":1,\"type\":\"other\"}\n"), "{page}");
+        assert!(page.contains("[thinking]\nhmm\n[/thinking]\ndoing it\n[tool call write (c1)]\ncontent: line one\nline two\npath: a.rs\n[image image/png]\n{\"n\":1,\"type\":\"other\"}\n"), "{page}");
         let bash = text(&page_of(&s, &json!({"action": "recall", "name": "b"}))).to_string();
         assert!(bash.contains("──── entry b · bashExecution ────\n{\"id\":\"b\","), "the user's own command as its JSON text: {bash}");
         assert!(bash.contains("\"command\":\"make\"") && bash.contains("\"exitCode\":2"), "{bash}");

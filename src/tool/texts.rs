@@ -390,9 +390,14 @@ pub(crate) fn recall_whole_thinking(thinking: &str) -> String {
     format!("[thinking]\n{thinking}\n[/thinking]")
 }
 
-/// A tool call of a message read whole: its name, id and arguments as JSON.
-pub(crate) fn recall_whole_call(name: &str, id: &str, arguments: &str) -> String {
-    format!("[tool call {name} ({id})] {arguments}")
+/// The first line of a tool call of a message read whole: its name and id (its arguments follow).
+pub(crate) fn recall_whole_call(name: &str, id: &str) -> String {
+    format!("[tool call {name} ({id})]")
+}
+
+/// One argument of a tool call read whole (`value`: a string as it is, anything else as JSON).
+pub(crate) fn recall_whole_argument(key: &str, value: &str) -> String {
+    format!("{key}: {value}")
 }
 
 /// An image of a message read whole (its data is not text).

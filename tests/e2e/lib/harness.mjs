@@ -121,7 +121,7 @@ export class ScriptedModel {
     const { system, messages, tools } = splitSystem(context);
     const request = { system, messages: structuredClone(messages), tools };
     request.rawMessages = structuredClone(context.messages ?? []);
-    request.options = { apiKey: options?.apiKey };
+    request.options = { apiKey: options?.apiKey, maxTokens: options?.maxTokens };
     const isSummary = system.includes(SUMMARIZER_MARK);
     (isSummary ? this.summaryRequests : this.requests).push(request);
     this.onRequest?.(request, isSummary);
