@@ -18,10 +18,12 @@ export function envFlag(name, env = process.env) {
 
 /**
  * Installs the hooks. `core()` returns the live wasm API (null while the core is down); `withIndex(sm, fn)`
- * runs `fn` on the session's synced index. Returns `{ stateOf(sm) }` (per-session state: config, tracker,
- * turn count, whether the start anchor is done) for the tool and for tests.
+ * runs `fn` on the session's synced index; `settle(sm)` waits for a resumed session's index read from its
+ * file (js/resume.js); `host`: js/host.js's adapter (the start anchor reads the active path's labels and the
+ * leaf from pi: no index needed). Returns `{ stateOf(sm) }` (per-session state: config, tracker, turn count,
+ * whether the start anchor is done) for the tool and for tests.
  */
-export function installAgentFeatures({ pi, core, withIndex, toolName, pkg, env = process.env }) {
+export function installAgentFeatures({ pi, core, withIndex, settle = async () => {}, host, toolName, pkg, env = process.env }) {
   /** SessionManager → per-session state. A subagent's session has its own (never switches off its parent's). */
   const sessions = new WeakMap();
 
@@ -96,7 +98,9 @@ export function installAgentFeatures({ pi, core, withIndex, toolName, pkg, env =
     const sm = ctx.sessionManager;
     try {
       const facts = { turns: state.turns, runEnded, disabledByEnv: envFlag(ENV_NO_START_ANCHOR, env) };
-      const step = withIndex(sm, (index) => index.startAnchorStep(facts, state.config.startAnchorTurn ?? null));
+      // Decided from what pi says of the active path (its labels, the leaf), so it never waits for an index
+      // (a resumed session's may still be read from its file).
+      const step = core().startAnchorStepOnPath(facts, state.config.startAnchorTurn ?? null, host.pathLabels(sm), host.leafId(sm));
       if (step.step === "write") state.startDone = writeLabel(sm, step.entryId, step.label);
       else if (step.step !== "wait") state.startDone = true;
     } catch {
@@ -104,7 +108,7 @@ export function installAgentFeatures({ pi, core, withIndex, toolName, pkg, env =
     }
   }
 
-  function pressure(ctx, state) {
+  async function pressure(ctx, state) {
     if (!state.tracker) return;
     let usage;
     try {
@@ -116,6 +120,7 @@ export function installAgentFeatures({ pi, core, withIndex, toolName, pkg, env =
     if (state.tracker.observe(usage ?? null, percent) !== "crossed") return;
     let message;
     try {
+      await settle(ctx.sessionManager); // the hint names anchors: it waits for a resumed session's index
       message = withIndex(ctx.sessionManager, (index) => index.pressureMessage(usage.tokens, usage.contextWindow));
     } catch {
       return; // stays unspent: next turn tries again
@@ -158,13 +163,13 @@ export function installAgentFeatures({ pi, core, withIndex, toolName, pkg, env =
     }
   });
 
-  pi.on("turn_end", (_event, ctx) => {
+  pi.on("turn_end", async (_event, ctx) => {
     try {
       const state = stateOf(ctx);
       if (!state || !core()) return;
       state.turns++;
       startAnchor(ctx, state, false);
-      pressure(ctx, state);
+      await pressure(ctx, state);
     } catch {}
   });
 

@@ -20,10 +20,11 @@
  * @param {() => object|null} core the live wasm API (null after a crash)
  * @param {Function} withIndex `withIndex(sm, fn)`: runs `fn(index, entryOf)` on the index of what the session
  *   holds — after `archive`, a temporary index of the original session (the sidecar's entries put back)
+ * @param {(sm) => Promise<void>} [settle] waits for a resumed session's index read from its file (js/resume.js)
  * @param {object} host host.js's adapter (`contextWindow`)
  * @param {object} [tui] the host's pi-tui module (the pager's helpers; without them, the editor dialog)
  */
-export function installAnchorsCommand({ pi, core, withIndex, host, tui }) {
+export function installAnchorsCommand({ pi, core, withIndex, settle = async () => {}, host, tui }) {
   if (typeof pi?.registerCommand !== "function") return;
   pi.registerCommand("anchors", {
     description: "Anchors with their context %, rewinds with what each saved; choose one to read what was collapsed",
@@ -32,6 +33,7 @@ export function installAnchorsCommand({ pi, core, withIndex, host, tui }) {
       if (!api) return say(ctx, "navigate_tree's core crashed earlier; run /reload.", "error");
       const sm = ctx.sessionManager;
       const window = host.contextWindow(ctx.model);
+      await settle(sm);
       for (;;) {
         const view = withIndex(sm, (index) => index.anchorsView(window));
         if (view.rows.length === 0 || !canAsk(ctx)) {

@@ -29,6 +29,7 @@ import { makeRenderers } from "./render.js";
 import { installAnchorsCommand } from "./anchors-command.js";
 import { readArchivedEntries } from "./archive.js";
 import { installArchiveNotice } from "./archive-notice.js";
+import { installResume } from "./resume.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
 export const MAX_CORE_RESTARTS = 5;
@@ -201,6 +202,19 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     state.index.sync(fresh, host.leafId(sm)); // appendEntries + setLeaf in one crossing
     state.fed += fresh.length;
     return state.index;
+  }
+
+  /**
+   * Takes the index the resume read built from `sm`'s file (js/resume.js), holding pi's first `fed` entries.
+   * Returns false (the caller frees it) when it is no longer wanted: built in an instance that has been
+   * replaced since, or `sm` has an index already.
+   */
+  function adopt(sm, api, index, fed) {
+    if (!current || current.api !== api || indexes.has(sm)) return false;
+    reg.stats.indexesCreated++;
+    current.indexes.add(new WeakRef(index));
+    indexes.set(sm, { index, fed, owner: current });
+    return true;
   }
 
   /**
@@ -531,6 +545,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
       if (!current) return failed(toolCallId, `navigate_tree is unavailable: its WebAssembly core crashed earlier. ${text}`);
     }
     try {
+      await resume.settle(sm); // a resumed session's index, read from its file (js/resume.js)
       return await run(toolCallId, params, signal, ctx);
     } catch (error) {
       if (!isTrap(error)) throw error;
@@ -544,6 +559,13 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   }
 
   host.installHooks({ onShutdown: drop });
+  const resume = installResume({
+    pi,
+    core: () => current?.api ?? null,
+    host,
+    adopt,
+    wasmUrl: new URL("./pi_tree_navigator_bg.wasm", import.meta.url),
+  });
   const definition = current.api.toolDefinition();
   const renderers = makeRenderers({
     tui,
@@ -554,8 +576,8 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   });
   host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines(), ...renderers }, execute);
   installCapture(pi, captures);
-  installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex: withReadIndex, host, tui });
-  const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, toolName: definition.name, pkg: hostOptions?.pkg });
+  installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex: withReadIndex, settle: resume.settle, host, tui });
+  const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, settle: resume.settle, host, toolName: definition.name, pkg: hostOptions?.pkg });
   installCompaction({
     pi,
     core: () => current?.api ?? null,

@@ -215,6 +215,27 @@ export function createHost(pi, { pkg = piPackage } = {}) {
     leafId(sm) {
       return sm.getLeafId();
     },
+    /** How many entries pi holds (header excluded). */
+    entryCount(sm) {
+      return sm.getEntries().length;
+    },
+    /**
+     * The first `count` entries as the core's `disagreement` reads them: the JSON text of `[id, parentId, type]`
+     * per entry (a missing parent as null).
+     */
+    structure(sm, count) {
+      return JSON.stringify(sm.getEntries().slice(0, count).map((e) => [e?.id, e?.parentId ?? null, e?.type]));
+    },
+    /** The labels on the active path (pi's `getBranch()` + `getLabel`), for the start anchor's decision. */
+    pathLabels(sm) {
+      const labels = [];
+      for (const entry of sm.getBranch()) {
+        const label = sm.getLabel(entry.id);
+        if (typeof label === "string") labels.push(label);
+      }
+      return labels;
+    },
+
     getEntry(sm, id) {
       return sm.getEntry(id);
     },

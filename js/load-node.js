@@ -3,7 +3,9 @@
 import { readFileSync } from "node:fs";
 import { initSync } from "./pi_tree_navigator.js";
 
-initSync({ module: readFileSync(new URL("./pi_tree_navigator_bg.wasm", import.meta.url)) });
+/** The compiled module: the resume worker (resume.js) instantiates it again without compiling it twice. */
+export const wasmModule = new WebAssembly.Module(readFileSync(new URL("./pi_tree_navigator_bg.wasm", import.meta.url)));
+initSync({ module: wasmModule });
 
 export * from "./pi_tree_navigator.js";
 /** Already resolved: the module is ready as soon as it is imported. Same shape as the web entry. */

@@ -228,6 +228,16 @@ pub fn start_anchor_step(facts: &StartAnchorFacts, turn: Option<u8>, exists: boo
     }
 }
 
+/// [`start_anchor_step`] with the entry a `Write` labels: the leaf (`leaf_id`). With no leaf (before the
+/// first entry) there is nothing to label yet, so a `Write` waits.
+pub fn start_anchor_decision(facts: &StartAnchorFacts, turn: Option<u8>, exists: bool, leaf_id: Option<String>) -> (StartAnchorStep, Option<String>) {
+    match (start_anchor_step(facts, turn, exists), leaf_id) {
+        (StartAnchorStep::Write, Some(leaf)) => (StartAnchorStep::Write, Some(leaf)),
+        (StartAnchorStep::Write, None) => (StartAnchorStep::Wait, None),
+        (step, _) => (step, None),
+    }
+}
+
 // ── Cache-preserving summary: mode ───────────────────────────────────────────────────────────────────
 
 /// Why a rewind's summary went out as the cold request.
@@ -429,6 +439,12 @@ mod tests {
         for (facts, turn, exists, expected) in cases {
             assert_eq!(start_anchor_step(&facts, turn, exists), expected, "{facts:?} {turn:?} {exists}");
         }
+        // The entry a write labels is the leaf; with no leaf a write waits.
+        let leaf = || Some("e1".to_string());
+        assert_eq!(start_anchor_decision(&f(2, false, false), Some(2), false, leaf()), (StartAnchorStep::Write, leaf()));
+        assert_eq!(start_anchor_decision(&f(2, false, false), Some(2), false, None), (StartAnchorStep::Wait, None));
+        assert_eq!(start_anchor_decision(&f(2, false, false), Some(2), true, leaf()), (StartAnchorStep::Exists, None));
+        assert_eq!(start_anchor_decision(&f(1, false, false), Some(2), false, leaf()), (StartAnchorStep::Wait, None));
     }
 
     fn facts() -> CacheFacts {

@@ -13,8 +13,8 @@ use std::path::Path;
 /// (`index`) → what is asked of it (`entry_ref`) → what pi builds (`context`) → estimates (`tokens`) →
 /// views (`view`, `skim`, `llm_view`).
 const PIPELINE: &[&str] = &[
-    "value", "wire", "migrate", "entry", "read", "profile", "store", "record", "labels", "entries", "tree", "feed", "index",
-    "entry_ref", "context", "tokens", "view", "skim", "llm_view",
+    "value", "wire", "migrate", "entry", "read", "profile", "store", "record", "labels", "entries", "tree", "feed", "chunk", "index",
+    "entry_ref", "agree", "context", "tokens", "view", "skim", "llm_view",
 ];
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/session");

@@ -130,6 +130,32 @@ impl Feed {
         self.header.as_ref()
     }
 
+    /// The feed of a file's part that starts at a line start after the first part: not at the file's start
+    /// (a byte-order mark is content, nothing is trimmed), and past a version-3 header (a header line here
+    /// is a later one, ignored). See [`super::chunk`].
+    pub(super) fn continuing() -> Feed {
+        Feed { lines_seen: 1, header: Some(Header { format: Format::Current, ..Header::default() }), ..Feed::default() }
+    }
+
+    /// What the input read so far leaves open that only the lines after it can settle: a line held at its
+    /// end (taken only if it is the file's last non-blank line), or a file load still waiting for the
+    /// first line `JSON.parse` takes (or refused by it). `None` when nothing is open.
+    pub(super) fn open_question(&self) -> Option<&'static str> {
+        if self.held.is_some() {
+            return Some("a line held at the part's end (trailing whitespace pi trims only at the file's end)");
+        }
+        match &self.load {
+            Some(load) if load.refused.is_some() => Some("the file's first entry is no session header"),
+            Some(load) if load.awaiting_header => Some("the part ends before the file's session header"),
+            _ => None,
+        }
+    }
+
+    /// Whether the header read says version 1 or 2 (pi migrates such a file as it loads it).
+    pub(super) fn older_format(&self) -> bool {
+        self.header.as_ref().is_some_and(|h| h.format != Format::Current)
+    }
+
     /// Feeds JSONL text: a whole file or a newly appended tail. Blank lines are ignored; a line that does
     /// not parse is skipped and reported with its line number (counted across calls); nothing is fatal.
     pub(super) fn append_jsonl(&mut self, sink: &mut impl Sink, text: &str) -> IngestReport {

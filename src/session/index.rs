@@ -3,6 +3,7 @@
 //! (`entries.rs`), [`Children`] and the walks make them a tree (`tree.rs`) — plus the leaf and the
 //! profile. What is asked of the index (contexts, estimates, views) builds on these methods.
 
+use super::chunk::FactsStream;
 use super::entries::Entries;
 use super::entry::{Facts, Header, LineProblem};
 use super::feed::{utf8_lossy, Feed, IngestReport, Sink};
@@ -225,6 +226,27 @@ impl SessionIndex {
     /// report are 1-based within this batch.
     pub fn append_entry_texts<S: AsRef<str>>(&mut self, texts: impl IntoIterator<Item = Result<S, String>>) -> IngestReport {
         self.with_feed(|feed, index| feed.append_entry_texts(index, texts))
+    }
+
+    /// Feeds the entries of a facts stream (see [`super::chunk`]): each pushed as if its line had been read
+    /// here. Streams of a file's parts, taken in file order, give what reading the file gives. Returns the
+    /// number of entries taken.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a full index (a stream carries no entry texts) or a stream that is no facts
+    /// stream; the entries before the fault stay taken.
+    pub fn append_facts(&mut self, bytes: &[u8]) -> Result<usize, SessionError> {
+        if self.mode == Mode::Full {
+            return Err(SessionError::InvalidArgument("a facts stream has no entry texts for a full index".into()));
+        }
+        let mut stream = FactsStream::new(bytes);
+        let mut taken = 0;
+        while let Some(facts) = stream.next_facts() {
+            let facts = facts.map_err(|_| SessionError::InvalidArgument(format!("not a facts stream (after {taken} entries)")))?;
+            self.push(&facts);
+            taken += 1;
+        }
+        Ok(taken)
     }
 
     /// Feeds one batch of new entries given as a single JSON array text (one `JSON.stringify(newEntries)`

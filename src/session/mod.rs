@@ -8,6 +8,8 @@
 //! the index (`feed`: input into entries; `index`: the [`SessionIndex`] façade; `entry_ref`) → what pi
 //! builds (`context`: the one implementation of its context rules) → estimates (`tokens`, counting what
 //! `context` decided) → views (`view`, `skim`, `llm_view`).
+mod agree;
+mod chunk;
 mod context;
 pub mod entry;
 mod entries;
@@ -28,6 +30,7 @@ mod value;
 mod view;
 pub mod wire;
 
+pub use chunk::{BadStream, Chunk, ChunkReader, FactsStream};
 pub use context::{source_slot, ContextEdits, Source};
 pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};
 pub use entry_ref::{AssistantRef, EntryRef};

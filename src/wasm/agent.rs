@@ -6,10 +6,10 @@ use wasm_bindgen::prelude::*;
 use super::error::{invalid, js_error};
 use super::{leaf_of, to_js, SessionIndex};
 use crate::config::{self, LayerInput};
-use crate::guidance::{self, CacheFacts, ContextUsage, PressureStep, StartAnchorFacts, StartAnchorStep};
+use crate::guidance::{self, CacheFacts, ContextUsage, PressureStep, StartAnchorFacts};
 use crate::text::ANCHOR_PREFIX;
 
-fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
+pub(super) fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(value).map_err(|e| invalid(&format!("{what}: {e}")))
 }
 
@@ -148,24 +148,13 @@ impl SessionIndex {
         #[wasm_bindgen(unchecked_param_type = "StartAnchorFacts")] facts: JsValue,
         turn: Option<u8>,
     ) -> Result<JsValue, JsValue> {
-        #[derive(serde::Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Out {
-            step: StartAnchorStep,
-            entry_id: Option<String>,
-            label: String,
-        }
         let facts: StartAnchorFacts = from_js(facts, "facts")?;
         let label = format!("{ANCHOR_PREFIX}{}", guidance::START_ANCHOR);
         let leaf = self.inner.leaf();
         let exists = self.inner.find_label_on_path(&label, leaf).map_err(js_error)?.is_some();
-        let step = guidance::start_anchor_step(&facts, turn, exists);
-        let entry_id = match (step, leaf) {
-            (StartAnchorStep::Write, Some(slot)) => Some(self.inner.id_of(slot).to_string()),
-            _ => None,
-        };
-        let step = if step == StartAnchorStep::Write && entry_id.is_none() { StartAnchorStep::Wait } else { step };
-        to_js(&Out { step, entry_id, label })
+        let leaf_id = leaf.map(|slot| self.inner.id_of(slot).to_string());
+        let (step, entry_id) = guidance::start_anchor_decision(&facts, turn, exists, leaf_id);
+        to_js(&super::resume::StartAnchorOut { step, entry_id, label })
     }
 }
 

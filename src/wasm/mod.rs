@@ -9,6 +9,7 @@ pub mod compaction;
 pub mod skim;
 pub mod archive;
 pub mod cli_text;
+pub mod resume;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use serde::Serialize;

@@ -1,0 +1,164 @@
+// The "resume" benchmark: what the plugin adds to pi's own resume of a long session, as a user meets it.
+//
+//   node tests/bench/resume-bench.mjs [--sizes 100,300,1024] [--hosts 1.6.0,0.75.5] [--runs 5] [--cases plain,tool]
+//                                     [--pkg <dir>] [--keep-sessions <dir>] [--json <file>]
+//
+// For each host and session size: `pi -p --session <file> "say ok"` against a local mock of the Anthropic Messages API
+// (tests/e2e/lib/mock-api.mjs, 127.0.0.1), each run its own process, pi alone and pi + plugin alternating; wall time
+// and peak RSS (`/usr/bin/time -f %M`) of the whole process; medians. Two cases:
+// - plain: the model answers "ok" — the plugin must add nothing that waits (≤1.10× pi alone, peak RSS ≤1.10×);
+// - tool: the model's first answer is `navigate_tree {action: "list"}`, then "ok" — pi alone answers the call with
+//   "tool not found", pi + plugin with the list, which needs the whole index (≤1.30× pi alone).
+// The list's text is checked on every plugin run (it names the session's anchors), so the index is built, not
+// postponed. Sessions come from tests/bench/long-session.mjs (a long run of anchors, big reads and rewinds, v3),
+// generated once per size into --keep-sessions (default: a temp dir removed at the end). pi appends the run's
+// entries to the file it resumes: the file is cut back to its original length after every run.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { hostAvailable, nodeFor, piCliPath } from "../../scripts/hosts.mjs";
+import { startAnthropicMock } from "../e2e/lib/mock-api.mjs";
+import { WireModel } from "../e2e/lib/wire.mjs";
+import { writeLongSession } from "./long-session.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, "../..");
+
+/** pi 0.75.5 reads a session file as one string: it cannot open one over ~512 MB (ERR_STRING_TOO_LONG). */
+export const MAX_MB = { "0.75.5": 512 };
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+function stat(xs) {
+  return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), runs: xs.length };
+}
+
+/** Runs `cmd args` under /usr/bin/time: { ms, rssMb, status, stdout, stderr }. */
+function timed(cmd, args, { env, cwd, onStart }) {
+  return new Promise((done, fail) => {
+    const t0 = performance.now();
+    const child = spawn("/usr/bin/time", ["-f", "%M", cmd, ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
+    onStart?.(t0);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", fail);
+    child.on("close", (status) => {
+      const ms = performance.now() - t0;
+      const rssKb = Number(stderr.trim().split("\n").at(-1));
+      done({ ms, rssMb: rssKb / 1024, status, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * One agent dir per (host, variant): models.json points provider "wire" at the mock; settings.json picks it and, for
+ * the plugin variant, lists the built package (a local path: pi loads it in place).
+ */
+function agentDir(root, name, mockUrl, pkg) {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  const model = new WireModel({ api: "anthropic-messages", baseUrl: mockUrl, modelId: "mock-model" });
+  writeFileSync(join(dir, "models.json"), JSON.stringify(model.modelsJson()));
+  const settings = { defaultProvider: model.providerId, defaultModel: model.modelId, quietStartup: true, packages: pkg ? [pkg] : [] };
+  writeFileSync(join(dir, "settings.json"), JSON.stringify(settings));
+  return dir;
+}
+
+/**
+ * Runs the benchmark; returns the rows. `log(line)` reports progress.
+ */
+export async function runResumeBench({ sizes, hosts, runs, cases, pkg, sessionsDir, log = () => {} }) {
+  const work = mkdtempSync(join(tmpdir(), "ptn-resume-"));
+  const sessions = sessionsDir ?? join(work, "sessions");
+  // pi refuses to resume a session whose header's cwd is gone: the sessions name this directory, kept beside them.
+  const project = join(sessions, "project");
+  mkdirSync(sessions, { recursive: true });
+  mkdirSync(project, { recursive: true });
+  // The mock answers by the run's script: set before each run.
+  let script = [];
+  const arrived = [];
+  const mock = await startAnthropicMock({ replies: () => script.shift() ?? { text: "ok" }, onRequest: () => arrived.push(performance.now()) });
+  const rows = [];
+  try {
+    for (const host of hosts) {
+      if (!hostAvailable(host)) throw new Error(`pi ${host} is not installed: run npm run setup`);
+      const dirs = { alone: agentDir(work, `agent-${host}-alone`, mock.url, null), plugin: agentDir(work, `agent-${host}-plugin`, mock.url, pkg) };
+      for (const mb of sizes) {
+        if (mb > (MAX_MB[host] ?? Infinity)) continue;
+        const file = join(sessions, `resume-${mb}mb.jsonl`);
+        if (!existsSync(file)) {
+          const t = performance.now();
+          const made = writeLongSession(file, { mb, cwd: project });
+          log(`generated ${mb} MB: ${made.entries} entries, ${made.rewinds} rewinds in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+        }
+        const size = statSync(file).size;
+        for (const kase of cases) {
+          const samples = { alone: [], plugin: [] };
+          for (let i = 0; i < runs; i++) {
+            const order = i % 2 ? ["plugin", "alone"] : ["alone", "plugin"];
+            for (const variant of order) {
+              script = kase === "tool" ? [{ calls: [{ name: "navigate_tree", input: { action: "list" } }] }, { text: "ok" }] : [{ text: "ok" }];
+              const before = mock.requests.length;
+              let t0 = 0;
+              const env = {
+                ...process.env,
+                PI_CODING_AGENT_DIR: dirs[variant],
+                PI_OFFLINE: "1",
+                PI_SKIP_VERSION_CHECK: "1",
+                PI_TELEMETRY: "0",
+              };
+              delete env.NODE_TEST_CONTEXT;
+              const r = await timed(nodeFor(host), [piCliPath(host), "-p", "--session", file, "say ok"], { env, cwd: project, onStart: (t) => (t0 = t) });
+              truncateSync(file, size);
+              const reqs = mock.requests.slice(before);
+              if (r.status !== 0 || !/\bok\b/.test(r.stdout)) throw new Error(`pi ${host} ${variant} ${mb} MB ${kase}: exit ${r.status}\n${r.stdout}\n${r.stderr.slice(-3000)}`);
+              const expected = kase === "tool" ? 2 : 1;
+              if (reqs.length !== expected) throw new Error(`pi ${host} ${variant} ${mb} MB ${kase}: ${reqs.length} requests, expected ${expected}`);
+              if (kase === "tool") {
+                const answer = JSON.stringify(reqs[1].full.messages.at(-1));
+                const ok = variant === "plugin" ? /\[list\] · \d+ anchors/.test(answer) : /not found/i.test(answer);
+                if (!ok) throw new Error(`pi ${host} ${variant} ${mb} MB: the tool call's answer is not what it should be: ${answer.slice(0, 500)}`);
+              }
+              samples[variant].push({ ms: r.ms, rssMb: r.rssMb, firstRequestMs: arrived[before] - t0 });
+            }
+          }
+          const row = {
+            host, mb, bytes: size, kase,
+            alone: { ms: stat(samples.alone.map((s) => s.ms)), rssMb: stat(samples.alone.map((s) => s.rssMb)), firstRequestMs: stat(samples.alone.map((s) => s.firstRequestMs)) },
+            plugin: { ms: stat(samples.plugin.map((s) => s.ms)), rssMb: stat(samples.plugin.map((s) => s.rssMb)), firstRequestMs: stat(samples.plugin.map((s) => s.firstRequestMs)) },
+          };
+          rows.push(row);
+          log(`pi ${host} ${mb} MB ${kase}: alone ${row.alone.ms.median.toFixed(0)} ms / ${row.alone.rssMb.median.toFixed(0)} MB · plugin ${row.plugin.ms.median.toFixed(0)} ms / ${row.plugin.rssMb.median.toFixed(0)} MB · ${(row.plugin.ms.median / row.alone.ms.median).toFixed(2)}× · first request ${row.alone.firstRequestMs.median.toFixed(0)} vs ${row.plugin.firstRequestMs.median.toFixed(0)} ms`);
+        }
+      }
+    }
+  } finally {
+    await mock.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const argv = process.argv.slice(2);
+  const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+  const rows = await runResumeBench({
+    sizes: opt("--sizes", "100,300,1024").split(",").map(Number),
+    hosts: opt("--hosts", "1.6.0,0.75.5").split(","),
+    runs: Number(opt("--runs", "5")),
+    cases: opt("--cases", "plain,tool").split(","),
+    pkg: resolve(opt("--pkg", join(REPO, "pkg"))),
+    sessionsDir: argv.includes("--keep-sessions") ? resolve(opt("--keep-sessions")) : null,
+    log: (m) => console.error(`[resume] ${m}`),
+  });
+  const out = opt("--json", null);
+  if (out) writeFileSync(out, JSON.stringify(rows, null, 1));
+  console.log(JSON.stringify(rows));
+}
