@@ -80,21 +80,22 @@ impl SessionIndex {
 
 /// The start-anchor decision from what the host says of the active path, without an index:
 /// `{step, entryId, label}` as `SessionIndex.startAnchorStep` gives it. `pathLabels`: the labels on the
-/// entries of the active path (any order); `leafId`: the host's leaf (`null`: before the first entry).
+/// entries of the active path (any order; what is no string is no label); `leafId`: the host's leaf (`null`,
+/// or anything but a string: no entry to label).
 ///
 /// # Errors
-/// `InvalidArgument` for facts or labels of the wrong shape.
+/// `InvalidArgument` for facts of the wrong shape.
 #[wasm_bindgen(js_name = startAnchorStepOnPath, unchecked_return_type = "{ step: StartAnchorStep; entryId: string | null; label: string }")]
 pub fn start_anchor_step_on_path(
     #[wasm_bindgen(unchecked_param_type = "StartAnchorFacts")] facts: JsValue,
     turn: Option<u8>,
-    path_labels: Vec<String>,
-    leaf_id: Option<String>,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] path_labels: &js_sys::Array,
+    #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue,
 ) -> Result<JsValue, JsValue> {
     let facts: StartAnchorFacts = from_js(facts, "facts")?;
     let label = format!("{ANCHOR_PREFIX}{}", guidance::START_ANCHOR);
-    let exists = path_labels.iter().any(|l| *l == label);
-    let (step, entry_id) = guidance::start_anchor_decision(&facts, turn, exists, leaf_id);
+    let exists = path_labels.iter().any(|l| l.as_string().as_deref() == Some(label.as_str()));
+    let (step, entry_id) = guidance::start_anchor_decision(&facts, turn, exists, leaf_id.as_string());
     to_js(&StartAnchorOut { step, entry_id, label })
 }
 
