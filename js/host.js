@@ -219,12 +219,12 @@ export function createHost(pi, { pkg = piPackage } = {}) {
     entryCount(sm) {
       return sm.getEntries().length;
     },
-    /**
-     * The first `count` entries as the core's `disagreement` reads them: the JSON text of `[id, parentId, type]`
-     * per entry (a missing parent as null).
-     */
+    /** The first `count` entries as the core's `disagreement` reads them: `id, parentId, type` of each in turn. */
     structure(sm, count) {
-      return JSON.stringify(sm.getEntries().slice(0, count).map((e) => [e?.id, e?.parentId ?? null, e?.type]));
+      const entries = sm.getEntries();
+      const out = [];
+      for (let i = 0; i < count && i < entries.length; i++) out.push(entries[i]?.id, entries[i]?.parentId, entries[i]?.type);
+      return out;
     },
     /** The labels on the active path (pi's `getBranch()` + `getLabel`), for the start anchor's decision. */
     pathLabels(sm) {

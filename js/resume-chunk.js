@@ -30,37 +30,43 @@ function readAt(fd, position, len) {
 
 /**
  * Reads part `[start, end)` of the file open as `fd`, whose first `size` bytes are the session, into a
- * `ChunkReader` of `api` (pi `version`'s rules) and returns its `{facts, entries, problem}`. A part holds the
+ * `ChunkReader` of `api` (pi `version`'s rules) and returns `{facts, entries, problem}` (its facts stream, how many
+ * entries it holds, why the part cannot stand for its lines or null). A part holds the
  * lines that start inside it: the rest of a line the part before began is skipped, and the part's last line is
  * read to its newline past `end` (or to the file's end).
  */
 export function readChunk(api, fd, [start, end], size, version) {
   const reader = new api.ChunkReader(start === 0, version);
-  // One byte before the part: whether a line starts right at `start`.
-  const from = start > 0 ? start - 1 : 0;
-  const bytes = readAt(fd, from, end - from);
-  let first = 0;
-  if (start > 0) {
-    const nl = bytes.indexOf(10);
-    first = nl < 0 ? bytes.length : nl + 1;
-  }
-  let last = end >= size;
-  if (first < bytes.length) {
-    const parts = [bytes.subarray(first)];
-    if (bytes[bytes.length - 1] !== 10) {
-      // The part's last line goes on past `end`: read it to its newline, or to the file's end.
-      for (let at = from + bytes.length; at < size; ) {
-        const more = readAt(fd, at, Math.min(SPILL_BYTES, size - at));
-        if (more.length === 0) break;
-        const nl = more.indexOf(10);
-        parts.push(nl < 0 ? more : more.subarray(0, nl + 1));
-        at += more.length;
-        if (nl >= 0) break;
-      }
+  try {
+    // One byte before the part: whether a line starts right at `start`.
+    const from = start > 0 ? start - 1 : 0;
+    const bytes = readAt(fd, from, end - from);
+    let first = 0;
+    if (start > 0) {
+      const nl = bytes.indexOf(10);
+      first = nl < 0 ? bytes.length : nl + 1;
     }
-    const body = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-    last = from + first + body.length >= size;
-    reader.push(body);
+    let last = end >= size;
+    if (first < bytes.length) {
+      const parts = [bytes.subarray(first)];
+      if (bytes[bytes.length - 1] !== 10) {
+        // The part's last line goes on past `end`: read it to its newline, or to the file's end.
+        for (let at = from + bytes.length; at < size; ) {
+          const more = readAt(fd, at, Math.min(SPILL_BYTES, size - at));
+          if (more.length === 0) break;
+          const nl = more.indexOf(10);
+          parts.push(nl < 0 ? more : more.subarray(0, nl + 1));
+          at += more.length;
+          if (nl >= 0) break;
+        }
+      }
+      const body = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      last = from + first + body.length >= size;
+      reader.push(body);
+    }
+    const facts = reader.finish(last);
+    return { facts, entries: reader.entries, problem: reader.problem ?? null };
+  } finally {
+    reader.free();
   }
-  return reader.finish(last);
 }

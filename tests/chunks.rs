@@ -12,7 +12,7 @@ mod sessions;
 use std::fmt::Write as _;
 
 use common::Rng;
-use pi_tree_navigator::session::{Chunk, ChunkReader, Leaf, Mode, Profile, SessionIndex};
+use pi_tree_navigator::session::{Chunk, ChunkReader, HostEntry, HostParent, Leaf, Mode, Profile, SessionIndex};
 use sessions::{fixture_files, random_session};
 
 const PROFILES: [Profile; 2] = [Profile::Pi074, Profile::Pi087];
@@ -123,7 +123,7 @@ fn check(name: &str, bytes: &[u8], rng: &mut Rng) -> usize {
 
 #[test]
 fn fixtures_read_in_parts_as_whole() {
-    let mut rng = Rng(0xC4_0E5);
+    let mut rng = Rng(0x000C_40E5);
     for path in fixture_files() {
         check(&path.display().to_string(), &std::fs::read(&path).unwrap(), &mut rng);
     }
@@ -131,7 +131,7 @@ fn fixtures_read_in_parts_as_whole() {
 
 #[test]
 fn random_sessions_read_in_parts_as_whole() {
-    let mut rng = Rng(0x9A_27_5EED);
+    let mut rng = Rng(0x9A27_5EED);
     let broken: [&[u8]; 4] = [b"\xFF", b"\xE2\x9C", b"\xC3", b"\xF0\x9F\x98"];
     let mut refused = 0;
     for round in 0..60 {
@@ -201,10 +201,21 @@ fn disagreement_names_the_first_difference() {
     let b = r#"{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","targetId":"a","label":"x"}"#;
     let mut index = plugin(Profile::Pi087);
     index.load_file(&format!("{header}\n{a}\n{b}\n")).unwrap();
-    assert_eq!(index.disagreement(r#"[["a",null,"message"],["b","a","label"]]"#), None);
-    assert!(index.disagreement(r#"[["a",null,"message"]]"#).unwrap().contains("2 entries in the file, 1 in the host"));
-    assert!(index.disagreement(r#"[["a",null,"message"],["b","x","label"]]"#).unwrap().starts_with("entry 2:"));
-    assert!(index.disagreement(r#"[["a",null,"message"],["b","a","custom"]]"#).unwrap().starts_with("entry 2:"));
-    assert!(index.disagreement(r#"[["z",null,"message"],["b","a","label"]]"#).unwrap().starts_with("entry 1:"));
-    assert!(index.disagreement(r#"[["a",7,"message"],["b","a","label"]]"#).unwrap().contains("not [id, parentId, type]"));
+    let s = |v: &str| Some(v.to_string());
+    let host = |id: Option<String>, parent: HostParent, ty: Option<String>| HostEntry { id, parent, ty };
+    let under = |p: &str| HostParent::Id(p.into());
+    let agreeing = vec![host(s("a"), HostParent::Root, s("message")), host(s("b"), under("a"), s("label"))];
+    assert_eq!(index.disagreement(&agreeing), None);
+    assert!(index.disagreement(&agreeing[..1]).unwrap().contains("2 entries in the file, 1 in the host"));
+    let differs = |i: usize, e: HostEntry| {
+        let mut list = agreeing.clone();
+        list[i] = e;
+        index.disagreement(&list).unwrap()
+    };
+    assert!(differs(1, host(s("b"), under("x"), s("label"))).starts_with("entry 2:"), "another parent");
+    assert!(differs(1, host(s("b"), HostParent::Root, s("label"))).starts_with("entry 2:"), "no parent");
+    assert!(differs(1, host(s("b"), under("a"), s("custom"))).starts_with("entry 2:"), "another type");
+    assert!(differs(0, host(s("z"), HostParent::Root, s("message"))).starts_with("entry 1:"), "another id");
+    assert!(differs(0, host(None, HostParent::Root, s("message"))).contains("(no string) under no parent"), "an id that is no string");
+    assert!(differs(1, host(s("b"), HostParent::NotAString, s("label"))).starts_with("entry 2:"), "a parent that is no string");
 }

@@ -4,40 +4,62 @@
 //! host could not parse, a file changed since the host read it, a reader limit the host does not have:
 //! each shows as a disagreement, and the plugin then takes the host's objects as before).
 
-use std::borrow::Cow;
-
-use serde::Deserialize;
-
 use super::index::SessionIndex;
 use super::record::Slot;
 
-/// One of the host's entries as the shim describes it: `[id, parentId, type]`.
-#[derive(Deserialize)]
-struct HostEntry<'a>(#[serde(borrow)] Cow<'a, str>, #[serde(borrow)] Option<Cow<'a, str>>, #[serde(borrow)] Cow<'a, str>);
+/// One of the host's entries as far as agreement goes; `None` where the host's value is no string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostEntry {
+    /// `id`.
+    pub id: Option<String>,
+    /// `parentId`.
+    pub parent: HostParent,
+    /// `type`.
+    pub ty: Option<String>,
+}
+
+/// A host entry's `parentId`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostParent {
+    /// `null` or missing: a root.
+    Root,
+    /// A parent id.
+    Id(String),
+    /// Something else, which no entry read from a file has.
+    NotAString,
+}
 
 impl SessionIndex {
-    /// Where this index and the host's entries differ, in words, or `None` when they agree. `host` is a
-    /// JSON array of `[id, parentId, type]` per entry, in the host's order.
-    pub fn disagreement(&self, host: &str) -> Option<String> {
-        let entries: Vec<HostEntry<'_>> = match serde_json::from_str(host) {
-            Ok(entries) => entries,
-            Err(e) => return Some(format!("the host's entries are not [id, parentId, type] strings ({e})")),
-        };
-        if entries.len() != self.len() {
-            return Some(format!("{} entries in the file, {} in the host", self.len(), entries.len()));
+    /// Where this index and the host's entries (in the host's order) differ, in words, or `None` when they agree.
+    pub fn disagreement(&self, host: &[HostEntry]) -> Option<String> {
+        if host.len() != self.len() {
+            return Some(format!("{} entries in the file, {} in the host", self.len(), host.len()));
         }
-        for (slot, HostEntry(id, parent, ty)) in entries.iter().enumerate() {
+        for (slot, h) in host.iter().enumerate() {
             let entry = self.entry(slot as Slot);
-            if entry.id() != id || entry.parent_id() != parent.as_deref() || entry.type_name() != ty {
-                return Some(format!(
-                    "entry {}: {:?} under {:?} ({}) in the file, {id:?} under {parent:?} ({ty}) in the host",
-                    slot + 1,
-                    entry.id(),
-                    entry.parent_id(),
-                    entry.type_name()
-                ));
+            let parent = match &h.parent {
+                HostParent::Root => Some(None),
+                HostParent::Id(p) => Some(Some(p.as_str())),
+                HostParent::NotAString => None,
+            };
+            let same = h.id.as_deref() == Some(entry.id()) && parent == Some(entry.parent_id()) && h.ty.as_deref() == Some(entry.type_name());
+            if !same {
+                let file = shown(Some(entry.id()), &entry.parent_id().map_or(HostParent::Root, |p| HostParent::Id(p.into())), Some(entry.type_name()));
+                let host = shown(h.id.as_deref(), &h.parent, h.ty.as_deref());
+                return Some(format!("entry {}: {file} in the file, {host} in the host", slot + 1));
             }
         }
         None
     }
+}
+
+/// An entry's id, parent and type in a sentence (plain text for a debug line).
+fn shown(id: Option<&str>, parent: &HostParent, ty: Option<&str>) -> String {
+    let text = |s: Option<&str>| s.map_or_else(|| "(no string)".to_string(), |s| format!("\"{s}\""));
+    let parent = match parent {
+        HostParent::Root => "no parent".to_string(),
+        HostParent::Id(p) => text(Some(p)),
+        HostParent::NotAString => text(None),
+    };
+    format!("{} under {parent} ({})", text(id), ty.unwrap_or("no string type"))
 }

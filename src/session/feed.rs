@@ -158,7 +158,7 @@ impl Feed {
 
     /// Feeds JSONL text: a whole file or a newly appended tail. Blank lines are ignored; a line that does
     /// not parse is skipped and reported with its line number (counted across calls); nothing is fatal.
-    pub(super) fn append_jsonl(&mut self, sink: &mut impl Sink, text: &str) -> IngestReport {
+    pub(super) fn append_jsonl(&mut self, sink: &mut dyn Sink, text: &str) -> IngestReport {
         let mut report = IngestReport::default();
         // The text is read as a file's: its end trimmed by pi ≤0.75's rule, and its start too when nothing
         // came before it.
@@ -182,7 +182,7 @@ impl Feed {
 
     /// [`Self::append_jsonl`] for text that continues earlier input (a byte-order mark here is content),
     /// reporting into `report`: the one line loop of every JSONL ingest.
-    pub(super) fn feed_jsonl(&mut self, sink: &mut impl Sink, text: &str, report: &mut IngestReport) {
+    pub(super) fn feed_jsonl(&mut self, sink: &mut dyn Sink, text: &str, report: &mut IngestReport) {
         let mut rest = Some(text);
         while let Some(chunk) = rest {
             // `find` (memchr, already in the module) rather than `split`'s pattern iterator.
@@ -205,7 +205,7 @@ impl Feed {
     /// pi ≤0.75 trims the whole file first, so there the file's first and last non-blank lines may carry
     /// any whitespace at the file's ends. The last is known only at the file's end ([`Self::end_file`]):
     /// until then a line that would parse without what trails it is held.
-    fn feed_line(&mut self, sink: &mut impl Sink, line: &str, report: &mut IngestReport) {
+    fn feed_line(&mut self, sink: &mut dyn Sink, line: &str, report: &mut IngestReport) {
         let Some(mut json) = js::json_line(line) else { return };
         let pi074 = !sink.profile().opens_only_files_led_by_a_header();
         if std::mem::take(&mut self.file_start) && pi074 {
@@ -222,14 +222,14 @@ impl Feed {
 
     /// The end of a file's text: a held line is its last non-blank one, read with the whitespace after
     /// it trimmed away as pi ≤0.75 trims the file.
-    pub(super) fn end_file(&mut self, sink: &mut impl Sink, report: &mut IngestReport) {
+    pub(super) fn end_file(&mut self, sink: &mut dyn Sink, report: &mut IngestReport) {
         self.read_held(sink, true, report);
         self.file_start = false;
     }
 
     /// Reads the held line, if any (`at_end`: as the file's last line). It is a copy, so it is read in
     /// full, never skimmed.
-    fn read_held(&mut self, sink: &mut impl Sink, at_end: bool, report: &mut IngestReport) {
+    fn read_held(&mut self, sink: &mut dyn Sink, at_end: bool, report: &mut IngestReport) {
         let Some((line, number)) = self.held.take() else { return };
         let line = if at_end { line.trim_end_matches(js::is_trim_space) } else { &line };
         let skimming = self.skim_base.take();
@@ -240,7 +240,7 @@ impl Feed {
     /// Loads a whole session file into an empty index with pi's file rule: when the first line that parses
     /// as JSON is not a `session` header with a string id, pi loads the file as empty — so does this, with a
     /// warning saying why. Otherwise the same as [`Self::append_jsonl`].
-    pub(super) fn load_file(&mut self, sink: &mut impl Sink, text: &str) -> Result<IngestReport, SessionError> {
+    pub(super) fn load_file(&mut self, sink: &mut dyn Sink, text: &str) -> Result<IngestReport, SessionError> {
         self.begin_file(sink)?;
         self.file_part(sink, text);
         Ok(self.end_file_load(sink))
@@ -248,7 +248,7 @@ impl Feed {
 
     /// Starts loading a whole file into an empty index, to be fed in parts ([`Self::file_part`]) as it
     /// arrives and ended by [`Self::end_file_load`]: the same as [`Self::load_file`] of all the parts at once.
-    pub(super) fn begin_file(&mut self, sink: &impl Sink) -> Result<(), SessionError> {
+    pub(super) fn begin_file(&mut self, sink: &dyn Sink) -> Result<(), SessionError> {
         if self.load.is_some() {
             return Err(SessionError::InvalidArgument("a file is being loaded already".into()));
         }
@@ -261,7 +261,7 @@ impl Feed {
 
     /// The next part of a file [`Self::begin_file`] started: whole lines (it ends with a newline), except
     /// for the file's last part. Ignored when no file load is open.
-    pub(super) fn file_part(&mut self, sink: &mut impl Sink, text: &str) {
+    pub(super) fn file_part(&mut self, sink: &mut dyn Sink, text: &str) {
         let Some(load) = self.load.as_mut() else { return };
         let first = !std::mem::replace(&mut load.started, true);
         let mut report = std::mem::take(&mut load.report);
@@ -277,7 +277,7 @@ impl Feed {
     /// Ends the file load [`Self::begin_file`] started: what it did. A file whose first line `JSON.parse`
     /// takes is no `session` header with a string id loads as empty (pi's rule), with a warning saying why,
     /// and leaves the feed as it was before the load.
-    pub(super) fn end_file_load(&mut self, sink: &mut impl Sink) -> IngestReport {
+    pub(super) fn end_file_load(&mut self, sink: &mut dyn Sink) -> IngestReport {
         if self.load.as_ref().is_some_and(|l| !l.started) {
             self.file_part(sink, "");
         }
@@ -296,7 +296,7 @@ impl Feed {
 
     /// [`Self::load_file`] taking the user, assistant and tool result messages of `text` skimmed (see
     /// [`super::skim`]); [`Self::skimmed_line`] finds one's line in the same `text` later.
-    pub(super) fn load_file_skimming(&mut self, sink: &mut impl Sink, text: &str) -> Result<IngestReport, SessionError> {
+    pub(super) fn load_file_skimming(&mut self, sink: &mut dyn Sink, text: &str) -> Result<IngestReport, SessionError> {
         self.skim_base = Some(text.as_ptr() as usize);
         let report = self.load_file(sink, text);
         self.skim_base = None;
@@ -317,7 +317,7 @@ impl Feed {
     /// report are 1-based within this batch.
     pub(super) fn append_entry_texts<S: AsRef<str>>(
         &mut self,
-        sink: &mut impl Sink,
+        sink: &mut dyn Sink,
         texts: impl IntoIterator<Item = Result<S, String>>,
     ) -> IngestReport {
         let mut report = IngestReport::default();
@@ -340,7 +340,7 @@ impl Feed {
     /// into wasm instead of one per entry. Each item is read like a JSONL line (an item that is not an entry
     /// object is reported as skipped); positions in the report are 1-based within the array. A text that is
     /// not a JSON array takes nothing and is reported as one skip at position 0.
-    pub(super) fn append_entry_array(&mut self, sink: &mut impl Sink, json: &str) -> IngestReport {
+    pub(super) fn append_entry_array(&mut self, sink: &mut dyn Sink, json: &str) -> IngestReport {
         let mut report = IngestReport::default();
         let mut reader = serde_json::Deserializer::from_str(json);
         // The items are only delimited here (`RawValue`: a syntax check without recursion); each is then
@@ -367,7 +367,7 @@ impl Feed {
     /// [`Self::take_line`] for a line of JSONL input (`number`: its line in the file): in a version-1 file
     /// the line as pi's migration leaves it (see [`super::migrate`]), read in full — a migrated line is a
     /// copy, so it cannot be measured later from the skimmed text.
-    fn take_file_line(&mut self, sink: &mut impl Sink, text: &str, number: usize, report: &mut IngestReport) {
+    fn take_file_line(&mut self, sink: &mut dyn Sink, text: &str, number: usize, report: &mut IngestReport) {
         if let Some(migrated) = self.v1.as_mut().and_then(|chain| chain.migrate(text, number)) {
             let skimming = self.skim_base.take();
             self.take_line(sink, &migrated, number, report);
@@ -380,7 +380,7 @@ impl Feed {
     /// Reads one line (or entry text) straight into the index, or reports it skipped. The one copy of
     /// this step for every ingest path (JSONL and entry texts).
     #[inline(never)]
-    fn take_line(&mut self, sink: &mut impl Sink, text: &str, number: usize, report: &mut IngestReport) {
+    fn take_line(&mut self, sink: &mut dyn Sink, text: &str, number: usize, report: &mut IngestReport) {
         let legacy_v2 = self.is_legacy_v2();
         if let Some(load) = self.load.as_mut().filter(|l| l.awaiting_header || l.refused.is_some()) {
             if load.refused.is_some() {
@@ -431,7 +431,7 @@ impl Feed {
 }
 
 /// Reports an entry taken into `slot`.
-fn taken(sink: &impl Sink, slot: Slot, repeated: bool, number: usize, report: &mut IngestReport) {
+fn taken(sink: &dyn Sink, slot: Slot, repeated: bool, number: usize, report: &mut IngestReport) {
     if repeated {
         // pi's id map keeps the later entry; so does the index.
         report.warn(number, &["duplicate entry id ", sink.id_of(slot)]);

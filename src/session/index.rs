@@ -213,7 +213,7 @@ impl SessionIndex {
 
     /// Ends the load [`Self::begin_file_load`] started: what the whole file did (see [`Self::load_file`]).
     pub fn end_file_load(&mut self) -> IngestReport {
-        self.with_feed(Feed::end_file_load)
+        self.with_feed(|feed, index| feed.end_file_load(index))
     }
 
     /// [`Self::append_jsonl`] from UTF-8 bytes (invalid sequences replaced).

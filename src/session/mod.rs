@@ -30,6 +30,7 @@ mod value;
 mod view;
 pub mod wire;
 
+pub use agree::{HostEntry, HostParent};
 pub use chunk::{BadStream, Chunk, ChunkReader, FactsStream};
 pub use context::{source_slot, ContextEdits, Source};
 pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, StopReason};

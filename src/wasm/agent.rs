@@ -9,7 +9,7 @@ use crate::config::{self, LayerInput};
 use crate::guidance::{self, CacheFacts, ContextUsage, PressureStep, StartAnchorFacts};
 use crate::text::ANCHOR_PREFIX;
 
-pub(super) fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
+fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(value).map_err(|e| invalid(&format!("{what}: {e}")))
 }
 
@@ -154,7 +154,7 @@ impl SessionIndex {
         let exists = self.inner.find_label_on_path(&label, leaf).map_err(js_error)?.is_some();
         let leaf_id = leaf.map(|slot| self.inner.id_of(slot).to_string());
         let (step, entry_id) = guidance::start_anchor_decision(&facts, turn, exists, leaf_id);
-        to_js(&super::resume::StartAnchorOut { step, entry_id, label })
+        to_js(&StartAnchorOut { step, entry_id, label })
     }
 }
 
@@ -178,4 +178,34 @@ pub fn archive_notice_due(file_bytes: f64, saved_bytes: f64) -> bool {
 #[wasm_bindgen(js_name = archiveNotice)]
 pub fn archive_notice(file_bytes: f64, saved_bytes: f64, file: String, cli: Vec<String>) -> Option<String> {
     crate::notice::archive_notice(&crate::notice::NoticeFacts { file_bytes, saved_bytes, file, cli })
+}
+
+/// The start-anchor decision from what the host says of the active path, without an index:
+/// `{step, entryId, label}` as `SessionIndex.startAnchorStep` gives it. `pathLabels`: the labels on the
+/// entries of the active path (any order; what is no string is no label); `leafId`: the host's leaf (`null`,
+/// or anything but a string: no entry to label).
+///
+/// # Errors
+/// `InvalidArgument` for facts of the wrong shape.
+#[wasm_bindgen(js_name = startAnchorStepOnPath, unchecked_return_type = "{ step: StartAnchorStep; entryId: string | null; label: string }")]
+pub fn start_anchor_step_on_path(
+    #[wasm_bindgen(unchecked_param_type = "StartAnchorFacts")] facts: JsValue,
+    turn: Option<u8>,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] path_labels: &js_sys::Array,
+    #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue,
+) -> Result<JsValue, JsValue> {
+    let facts: StartAnchorFacts = from_js(facts, "facts")?;
+    let label = format!("{ANCHOR_PREFIX}{}", guidance::START_ANCHOR);
+    let exists = path_labels.iter().any(|l| l.as_string().as_deref() == Some(label.as_str()));
+    let (step, entry_id) = guidance::start_anchor_decision(&facts, turn, exists, leaf_id.as_string());
+    to_js(&StartAnchorOut { step, entry_id, label })
+}
+
+/// A start-anchor decision as it crosses: `{step, entryId, label}`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StartAnchorOut {
+    step: guidance::StartAnchorStep,
+    entry_id: Option<String>,
+    label: String,
 }

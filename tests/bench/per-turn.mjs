@@ -1,0 +1,94 @@
+// The plugin's cost per turn inside a real pi (issue 29: ≤ 1 ms at 100k entries), and one `list` on the same session.
+//
+//   PTN_HOST_VERSION=1.6.0 <node22> tests/bench/per-turn.mjs <pkg dir> <session.jsonl> [turns]
+//
+// The session file (a copy) is opened with pi's SessionManager.open and resumed in a real AgentSession with the
+// faux model (pi-host.md §4), the extension loaded from the built package through pi's own loader by a wrapper
+// extension that times every handler the plugin registers (`pi.on`: context, turn_end, tool_call, tool_result,
+// before_agent_start, agent_end, context_with_system, …; an async handler until it settles). The model works
+// for `turns` turns (each a call of another tool and its result, as in a long autonomous run), then calls
+// `navigate_tree` `list` once. A turn's cost is the sum of the plugin's handlers between its `turn_start` and
+// the next; the first turn is shown apart (the start anchor is decided then: pi's path labels and leaf). Prints
+// one JSON line: {piVersion, node, entries, turns, perTurn, firstTurn, byHook, list, listText}.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSession, loadHost, ScriptedModel } from "../e2e/lib/harness.mjs";
+import { FIXTURES } from "../e2e/lib/hosts.mjs";
+import { stats } from "./timing.mjs";
+
+const [pkg, file, turnsArg] = process.argv.slice(2);
+const TURNS = Number(turnsArg ?? 40);
+const host = await loadHost();
+const B = (globalThis[Symbol.for("ptn-bench-turn")] = { turn: -1, perTurn: [], byHook: {}, list: [] });
+
+const wrapper = join(pkg, "bench-turn-wrapper.js");
+writeFileSync(
+  wrapper,
+  `import navigateTree from "./extension.js";
+export default function benchTurnWrapper(pi) {
+  const B = globalThis[Symbol.for("ptn-bench-turn")];
+  const charge = (event, ms) => {
+    (B.byHook[event] ??= []).push(ms);
+    if (B.turn >= 0) B.perTurn[B.turn] = (B.perTurn[B.turn] ?? 0) + ms;
+  };
+  pi.on("turn_start", () => { B.turn++; });
+  const proxy = new Proxy(pi, {
+    get(target, key) {
+      if (key === "on") return (event, handler) => target.on(event, async (e, ctx) => {
+        const t0 = performance.now();
+        try { return await handler(e, ctx); } finally { charge(event, performance.now() - t0); }
+      });
+      if (key === "registerTool") return (def) => target.registerTool({ ...def, async execute(...args) {
+        const t0 = performance.now();
+        try { return await def.execute(...args); } finally { B.list.push(performance.now() - t0); }
+      } });
+      const v = Reflect.get(target, key, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  navigateTree(proxy);
+}
+`,
+);
+
+const dir = mkdtempSync(join(tmpdir(), "ptn-per-turn-"));
+try {
+  mkdirSync(join(dir, "sessions"), { recursive: true });
+  const copy = join(dir, "sessions", "bench.jsonl");
+  copyFileSync(file, copy);
+  const sm = host.pca.SessionManager.open(copy, join(dir, "sessions"));
+  const entries = sm.getEntries().length;
+  const m = new ScriptedModel(host);
+  const session = await createSession(host, m, {
+    extensions: [wrapper, join(FIXTURES, "bulk-ext/index.js")],
+    tools: ["navigate_tree", "bulk_read"],
+    sessionManager: sm,
+    cwd: join(dir, "cwd"),
+  });
+  for (let t = 0; t < TURNS; t++) m.agent.push(m.calls([["bulk_read", { chars: 2000, tag: `src/mod${t}.rs` }, `b${t}`]]));
+  m.agent.push(m.calls([["navigate_tree", { action: "list" }, "list1"]]), m.text("done"));
+  const listAt = TURNS;
+  await session.session.prompt("Keep going with the parser work.");
+  const listMs = B.list[0];
+  // The list's turn pays for the list; the turns before it are the plain ones.
+  const turns = B.perTurn.slice(0, listAt);
+  const msgs = session.session.agent?.state?.messages ?? [];
+  const listText = JSON.stringify(msgs.filter((x) => x.role === "toolResult" && x.toolName === "navigate_tree").map((x) => x.content?.[0]?.text ?? "")).slice(0, 400);
+  session.dispose();
+  const byHook = Object.fromEntries(Object.entries(B.byHook).map(([k, v]) => [k, { ...stats(v), calls: v.length }]));
+  console.log(JSON.stringify({
+    piVersion: host.version,
+    node: process.versions.node,
+    entries,
+    turns: turns.length,
+    perTurn: stats(turns.slice(1)),
+    firstTurn: turns[0],
+    byHook,
+    list: listMs,
+    listText,
+  }));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(wrapper, { force: true });
+}
