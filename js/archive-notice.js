@@ -5,8 +5,8 @@
 // The facts are the file's size (one stat: a small file is never read) and, for a big one, what `archive` would
 // take out of it, measured by archive's own two passes without writing (js/archive.js, measureArchive: the note
 // and `archive --dry-run` give the same numbers) in a worker thread with its own wasm instance at the lowest
-// priority, so nothing of it runs on pi's thread. The worker is unref'd (it never keeps pi from exiting) and
-// stopped when the session shuts down.
+// priority, so nothing of it runs on pi's thread, and only once the resume read of the same file (js/resume.js)
+// is done with it. The worker is unref'd (it never keeps pi from exiting) and stopped when the session shuts down.
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -41,14 +41,25 @@ export function measureInWorker(file, onWorker = () => {}) {
 
 /**
  * Installs the notice. `core()`: the live wasm API (null while down); `configOf(sm)`: the session's effective
- * config (agent.js's state). `readFacts(file)` replaces the worker read (tests).
+ * config (agent.js's state); `after(sm)`: a promise the measure waits for first (the resume read of the same file,
+ * js/resume.js: the index a tool call needs comes first, and the two never share the spare core). `readFacts(file)`
+ * replaces the worker read (tests).
  */
-export function installArchiveNotice({ pi, core, configOf, env = process.env, readFacts = measureInWorker }) {
+export function installArchiveNotice({ pi, core, configOf, after = async () => {}, env = process.env, readFacts = measureInWorker }) {
   const reg = registry();
   /** Session files already looked at in this process (a `/reload` or a second resume says nothing new). */
   reg.archiveNoticeSeen ??= new Set();
   /** SessionManager → the worker reading its file. */
   const workers = new WeakMap();
+
+  /** Whether `ctx` is still the session of `file`: the user may have switched (pi's getters then throw). */
+  function stillOn(ctx, file) {
+    try {
+      return ctx.sessionManager?.getSessionFile?.() === file;
+    } catch {
+      return false;
+    }
+  }
 
   async function check(ctx) {
     const sm = ctx?.sessionManager;
@@ -64,20 +75,14 @@ export function installArchiveNotice({ pi, core, configOf, env = process.env, re
     }
     if (!api.archiveNoticeWanted(size, enabled)) return;
     reg.archiveNoticeSeen.add(file);
-    const facts = await readFacts(file, (w) => workers.set(sm, w));
+    await after(sm);
+    const facts = stillOn(ctx, file) ? await readFacts(file, (w) => workers.set(sm, w)) : null;
     workers.delete(sm);
-    if (!facts) return;
-    // The user may have switched sessions meanwhile: a stale context throws, another session's says nothing.
-    let current;
-    try {
-      current = ctx.sessionManager?.getSessionFile?.();
-    } catch {
-      current = undefined;
-    }
-    if (current !== file) {
+    if (!stillOn(ctx, file)) {
       reg.archiveNoticeSeen.delete(file); // looked at again when it is resumed again
       return;
     }
+    if (!facts) return;
     const text = core()?.archiveNotice(facts.fileBytes, facts.savedBytes, file, cliWords(CLI_PATH));
     if (text) ctx.ui.notify(text, "info");
   }

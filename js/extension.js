@@ -588,7 +588,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     log: (reg.compactions ??= []),
     pkg: hostOptions?.pkg,
   });
-  installArchiveNotice({ pi, core: () => current?.api ?? null, configOf: (sm) => agent.stateOf(sm)?.config });
+  installArchiveNotice({ pi, core: () => current?.api ?? null, configOf: (sm) => agent.stateOf(sm)?.config, after: resume.readDone });
   return {
     host,
     execute,

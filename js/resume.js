@@ -47,7 +47,7 @@ const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
  * fed)`: hands a verified index to the navigator (returns false when it no longer wants it; the index is then
  * freed here); `wasmUrl`: the package's wasm file (the worker's module when the API has none compiled).
  * `minBytes` / `chunkBytes`: the smallest file read this way and the size of its parts (tests make them small).
- * Returns `{ settle(sm), stop(sm), reading(sm) }`.
+ * Returns `{ settle(sm), stop(sm), reading(sm), readDone(sm) }`.
  */
 export function installResume({ pi, core, host, adopt, wasmUrl, env = process.env, minBytes = MIN_FILE_BYTES, chunkBytes = CHUNK_BYTES }) {
   /** SessionManager → the read in progress. */
@@ -235,5 +235,11 @@ export function installResume({ pi, core, host, adopt, wasmUrl, env = process.en
   });
   pi.on("session_shutdown", (_event, ctx) => stop(ctx?.sessionManager));
 
-  return { settle, stop, reading: (sm) => builds.has(sm) };
+  /**
+   * Settles when `sm`'s read no longer reads the file (its worker is done or stopped; at once when there is none):
+   * other background reads of the file wait for it (the archive notice), so they never share the spare core.
+   */
+  const readDone = (sm) => builds.get(sm)?.workerDone ?? Promise.resolve();
+
+  return { settle, stop, reading: (sm) => builds.has(sm), readDone };
 }

@@ -133,6 +133,8 @@ test("a session left while it was measured gets no notice there, and is measured
     },
   };
   handlers[0]({}, stale);
+  await new Promise((r) => setTimeout(r, 10)); // the measure is under way
+  assert.equal(reads, 1);
   stale.gone = true;
   release();
   await new Promise((r) => setTimeout(r, 20));
@@ -141,6 +143,39 @@ test("a session left while it was measured gets no notice there, and is measured
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(reads, 2, "measured again when resumed again");
   assert.equal(notes.length, 1);
+});
+
+test("the measure waits for the resume read of the same file; a session left meanwhile is not read", async () => {
+  const file = sized("after.jsonl", 60e6);
+  for (const leave of [false, true]) {
+    globalThis[REGISTRY] = undefined;
+    let release;
+    const resumeRead = new Promise((r) => (release = r));
+    const handlers = [];
+    const reads = [];
+    const notes = [];
+    installArchiveNotice({
+      pi: { on: (event, fn) => event === "session_start" && handlers.push(fn) },
+      core: () => core,
+      configOf: () => ({ archiveNotice: true }),
+      after: () => resumeRead,
+      env: {},
+      readFacts: async (f) => {
+        reads.push(f);
+        return bigFacts(f);
+      },
+    });
+    const sm = { getSessionFile: () => (ctx.gone ? "/another/session.jsonl" : file) };
+    const ctx = { hasUI: true, gone: false, sessionManager: sm, ui: { notify: (text) => notes.push(text) } };
+    handlers[0]({}, ctx);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(reads, [], "nothing read while the resume read runs");
+    ctx.gone = leave;
+    release();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(reads, leave ? [] : [file], leave ? "left: not read" : "read once the resume read is done");
+    assert.equal(notes.length, leave ? 0 : 1);
+  }
 });
 
 test("the measure is archive's: the same numbers as `archive --dry-run`, in the worker too; refused files none", async () => {
