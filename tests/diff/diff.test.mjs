@@ -25,6 +25,9 @@
 //    (listFileBytes; null for an unknown leaf id, which the CLI refuses). Also checked: entryCount, appended, skipped line
 //    numbers, leafId() after loading, tree moves (collectEntriesForBranchSummary), and on pi ≥0.87 whether the file
 //    is a session at all (pi refuses to open it ⇔ loadFileBytes reports a problem).
+// 4. Every tenth base session is also continued by a rewind carried out through the package (toolPlan, rewindSummary,
+//    rewindFinish) and written as a session of its own: its branch summary holds the ledger of the collapsed entries
+//    as the plugin writes it (tests/diff/ledgered.mjs); pi must read it like any other.
 // Any mismatch fails the test; the seed, session index, leaf and first differing JSON path are printed and the
 // session file plus expected/actual land in tests/diff/.out/. Missing pi hosts or an unbuilt pkg/ FAIL (no skip).
 import test from "node:test";
@@ -35,6 +38,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { generateBatch, resolveCount, resolveSeed } from "./generate.mjs";
+import { addLedgeredSessions } from "./ledgered.mjs";
 import { ALL_HOST_VERSIONS, hostAvailable, hostDir, nodeFor } from "../../scripts/hosts.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -76,7 +80,11 @@ for (const g of [...new Set(hosts.map(generationOf))]) {
     for (const [k, v] of Object.entries(s.types)) coverage.types[k] = (coverage.types[k] ?? 0) + v;
     for (const f of s.features) coverage.features[f] = (coverage.features[f] ?? 0) + 1;
   }
-  console.log(`[diff] generation ${g}: ${count} sessions (+${manifest.sessions.length - count} of them in older formats) in ${Math.round(performance.now() - tGen)} ms -> ${join(work, `sessions-${g}`)}`);
+  // Sessions whose branch summaries carry the ledger as the plugin writes it (tests/diff/ledgered.mjs).
+  const older = manifest.sessions.length - count;
+  const ledgered = addLedgeredSessions(manifest, await loadPackage(), { hostVersion: g === "0.87" ? "1.6.0" : "0.75.5" });
+  writeFileSync(join(work, `sessions-${g}`, "manifest.json"), JSON.stringify(manifest));
+  console.log(`[diff] generation ${g}: ${count} sessions (+${older} of them in older formats, +${ledgered.added} continued by a rewind with a ledgered summary; ${ledgered.refused} such rewinds refused) in ${Math.round(performance.now() - tGen)} ms -> ${join(work, `sessions-${g}`)}`);
   console.log(`[diff]   entries by type: ${JSON.stringify(coverage.types)}`);
   console.log(`[diff]   sessions with: ${JSON.stringify(coverage.features)}`);
   generations[g] = { manifest, coverage, manifestPath: join(work, `sessions-${g}`, "manifest.json") };
@@ -446,7 +454,7 @@ async function leg(version) {
   const checked = [...ref.sessions.values()].reduce((a, s) => a + (s.results ?? []).filter((r) => r.usageTokens !== null && r.usageTokens !== undefined).length, 0);
   const invalid = [...ref.sessions.values()].filter((s) => s.invalid).length;
   console.log(
-    `[diff] pi ${version}: ${manifest.sessions.length} sessions (generation ${generationOf(version)}; ${manifest.sessions.filter((s) => s.format).length} in pi's v1/v2 formats), ${leaves} leaves, ${anchors} anchors, ${moves} tree moves (entriesBetween) compared` +
+    `[diff] pi ${version}: ${manifest.sessions.length} sessions (generation ${generationOf(version)}; ${manifest.sessions.filter((s) => s.format).length} in pi's v1/v2 formats, ${manifest.sessions.filter((s) => s.ledgered).length} holding a ledgered summary), ${leaves} leaves, ${anchors} anchors, ${moves} tree moves (entriesBetween) compared` +
       (generationOf(version) === "0.87" ? `, ${checked} leaves with getContextUsage() cross-checked, ${invalid} files pi does not open` : "") +
       `, ${mismatches.length} mismatches`,
   );
