@@ -98,6 +98,8 @@ struct Item {
     order: usize,
     id: String,
     text: String,
+    /// Kept before the rest of its kind: a failed command, an error line, a test summary that reports failures.
+    urgent: bool,
 }
 
 /// The ledger of `entries` (the span, oldest first, each as pi holds it as JSON text; a missing or
@@ -108,7 +110,7 @@ pub fn ledger(entries: &[Option<String>], options: LedgerOptions<'_>) -> Ledger 
     let mut items = facts(&held, options.profile);
     let read_files = read.into_items(LedgerSection::Read, &mut items);
     let modified_files = modified.into_items(LedgerSection::Modified, &mut items);
-    let (text, listed, left_out, listed_files) = render(items, options);
+    let (text, listed, left_out, listed_files) = render(&items, options);
     Ledger { tokens: ceil_quarter(utf16_len(&text)), text, items: listed, left_out, read_files, modified_files, listed_files }
 }
 
@@ -196,7 +198,7 @@ impl Files {
     fn into_items(self, section: LedgerSection, items: &mut Vec<Item>) -> Vec<String> {
         let mut paths: Vec<String> = self.ops.iter().map(|op| op.path.clone()).collect();
         sort_js_strings(&mut paths);
-        items.extend(self.ops.into_iter().map(|op| Item { section, order: op.order, id: op.id, text: op.path }));
+        items.extend(self.ops.into_iter().map(|op| Item { section, order: op.order, id: op.id, text: op.path, urgent: false }));
         paths
     }
 }
@@ -257,12 +259,12 @@ fn facts(held: &[Value], profile: Profile) -> Vec<Item> {
             continue;
         }
         let Some(message) = edits.shown(entry) else { continue };
-        let mut push = |section, text| items.push(Item { section, order, id: id.to_string(), text });
+        let mut push = |section, text, urgent| items.push(Item { section, order, id: id.to_string(), text, urgent });
         match message.str("role") {
             Some("user") => {
                 let text = message.text();
                 if !text.trim().is_empty() {
-                    push(LedgerSection::User, cut_marked(&text, USER_MAX_UNITS));
+                    push(LedgerSection::User, cut_marked(&text, USER_MAX_UNITS), false);
                 }
             }
             Some("assistant") => {
@@ -272,8 +274,9 @@ fn facts(held: &[Value], profile: Profile) -> Vec<Item> {
                     let result = results.get(call.id).map(|&at| (at, &held[at]));
                     let status = result.map_or_else(|| "no result".into(), |(_, r)| bash_status(edits.shown(r)));
                     let (rid, rorder) = result.map_or((id, order), |(at, r)| (entry_id(r).unwrap_or(id), at));
+                    let urgent = status != exit(0);
                     let text = texts::ledger_command(&cut_line(command, COMMAND_MAX_UNITS), &status);
-                    items.push(Item { section: LedgerSection::Commands, order: rorder, id: rid.to_string(), text });
+                    items.push(Item { section: LedgerSection::Commands, order: rorder, id: rid.to_string(), text, urgent });
                 }
             }
             Some("toolResult") => {
@@ -286,8 +289,8 @@ fn facts(held: &[Value], profile: Profile) -> Vec<Item> {
                 let text = message.text();
                 let found = problem_lines(&text);
                 let fallback = (failed && found.is_empty() && tool != "bash").then(|| first_line(&text)).flatten();
-                for line in found.into_iter().chain(fallback.map(|l| texts::ledger_failed(tool, &l))) {
-                    push(LedgerSection::Problems, line);
+                for (line, urgent) in found.into_iter().chain(fallback.map(|l| (texts::ledger_failed(tool, &l), true))) {
+                    push(LedgerSection::Problems, line, urgent);
                 }
             }
             Some("bashExecution") => {
@@ -300,9 +303,10 @@ fn facts(held: &[Value], profile: Profile) -> Vec<Item> {
                 } else {
                     message.get("exitCode").and_then(Value::as_i64).map_or_else(|| "exit ?".into(), exit)
                 };
-                push(LedgerSection::Commands, texts::ledger_command(&cut_line(command, COMMAND_MAX_UNITS), &status));
-                for line in problem_lines(message.str("output").unwrap_or("")) {
-                    push(LedgerSection::Problems, line);
+                let urgent = status != exit(0);
+                push(LedgerSection::Commands, texts::ledger_command(&cut_line(command, COMMAND_MAX_UNITS), &status), urgent);
+                for (line, urgent) in problem_lines(message.str("output").unwrap_or("")) {
+                    push(LedgerSection::Problems, line, urgent);
                 }
             }
             _ => {}
@@ -353,10 +357,10 @@ fn bash_status(result: Option<Shown<'_>>) -> String {
 
 /// The error lines (each with the location line a compiler prints under it) and the test-summary lines of a
 /// tool's output: at most [`ERRORS_PER_OUTPUT`] errors (the first) and [`TESTS_PER_OUTPUT`] summaries (the
-/// last), errors first.
-fn problem_lines(text: &str) -> Vec<String> {
-    let mut errors: Vec<String> = Vec::new();
-    let mut tests: Vec<String> = Vec::new();
+/// last), errors first; each with whether it is urgent (an error, or a summary that reports failures).
+fn problem_lines(text: &str) -> Vec<(String, bool)> {
+    let mut errors: Vec<(String, bool)> = Vec::new();
+    let mut tests: Vec<(String, bool)> = Vec::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         let line = line.trim();
@@ -367,14 +371,14 @@ fn problem_lines(text: &str) -> Vec<String> {
                 if let Some(loc) = location {
                     shown = format!("{shown} {loc}");
                 }
-                if !errors.contains(&shown) {
-                    errors.push(shown);
+                if !errors.iter().any(|(e, _)| *e == shown) {
+                    errors.push((shown, true));
                 }
             }
-        } else if is_test_summary(line) {
+        } else if let Some(failing) = test_summary(line) {
             let shown = cut_line(line, LINE_MAX_UNITS);
-            tests.retain(|t| *t != shown);
-            tests.push(shown);
+            tests.retain(|(t, _)| *t != shown);
+            tests.push((shown, failing));
         }
     }
     let skip = tests.len().saturating_sub(TESTS_PER_OUTPUT);
@@ -414,29 +418,29 @@ fn is_location_line(line: &str) -> bool {
     line.strip_prefix("--> ").is_some_and(|rest| rest.contains(':'))
 }
 
-/// Whether a (trimmed) line sums up a test run: `test result: …` (cargo), a count followed by `passed`,
-/// `failed`, `passing` or `failing` (pytest, jest, vitest, mocha, cargo), `ℹ pass 12` / `# fail 2` (node:test).
-fn is_test_summary(line: &str) -> bool {
-    if line.starts_with("test result:") {
-        return true;
-    }
-    let number = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+/// Whether a (trimmed) line sums up a test run — `test result: …` (cargo), a count followed by `passed`, `failed`,
+/// `passing` or `failing` (pytest, jest, vitest, mocha, cargo), `ℹ pass 12` / `# fail 2` (node:test) — and if so,
+/// whether it reports failures (`FAILED`, or a count above 0 of failed or failing tests).
+fn test_summary(line: &str) -> Option<bool> {
+    let number = |w: &str| (!w.is_empty() && w.bytes().all(|b| b.is_ascii_digit())).then(|| w.bytes().any(|b| b != b'0'));
     let mut words = line.split(is_separator).filter(|w| !w.is_empty());
     let (first, second) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
     // node:test: `ℹ pass 12`, `# fail 2`.
     if matches!((first, second), ("ℹ" | "#", "pass" | "fail" | "tests")) {
-        let count = words.next().unwrap_or("");
-        return number(count) && words.next().is_none();
+        let count = number(words.next().unwrap_or(""))?;
+        return words.next().is_none().then_some(second == "fail" && count);
     }
+    let mut found = line.starts_with("test result:").then_some(line.contains("FAILED"));
     let mut before = first;
     for word in std::iter::once(second).chain(words) {
         let outcome = word.strip_suffix('.').or_else(|| word.strip_suffix(')')).unwrap_or(word);
-        if number(before) && matches!(outcome, "passed" | "failed" | "passing" | "failing") {
-            return true;
+        if let (Some(nonzero), "passed" | "failed" | "passing" | "failing") = (number(before), outcome) {
+            let failing = nonzero && matches!(outcome, "failed" | "failing");
+            found = Some(found.unwrap_or(false) || failing);
         }
         before = word;
     }
-    false
+    found
 }
 
 /// The first non-blank line of `text`, cut to [`LINE_MAX_UNITS`].
@@ -473,14 +477,18 @@ fn cut_units(text: &str, max: usize) -> (&str, usize) {
     (text, 0)
 }
 
-/// Items passed over for being bigger than half the room before the cut is made anyway (so a ledger with
+/// Items passed over for being bigger than half the room before their kind is closed anyway (so a ledger with
 /// many such items, under a tiny bound, is not searched item by item to the end).
 const MAX_PASSED_OVER: usize = 16;
 
-/// The ledger's text, how many items it lists, how many it left out, and the files it lists. Items are
-/// taken most important kind first and newest first within a kind (the newest left in a kind picked in
-/// turn: only the few that fit are ever looked for), until the next one does not fit.
-fn render(items: Vec<Item>, options: LedgerOptions<'_>) -> (String, u32, u32, Vec<String>) {
+/// The ledger's text, how many items it lists, how many it left out, and the files it lists.
+///
+/// Items are taken in rounds: each round takes, kind by kind in order of importance, the next item of that kind —
+/// its urgent ones first (a failed command, an error, a test summary that reports failures), newest first among
+/// equals — so every kind is represented before any kind gets its second item. A kind whose next item does not fit
+/// is closed (its older items are left out with it); only an item bigger than half the room is passed over instead,
+/// so one long message cannot empty a small ledger. Each kind is listed in the order its items were taken.
+fn render(items: &[Item], options: LedgerOptions<'_>) -> (String, u32, u32, Vec<String>) {
     if options.budget_tokens == 0 || items.is_empty() {
         return (String::new(), 0, 0, Vec::new());
     }
@@ -495,29 +503,35 @@ fn render(items: Vec<Item>, options: LedgerOptions<'_>) -> (String, u32, u32, Ve
     let reserve = if whole <= room { 0 } else { utf16_len(&texts::ledger_left_out(total, options.recall_name)) + 1 };
     let mut used = frame + reserve;
     let mut taken = vec![false; items.len()];
-    let mut kept: Vec<usize> = Vec::new();
+    // Per kind (in `LedgerSection::ALL`'s order): the items taken, and whether it is still open.
+    let mut kept: [Vec<usize>; LedgerSection::ALL.len()] = Default::default();
+    let mut open = [true; LedgerSection::ALL.len()];
     let mut passed_over = 0;
-    'sections: for section in LedgerSection::ALL {
-        let mut opened = false;
-        loop {
-            let newest = (0..items.len()).rev().filter(|&n| !taken[n] && items[n].section == section).max_by_key(|&n| items[n].order);
-            let Some(n) = newest else { break };
+    while open.contains(&true) {
+        for (k, section) in LedgerSection::ALL.into_iter().enumerate() {
+            if !open[k] {
+                continue;
+            }
+            let next = (0..items.len()).rev().filter(|&n| !taken[n] && items[n].section == section).max_by_key(|&n| (items[n].urgent, items[n].order));
+            let Some(n) = next else {
+                open[k] = false;
+                continue;
+            };
             taken[n] = true;
-            let cost = line(&items[n]) + if opened { 0 } else { head(section) };
+            let cost = line(&items[n]) + if kept[k].is_empty() { head(section) } else { 0 };
             if used + cost > room {
-                // Everything after is less important or older: the cut falls here. Only an item bigger than
-                // half the room is passed over instead, so one long message cannot empty a small ledger.
                 if cost * 2 > room && passed_over < MAX_PASSED_OVER {
                     passed_over += 1;
-                    continue;
+                } else {
+                    open[k] = false;
                 }
-                break 'sections;
+                continue;
             }
             used += cost;
-            opened = true;
-            kept.push(n);
+            kept[k].push(n);
         }
     }
+    let kept: Vec<usize> = kept.into_iter().flatten().collect();
     let listed = kept.len() as u32;
     if listed == 0 {
         return (String::new(), 0, total, Vec::new());

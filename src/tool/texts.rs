@@ -451,7 +451,7 @@ impl LedgerSection {
 
 /// The ledger's first line: what it is and how to read an item's entry whole.
 pub(crate) fn ledger_open() -> String {
-    "<ledger>\nFacts from the collapsed entries, copied verbatim, newest first. [id] is the entry: \
+    "<ledger>\nFacts from the collapsed entries, copied verbatim; failures first, then newest. [id] is the entry: \
      navigate_tree(action='recall', name='<id>') reads it whole."
         .into()
 }

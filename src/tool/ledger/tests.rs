@@ -1,5 +1,6 @@
 //! The ledger's rules, one test each; the texts are pinned in tests/fixtures/expected/tool-outputs.txt
 //! ([`golden`]).
+#![allow(clippy::needless_pass_by_value, reason = "the span builders take their JSON by value, as `json!` makes it")]
 
 use serde_json::{json, Value};
 
@@ -246,10 +247,10 @@ fn error_and_test_lines_as_tools_print_them() {
         "# fail 2",
     ];
     for line in tests {
-        assert!(is_test_summary(line), "{line}");
+        assert!(test_summary(line).is_some(), "{line}");
     }
     for line in ["passed the parser to the lexer", "ℹ duration_ms 12", "test passed", "v2 failed"] {
-        assert!(!is_test_summary(line), "{line}");
+        assert!(test_summary(line).is_none(), "{line}");
     }
     assert!(is_location_line("--> src/parser.rs:42:7") && !is_location_line("-->") && !is_location_line("-> a:1"));
 }
@@ -260,8 +261,23 @@ fn an_output_gives_its_first_errors_and_last_test_summaries_once_each() {
                 test result: ok. 2 passed\ntest result: FAILED. 3 passed; 1 failed\nerror: one";
     assert_eq!(
         problem_lines(text),
-        ["error: one --> a.rs:1:1", "error: two", "error: three", "test result: ok. 2 passed", "test result: FAILED. 3 passed; 1 failed"]
+        [("error: one --> a.rs:1:1", true), ("error: two", true), ("error: three", true), ("test result: ok. 2 passed", false), ("test result: FAILED. 3 passed; 1 failed", true)]
+            .map(|(l, u)| (l.to_string(), u))
     );
+    // Which summaries report failures.
+    for (line, failing) in [
+        ("test result: ok. 14 passed; 0 failed; 0 ignored", false),
+        ("test result: FAILED. 12 passed; 2 failed", true),
+        ("Tests:       2 failed, 12 passed, 14 total", true),
+        ("Tests:       0 failed, 12 passed", false),
+        ("12 passing (30ms)", false),
+        ("2 failing", true),
+        ("ℹ fail 0", false),
+        ("ℹ fail 3", true),
+        ("# pass 12", false),
+    ] {
+        assert_eq!(test_summary(line), Some(failing), "{line}");
+    }
     // The same line in a later run is kept once, at its newest place.
     let mut s = Span::default();
     s.call("a1", "c1", "bash", json!({"command": "t"})).result("r1", "c1", "bash", "error: same", true);
@@ -282,7 +298,7 @@ fn a_long_user_message_is_cut_with_a_mark() {
 }
 
 #[test]
-fn over_budget_the_most_important_and_newest_are_kept_and_the_rest_counted() {
+fn over_budget_every_kind_keeps_its_newest_in_rounds_and_the_rest_is_counted() {
     let mut s = Span::default();
     for n in 0..40 {
         s.user(&format!("u{n}"), &format!("instruction number {n} with some words to take room"));
@@ -290,8 +306,10 @@ fn over_budget_the_most_important_and_newest_are_kept_and_the_rest_counted() {
     }
     let l = of(&s, 200);
     assert!(l.tokens <= 200.0, "{}", l.tokens);
-    assert!(l.text.contains("[u39]") && !l.text.contains("[u0]"), "newest kept:\n{}", l.text);
-    assert!(!l.text.contains("Files read:"), "user messages come before read files:\n{}", l.text);
+    // Every kind keeps its newest: user messages and files read both, in rounds (the more important kind first).
+    assert!(l.text.contains("[u39]") && l.text.contains("[a39]") && !l.text.contains("[u0]") && !l.text.contains("[a0]"), "{}", l.text);
+    let (users, reads) = (l.text.matches("] instruction number").count(), l.text.matches("] src/file").count());
+    assert!(users >= reads && users <= reads + 1, "{users} user messages, {reads} files read:\n{}", l.text);
     assert_eq!(l.items + l.left_out, 80);
     assert!(l.text.contains(&format!("({} more items left out for room; navigate_tree(action='recall', name='done') reads all the collapsed work.)", l.left_out)), "{}", l.text);
     // Whatever the budget, the ledger stays within it.
@@ -300,6 +318,22 @@ fn over_budget_the_most_important_and_newest_are_kept_and_the_rest_counted() {
         assert!(l.tokens <= f64::from(budget), "{budget}: {}", l.tokens);
         assert_eq!(l.items + l.left_out, 80, "{budget}");
     }
+}
+
+#[test]
+fn failures_come_first_within_their_kind() {
+    let mut s = Span::default();
+    s.call("a1", "c1", "bash", json!({"command": "make fail"})).result("r1", "c1", "bash", "boom\n\nCommand exited with code 2", true);
+    for n in 2..30 {
+        s.call(&format!("a{n}"), &format!("c{n}"), "bash", json!({"command": format!("echo {n}")}));
+        s.result(&format!("r{n}"), &format!("c{n}"), "bash", &format!("{n}\ntest result: ok. {n} passed; 0 failed"), false);
+    }
+    s.call("a30", "c30", "bash", json!({"command": "cargo test"})).result("r30", "c30", "bash", "test result: FAILED. 1 passed; 1 failed", true);
+    let l = of(&s, 120);
+    // The old failed command and the failing summary are kept over the newer successful ones.
+    assert!(l.text.contains("- [r1] `make fail` → exit 2"), "{}", l.text);
+    let problems = l.text.split("Errors and test results:\n").nth(1).unwrap_or("");
+    assert!(problems.starts_with("- [r30] test result: FAILED. 1 passed; 1 failed\n"), "{}", l.text);
 }
 
 #[test]
