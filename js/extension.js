@@ -374,7 +374,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
         agentMessages: reg.sessions.get(sm)?.agent?.state?.messages,
       });
     } catch (error) {
-      return refuse(toolCallId, current.api.checkSummary({ error: String(messageOf(error)) }));
+      outcome = { error: String(messageOf(error)) }; // a summarizer that threw: the core refuses it as failed
     }
     // The core writes the summary: its heading, the model's text, a cut note, the ledger of the entries' facts
     // (0 tokens: off; undefined: the default, when the session's config was never read).

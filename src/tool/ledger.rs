@@ -497,11 +497,8 @@ fn render(items: &[Item], options: LedgerOptions<'_>) -> (String, u32, u32, Vec<
     let line = |item: &Item| utf16_len(&texts::ledger_item(&item.id, &item.text)) + 1;
     let head = |section: LedgerSection| utf16_len(&texts::ledger_heading(section)) + 1;
     let total = items.len() as u32;
-    let whole = frame
-        + items.iter().map(line).sum::<usize>()
-        + LedgerSection::ALL.into_iter().filter(|&s| items.iter().any(|i| i.section == s)).map(head).sum::<usize>();
-    let reserve = if whole <= room { 0 } else { utf16_len(&texts::ledger_left_out(total, options.recall_name)) + 1 };
-    let mut used = frame + reserve;
+    // Room is kept for the line that counts what was left out (as long as it can be with every item left out).
+    let mut used = frame + utf16_len(&texts::ledger_left_out(total, options.recall_name)) + 1;
     let mut taken = vec![false; items.len()];
     // Per kind (in `LedgerSection::ALL`'s order): the items taken, and whether it is still open.
     let mut kept: [Vec<usize>; LedgerSection::ALL.len()] = Default::default();

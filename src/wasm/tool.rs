@@ -149,13 +149,6 @@ pub fn check_auth(#[wasm_bindgen(unchecked_param_type = "AuthResult")] result: J
     to_js(&tool::check_auth(&from_js::<AuthResult>(result, "result")?))
 }
 
-/// The refusal for an unusable summarizer result (`aborted`, `error`, empty), or `null`. A summarizer that
-/// threw is `{ error: message }`.
-#[wasm_bindgen(js_name = checkSummary, unchecked_return_type = "Refusal | null")]
-pub fn check_summary(#[wasm_bindgen(unchecked_param_type = "SummaryResult")] result: JsValue) -> Result<JsValue, JsValue> {
-    to_js(&tool::check_summary(&from_js::<SummaryResult>(result, "result")?))
-}
-
 /// The error text for a step that failed after the tree moved (the chain was repaired first).
 #[wasm_bindgen(js_name = salvageText)]
 pub fn salvage_text(step: &str, error: &str) -> String {

@@ -2,7 +2,7 @@
 // `tsc --noEmit --strict` against pkg/ via the package name). Never executed.
 // It pins the wasm API contract of HACKING.md: every public return type is concrete (not `any`),
 // absent values are `null`, and the documented argument forms are accepted.
-import { SessionIndex, ready, toolDefinition, checkAuth, checkSummary, listFileBytes, FileBytes } from "pi-tree-navigator";
+import { SessionIndex, ready, toolDefinition, checkAuth, listFileBytes, FileBytes } from "pi-tree-navigator";
 
 /** Compiles only when T is not `any` (`any` is not assignable to `never`). */
 type IsAny<T> = 0 extends 1 & T ? true : false;
@@ -111,15 +111,18 @@ if (plan.kind === "list") {
 }
 const auth = checkAuth({ ok: false, error: "no key" });
 const authText: string | undefined = auth?.text;
-const summaryRefusal = checkSummary({ summary: "## Goal" });
-const summaryCode: string | undefined = summaryRefusal?.code;
+// A rewind's summary (or why there is none): the summarizer's result, with the collapsed entries as pi holds them.
+const answer = idx.rewindSummary([], { summary: "## Goal", stopReason: "length", ledgerTokens: 600 });
+const summaryCode: string | undefined = answer.kind === "refuse" ? answer.code : undefined;
+const summaryText: string | undefined = answer.kind === "summary" ? answer.summary : undefined;
+const summaryFiles: string[] | undefined = answer.kind === "summary" ? answer.details.readFiles : undefined;
 
 idx.free();
 plugin.free();
 
 export const used = [appended, appended2, count, leaf, p2, p3, first, label, found, found2, found3, ca, betweenIds,
   betweenCa, between2, ctx, ctx2, ctx3, json, tokens, usageTokens, trailingTokens, lastUsageIndex, est2, est3,
-  anchors2, row, tree, stats, toolName, mode, authText, summaryCode, appended3];
+  anchors2, row, tree, stats, toolName, mode, authText, summaryCode, summaryText, summaryFiles, appended3];
 
 // The CLI's list/tokens of a whole file: the load's report and, unless the leaf id is unknown, the list.
 const fileList = concrete(listFileBytes(new Uint8Array(), "leaf-id", "1.5.2"));
