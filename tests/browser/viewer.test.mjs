@@ -213,7 +213,7 @@ test("header: the estimate profile the core used (default, inferred from the ses
     // [fixture, view/stats options, profile, source, the header's text]
     ["images.jsonl", [], "pi-0.74", "default", "profile pi-0.74 (default)"],
     ["newer-types.jsonl", [], "pi-0.87", "inferred", "profile pi-0.87 (inferred)"],
-    ["images.jsonl", ["--host", "1.5.2"], "pi-0.87", "set", "profile pi-0.87 (--host 1.5.2)"],
+    ["images.jsonl", ["--host", "1.5.2"], "pi-1.5", "set", "profile pi-1.5 (--host 1.5.2)"],
   ];
   const estimates = [];
   for (const [name, extra, profile, source, label] of cases) {
