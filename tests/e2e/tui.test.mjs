@@ -106,7 +106,8 @@ async function runPi(t, name, { cacheMissNotices, coldSummary }) {
       tmux("send-keys", "-t", name, "C-o");
       return waitFor(`${name}: the expanded texts`, () => {
         const s = screen(name);
-        return s.some((l) => l.includes("Items under '### Done'")) ? s : null;
+        // The text wraps at the screen's width: a phrase is looked for in the lines joined again.
+        return s.some((l) => l.includes("[rewind 'start' → 'parser-done']")) && s.map((l) => l.trim()).join(" ").includes("Items under") ? s : null;
       });
     },
   };
@@ -184,7 +185,8 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
     assert.ok(shown.length <= 7, `${shown.length} lines:\n${shown.join("\n")}`);
     const text = shown.join("\n");
     assert.match(text, /navigate_tree rewind start → parser-done · “User asked: build the parser/);
-    assert.match(text, /rewind 'start' → 'parser-done' · context \d+\.\d% → \d+\.\d% of 200k · summary cold \(disabled\)/);
+    // The ledger under the summary (the collapsed `cat big.txt` and its exit status) and what it cost.
+    assert.match(text, /rewind 'start' → 'parser-done' · context \d+\.\d% → \d+\.\d% of 200k · ledger \d+ tokens · summary cold \(disabled\)/);
     assert.match(text, /navigate_tree list\n.*2 anchors · context \d+\.\d% of 200k\n.*start \d+\.\d% · parser-done \d+\.\d%/);
     assert.match(text, /ctrl\+o to expand/);
     const all = off.lines.join("\n");
@@ -213,7 +215,11 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
     const text = lines.join("\n");
     process.stdout.write(`\n── pi ${HOST}, expanded ──\n${rewindAndList(lines).join("\n")}\n`);
     assert.match(text, /\[rewind 'start' → 'parser-done'\] · context/);
-    assert.match(text, /Items under '### Done' are finished/);
+    // The text as the model read it (lines the screen wrapped joined again).
+    const read = lines.map((l) => l.trim()).join(" ");
+    assert.match(read, /\[rewind 'start' → 'parser-done'\] · context \d+\.\d% → \d+\.\d% of 200k · ledger \d+ tokens/);
+    assert.match(read, /Its ledger lists 1 fact of the collapsed work verbatim/);
+    assert.match(read, /Items under '### Done' are finished/);
     assert.match(text, /\[list\] · 2 anchors/);
     assert.match(text, /Anchors \(root → leaf\):/);
   });
