@@ -516,3 +516,39 @@ fn a_byte_order_mark_after_blank_lines_reads_alike_in_pieces() {
         }
     }
 }
+
+fn compaction(id: &str, parent: &str, t: u64, first_kept: &str) -> String {
+    serde_json::json!({"type":"compaction","id":id,"parentId":parent,"timestamp":ts(t),"summary":"## Goal\nx",
+        "firstKeptEntryId":first_kept,"tokensBefore":1000})
+    .to_string()
+}
+
+#[test]
+fn a_compactions_span_is_what_pi_summarizes_before_its_first_kept_entry() {
+    let mut lines = vec![
+        user("u1", None, 1, "one"),
+        assistant("a1", "u1", 2, "done one", 100),
+        label("l1", "a1", 3, "u1", Some("anchor:start")),
+        user("u2", Some("l1"), 4, "two"),
+        assistant("a2", "u2", 5, "done two", 200),
+    ];
+    let mut idx = index(&lines);
+    // No compaction yet: from the path's start up to the new first kept entry (labels are entries of the span).
+    assert_eq!(idx.compaction_span(Leaf::Current, "u2").unwrap(), ["u1", "a1", "l1"]);
+    assert_eq!(idx.compaction_span(Leaf::Current, "a2").unwrap(), ["u1", "a1", "l1", "u2"]);
+    // A first kept entry that is not on the path: nothing.
+    assert!(idx.compaction_span(Leaf::Current, "nope").unwrap().is_empty());
+    // After a compaction that kept from u2: its kept entries, then what came after it — never the compaction.
+    lines.extend([compaction("c1", "a2", 6, "u2"), user("u3", Some("c1"), 7, "three"), assistant("a3", "u3", 8, "done three", 300)]);
+    let mut idx = index(&lines);
+    assert_eq!(idx.compaction_span(Leaf::Current, "u3").unwrap(), ["u2", "a2"]);
+    assert_eq!(idx.compaction_span(Leaf::Current, "a3").unwrap(), ["u2", "a2", "u3"]);
+    // A cut inside the previous compaction's kept range.
+    assert_eq!(idx.compaction_span(Leaf::Current, "a2").unwrap(), ["u2"]);
+    // Before the kept range: nothing left to summarize there.
+    assert!(idx.compaction_span(Leaf::Current, "a1").unwrap().is_empty());
+    // A compaction whose first kept entry is gone keeps nothing: the span starts after it.
+    lines.extend([compaction("c2", "a3", 9, "missing"), user("u4", Some("c2"), 10, "four"), assistant("a4", "u4", 11, "done four", 400)]);
+    let mut idx = index(&lines);
+    assert_eq!(idx.compaction_span(Leaf::Current, "a4").unwrap(), ["u4"]);
+}

@@ -270,9 +270,7 @@ impl SessionIndex {
         let after = match compaction {
             Some(ci) => {
                 let c = path[ci];
-                // Kept: from the first entry before the compaction with id `firstKeptEntryId`, as pi searches.
-                let first = self.entry(c).first_kept();
-                let start = first.and_then(|first| path[..ci].iter().position(|&s| self.id_of(s) == first));
+                let start = self.kept_start(path, ci);
                 let kept = start.map_or(&[][..], |start| &path[start..ci]);
                 let kept = kept.iter().enumerate().map(|(j, &s)| (start.unwrap_or(0) + j, s));
                 messages.restart(c, ci, kept, |_, _| {});
@@ -284,6 +282,30 @@ impl SessionIndex {
             messages.add(s, pos);
         }
         messages
+    }
+
+    /// Where the kept entries of the compaction at `path[ci]` start: the first entry before it with id
+    /// `firstKeptEntryId`, as pi searches; `None` when there is none (pi then keeps nothing).
+    fn kept_start(&self, path: &[Slot], ci: usize) -> Option<usize> {
+        let first = self.entry(path[ci]).first_kept()?;
+        path[..ci].iter().position(|&s| self.id_of(s) == first)
+    }
+
+    /// The entries a compaction at `leaf` that keeps from `first_kept` removes from the context, oldest first:
+    /// pi's `prepareCompaction` summarizes the context's entries after the latest compaction's own summary —
+    /// that compaction's kept entries (from its `firstKeptEntryId`), then the entries after it — up to the new
+    /// first kept entry, a split turn's prefix included. Compactions are not among them. Empty when
+    /// `first_kept` is not on the path after that start.
+    pub fn compaction_span(&mut self, leaf: Leaf<'_>, first_kept: &str) -> Result<Vec<String>, SessionError> {
+        let slot = self.resolve_leaf(leaf);
+        let path = self.path(slot)?;
+        let start = match path.iter().rposition(|&s| self.record(s).kind == Kind::Compaction) {
+            Some(ci) => self.kept_start(&path, ci).unwrap_or(ci + 1),
+            None => 0,
+        };
+        let Some(end) = path.iter().position(|&s| self.id_of(s) == first_kept) else { return Ok(Vec::new()) };
+        let span = path.get(start..end).unwrap_or(&[]);
+        Ok(span.iter().filter(|&&s| self.record(s).kind != Kind::Compaction).map(|&s| self.id_of(s).to_string()).collect())
     }
 
     /// `estimateTokens` of a source's message.

@@ -4,8 +4,8 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::error::invalid;
-use super::to_js;
+use super::error::{invalid, js_error};
+use super::{leaf_of, to_js, SessionIndex};
 use crate::compaction::{self, CompactionFacts, CompactionRange, CompactionReply, FileOps, PreviousCompaction, SummaryParts};
 use crate::tool::SummaryCache;
 
@@ -79,4 +79,17 @@ pub fn compaction_notices(
     show_misses: bool,
 ) -> Result<JsValue, JsValue> {
     to_js(&compaction::compaction_notices(&from_js::<SummaryCache>(outcome, "outcome")?, show_misses))
+}
+
+#[wasm_bindgen]
+impl SessionIndex {
+    /// The ids of the entries a compaction at the current leaf that keeps from `firstKeptEntryId` removes from
+    /// the context, oldest first (what its ledger is made of: hand them back as pi holds them to `ledgerOf`).
+    ///
+    /// # Errors
+    /// `Cycle` for a corrupt tree.
+    #[wasm_bindgen(js_name = compactionSpan, unchecked_return_type = "string[]")]
+    pub fn compaction_span(&mut self, first_kept_entry_id: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.compaction_span(leaf_of(None), first_kept_entry_id).map_err(js_error)?)
+    }
 }
