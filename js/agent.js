@@ -17,6 +17,15 @@ export function envFlag(name, env = process.env) {
 }
 
 /**
+ * The ledger's bound for a summary (rewind or compaction) in the session whose effective config is `config`:
+ * 0 (none) with the env switch or `ledgerTokens` off, `undefined` (the core's default) when the config was
+ * never read.
+ */
+export function ledgerTokensOf(config, env = process.env) {
+  return envFlag(ENV_NO_LEDGER, env) ? 0 : config ? (config.ledgerTokens ?? 0) : undefined;
+}
+
+/**
  * Installs the hooks. `core()` returns the live wasm API (null while the core is down); `withIndex(sm, fn)`
  * runs `fn` on the session's synced index; `settle(sm)` waits for a resumed session's index read from its
  * file (js/resume.js); `host`: js/host.js's adapter (the start anchor reads the active path's labels and the

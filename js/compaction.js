@@ -3,15 +3,16 @@
 // fresh input. pi asks extensions first (`session_before_compact`); here the answer is a summary written by
 // the request pi sent last for the session (captured by js/cache-summary.js), replayed unchanged through the
 // host's model registry with the live session id, plus one instruction carrying pi's compaction format: the
-// provider reads that prefix from its prompt cache. pi's own cut, `tokensBefore` and file lists are returned,
-// and pi appends its compaction entry as always.
+// provider reads that prefix from its prompt cache. The summary is the model's checkpoint and the ledger of what
+// the compaction removes (issue 30's, from the entries pi holds); pi's own cut, `tokensBefore` and file lists are
+// returned, and pi appends its compaction entry as always.
 //
 // The core decides (src/compaction.rs): whether the live request can be reused and why not, the instruction,
 // what a reply means, the summary and its file lists, the notices. This file captures, measures, sends and
 // returns. When the core says no, pi compacts on its own (the handler returns nothing) — never a failed
 // compaction; an abort by the user cancels (pi reports it cancelled), never a cold request after it.
 import * as piPackage from "@earendil-works/pi-coding-agent";
-import { envFlag } from "./agent.js";
+import { envFlag, ledgerTokensOf } from "./agent.js";
 import { replayMessages, replayOptions } from "./cache-summary.js";
 
 /** Env kill switch (any value but "", "0", "false"). */
@@ -92,11 +93,12 @@ async function alignReplay(capture, ctx, event, pkg) {
 
 /**
  * Installs the `session_before_compact` and `session_compact` handlers. `captures`: the map js/cache-summary.js
- * fills (sessionId → the last request); `resolveAuth(ctx)`: the model's credentials (host.js); `config(ctx)`: the
+ * fills (sessionId → the last request); `resolveAuth(ctx)`: the model's credentials (host.js); `withIndex(sm, fn)`:
+ * `fn` on the session's synced index; `getEntry(sm, id)`: an entry as pi holds it; `config(ctx)`: the
  * session's effective config; `showMisses()`: whether pi's `showCacheMissNotices` is on; `log`: where outcomes
  * are kept (newest last); `pkg`: the host's pi-coding-agent module (tests).
  */
-export function installCompaction({ pi, core, captures, resolveAuth, config, showMisses, log, pkg, env = process.env }) {
+export function installCompaction({ pi, core, captures, resolveAuth, withIndex, getEntry, config, showMisses, log, pkg, env = process.env }) {
   pkg ??= piPackage;
   /** SessionManager → the outcome of the compaction in flight, for the notice once pi has stored it. */
   const inFlight = new WeakMap();
@@ -172,8 +174,13 @@ export function installCompaction({ pi, core, captures, resolveAuth, config, sho
       }
       if (verdict === "summary") {
         const previous = previousCompaction(event.branchEntries);
-        const result = api.compactionResult({ reply: text, range: plan.range, previousSummary: prep.previousSummary ?? null, ledger: "" }, fileOpsOf(prep), previous);
-        record(ctx, { ...base, mode: mode.mode, maxTokens: mode.maxTokens ?? null, usage: usage ?? null });
+        const parts = { reply: text, range: plan.range, previousSummary: prep.previousSummary ?? null, ledgerTokens: ledgerTokensOf(config(ctx), env) };
+        // The ledger of what the compaction removes: the core picks the entries, pi holds their text.
+        const result = withIndex(sm, (index) => {
+          const span = index.compactionSpan(prep.firstKeptEntryId).map((id) => getEntry(sm, id));
+          return index.compactionResult(span, parts, fileOpsOf(prep), previous);
+        });
+        record(ctx, { ...base, mode: mode.mode, maxTokens: mode.maxTokens ?? null, usage: usage ?? null, ledgerTokens: result.ledgerTokens });
         const compaction = { summary: result.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: result.details };
         if (usage) compaction.usage = usage;
         return { compaction };

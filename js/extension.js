@@ -21,7 +21,7 @@ import { pathToFileURL } from "node:url";
 import * as wasmCore from "./load-node.js";
 import { createHost, hostGenerateBranchSummary, registry } from "./host.js";
 import { makeSummarizer } from "./summarize.js";
-import { ENV_NO_LEDGER, envFlag, installAgentFeatures } from "./agent.js";
+import { installAgentFeatures, ledgerTokensOf } from "./agent.js";
 import { cacheSummarizer, installCapture } from "./cache-summary.js";
 import { installCompaction } from "./compaction.js";
 import * as tui from "@earendil-works/pi-tui";
@@ -378,7 +378,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     }
     // The core writes the summary: its heading, the model's text, a cut note, the ledger of the entries' facts
     // (0 tokens: off; undefined: the default, when the session's config was never read).
-    const ledgerTokens = envFlag(ENV_NO_LEDGER) ? 0 : config ? (config.ledgerTokens ?? 0) : undefined;
+    const ledgerTokens = ledgerTokensOf(config);
     const { summary: text, aborted, error, stopReason, replyText, readFiles, modifiedFiles } = outcome ?? {};
     const written = withIndex(sm, (index) =>
       index.rewindSummary(entries, { summary: text, aborted, error, stopReason, replyText, readFiles, modifiedFiles, ledgerTokens }),
@@ -583,6 +583,8 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     core: () => current?.api ?? null,
     captures,
     resolveAuth: (ctx) => host.resolveAuth(ctx),
+    withIndex: (sm, fn) => withIndex(sm, fn),
+    getEntry: (sm, id) => host.getEntry(sm, id),
     config: (ctx) => agent.stateOf(ctx.sessionManager)?.config,
     showMisses: () => host.showCacheMissNotices(),
     log: (reg.compactions ??= []),

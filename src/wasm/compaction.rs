@@ -54,24 +54,6 @@ pub fn compaction_carried_files(
     to_js(&Out { read, written, edited })
 }
 
-/// The compaction pi stores: `{summary, details: {readFiles, modifiedFiles}}`.
-#[wasm_bindgen(js_name = compactionResult, unchecked_return_type = "{ summary: string; details: FileLists }")]
-pub fn compaction_result(
-    #[wasm_bindgen(unchecked_param_type = "SummaryParts")] parts: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "FileOps")] ops: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "PreviousCompaction | null | undefined")] previous: JsValue,
-) -> Result<JsValue, JsValue> {
-    #[derive(Serialize)]
-    struct Out {
-        summary: String,
-        details: compaction::FileLists,
-    }
-    let parts: SummaryParts = from_js(parts, "parts")?;
-    let previous = optional::<PreviousCompaction>(previous, "previous")?;
-    let details = compaction::compaction_files(&from_js::<FileOps>(ops, "ops")?, previous.as_ref());
-    to_js(&Out { summary: compaction::compaction_summary(&parts, &details), details })
-}
-
 /// The lines the user sees after a compaction: `[{text, level}]`.
 #[wasm_bindgen(js_name = compactionNotices, unchecked_return_type = "Notice[]")]
 pub fn compaction_notices(
@@ -91,5 +73,23 @@ impl SessionIndex {
     #[wasm_bindgen(js_name = compactionSpan, unchecked_return_type = "string[]")]
     pub fn compaction_span(&mut self, first_kept_entry_id: &str) -> Result<JsValue, JsValue> {
         to_js(&self.inner.compaction_span(leaf_of(None), first_kept_entry_id).map_err(js_error)?)
+    }
+
+    /// The compaction pi stores, `{summary, details, ledgerTokens}`: the checkpoint from `parts`, the ledger of
+    /// `entries` (the `compactionSpan` as pi holds them, `sm.getEntry(id)` each) under this index's host
+    /// profile, pi's file lists from `ops` and the previous compaction.
+    #[wasm_bindgen(js_name = compactionResult, unchecked_return_type = "CompactionResult")]
+    pub fn compaction_result(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown[]")] entries: js_sys::Array,
+        #[wasm_bindgen(unchecked_param_type = "SummaryParts")] parts: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "FileOps")] ops: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PreviousCompaction | null | undefined")] previous: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let parts: SummaryParts = from_js(parts, "parts")?;
+        let ops: FileOps = from_js(ops, "ops")?;
+        let previous = optional::<PreviousCompaction>(previous, "previous")?;
+        let span = super::tool::entry_texts(&entries);
+        to_js(&compaction::compaction_result(&parts, &ops, previous.as_ref(), &span, self.inner.profile().0))
     }
 }

@@ -193,7 +193,7 @@ pub fn anchors_pager_footer(page: u32, pages: u32, first: u32, last: u32, total:
 }
 
 /// Each entry as its own `JSON.stringify` text (`None` for one that cannot be written: a cycle).
-fn entry_texts(entries: &js_sys::Array) -> Vec<Option<String>> {
+pub(crate) fn entry_texts(entries: &js_sys::Array) -> Vec<Option<String>> {
     entries.iter().map(|e| js_sys::JSON::stringify(&e).ok().and_then(|t| t.as_string())).collect()
 }
 

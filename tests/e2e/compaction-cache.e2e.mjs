@@ -125,6 +125,8 @@ test("a threshold compaction mid-run is the last main request plus the instructi
   const next = order[at + 1].request;
   assert.equal(order[at + 1].kind, "main");
   assert.ok(JSON.stringify(next.messages).includes("LIVE-CHECKPOINT"), "the next request carries the summary");
+  // … and under it the ledger of what the compaction removed: the user's prompt, verbatim.
+  assert.match(textOf(next.messages.find((m) => textOf(m).includes("LIVE-CHECKPOINT"))), /<ledger>[^]*User messages:\n- \[\w+\] read the data\n[^]*<\/ledger>/);
   assert.ok(!JSON.stringify(next.messages).includes("b1: lorem"), "the compacted work is gone");
   assertAllPaired(m);
 });
@@ -151,8 +153,13 @@ test("manual /compact with instructions: a second compaction updates the first; 
   // The second names the previous summary (message 1 of the compacted context) and pi's update rules.
   assert.match(lives[1], /Message 1 is the summary of an earlier compaction; messages 2 to \d+ are NEW messages/);
   assert.ok(lives[1].includes("PRESERVE all existing information from the previous summary"));
-  assert.equal(entries[0].summary, SUMMARY);
-  assert.equal(entries[1].summary, second);
+  // The model's checkpoint, then the ledger of what the compaction removed: the user's messages verbatim, each
+  // naming its entry (recall reads it whole by that id).
+  const user = (text) => sm.getEntries().find((e) => e.type === "message" && e.message.role === "user" && textOf(e.message) === text).id;
+  assert.equal(entries[0].summary, `${SUMMARY}\n\n<ledger>\nFacts from the collapsed entries, copied verbatim, newest first. [id] is the entry: navigate_tree(action='recall', name='<id>') reads it whole.\nUser messages:\n- [${user("two")}] two\n- [${user("one")}] one\n</ledger>`);
+  assert.ok(entries[1].summary.startsWith(`${second}\n\n<ledger>`), entries[1].summary);
+  assert.ok(entries[1].summary.includes(`- [${user("three")}] three`), entries[1].summary);
+  assert.ok(outcomes().every((o) => o.ledgerTokens > 0));
   assert.deepEqual(outcomes().map((o) => [o.mode, o.trigger]), [["live-prefix", "manual"], ["live-prefix", "manual"]]);
 });
 

@@ -65,6 +65,26 @@ function sharedCwd(t) {
   return cwds.get(t);
 }
 
+/**
+ * What pi's own summarizer must answer for pi to store A's summaries: each summary without pi's file lists (pi
+ * appends them itself); a split turn with no history is its one turn request (after pi's "No prior history." and
+ * heading); a split turn with history is two requests, the history and the turn's prefix (the ledger, last, is
+ * part of the prefix's). `lives`: A's instructions, to tell the split turns with history.
+ */
+function coldAnswers(sm, lives) {
+  const summaries = sm.getEntries().filter((e) => e.type === "compaction");
+  return summaries.flatMap((e, i) => {
+    const files = ["readFiles", "modifiedFiles"].map((k, j) => (e.details[k].length ? `<${["read-files", "modified-files"][j]}>\n${e.details[k].join("\n")}\n</${["read-files", "modified-files"][j]}>` : "")).filter(Boolean);
+    const suffix = files.length ? `\n\n${files.join("\n\n")}` : "";
+    assert.ok(e.summary.endsWith(suffix));
+    const text = e.summary.slice(0, e.summary.length - suffix.length);
+    const head = `No prior history.${TURN}`;
+    if (text.startsWith(head)) return [text.slice(head.length)];
+    if (lives?.[i]?.includes("**Turn Context (split turn):**")) return text.split(TURN);
+    return [text];
+  });
+}
+
 /** The session as its file holds it (header + entries, JSONL). */
 const fileOf = (sm) => [sm.getHeader(), ...sm.getEntries()].map((e) => JSON.stringify(e)).join("\n") + "\n";
 
@@ -123,11 +143,13 @@ test("a manual compaction with files read: the same as pi's own", async (t) => {
   };
   const compaction = { enabled: false, keepRecentTokens: 500 };
   const a = await run(t, { steps, actions, ours: [summary], cold: [summary], live: true, compaction, cwd });
-  const b = await run(t, { steps, actions, ours: [], cold: [summary], live: false, compaction, cwd });
+  const b = await run(t, { steps, actions, ours: [], cold: coldAnswers(a.sm), live: false, compaction, cwd });
   assert.equal(a.requests.filter((r) => r.kind === "live").length, CAPTURES ? 1 : 0);
   assert.equal(b.requests.filter((r) => r.kind === "live").length, 0);
   compare(a, b);
-  assert.ok(a.sm.getEntries().find((e) => e.type === "compaction").summary.endsWith("<read-files>\nalpha.txt\n</read-files>"));
+  const ours = a.sm.getEntries().find((e) => e.type === "compaction").summary;
+  assert.ok(ours.endsWith("<read-files>\nalpha.txt\n</read-files>"), ours);
+  if (CAPTURES) assert.match(ours, /<ledger>[^]*\[\w+\] one[^]*Files read:[^]*alpha\.txt[^]*<\/ledger>/, "the ledger of what was compacted");
 });
 
 /**
@@ -142,8 +164,7 @@ async function thresholdPair(t, steps, actions) {
   const ours = Array.from({ length: 12 }, (_, i) => (request) => answer(i, textOf(request.messages.at(-1)).includes("**Turn Context (split turn):**")));
   const a = await run(t, { steps, actions, ours, cold: [], live: true, compaction });
   const lives = a.requests.filter((r) => r.kind === "live").map((r) => textOf(r.request.messages.at(-1)));
-  const cold = lives.flatMap((instruction, i) => (instruction.includes("**Turn Context (split turn):**") ? answer(i, true).split(TURN) : [answer(i, false)]));
-  const b = await run(t, { steps, actions, ours: [], cold, live: false, compaction });
+  const b = await run(t, { steps, actions, ours: [], cold: CAPTURES ? coldAnswers(a.sm, lives) : [], live: false, compaction });
   return { a, b, lives };
 }
 
