@@ -161,12 +161,12 @@ export function installCompaction({ pi, core, captures, resolveAuth, withIndex, 
       }
       const content = Array.isArray(reply?.content) ? reply.content : [];
       const text = content.filter((c) => c?.type === "text" && typeof c.text === "string").map((c) => c.text).join("");
-      const verdict = api.compactionReplyVerdict({
-        stopReason: typeof reply?.stopReason === "string" ? reply.stopReason : null,
+      const verdict = api.compactionReplyVerdict(
+        typeof reply?.stopReason === "string" ? reply.stopReason : null,
         text,
-        toolCall: content.some((c) => c?.type === "toolCall"),
-        aborted: signal?.aborted === true,
-      });
+        content.some((c) => c?.type === "toolCall"),
+        signal?.aborted === true,
+      );
       const usage = reply?.usage;
       if (verdict === "cancel") {
         record(ctx, { ...base, mode: "cancelled", usage: usage ?? null });

@@ -29,26 +29,21 @@ use crate::tool::{LedgerOptions, SummaryCache};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
 #[serde(rename_all = "kebab-case")]
 pub enum CompactionFallback {
-    /// Turned off (config `cacheCompaction: false` or `PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION`).
+    /// Turned off (config or env).
     Disabled,
-    /// No request was captured for this session (pi <0.87 has no `context_with_system`; or no request was
-    /// sent since the session was opened).
+    /// No request captured (pi <0.87, or none sent since the session opened).
     NoCapture,
     /// The host's model registry has no `streamSimple`.
     NoStream,
-    /// The last request went to another model than the session's now (`/model` since): its cache is not
-    /// this model's.
+    /// The last request went to another model (the cache is per model).
     ModelChanged,
-    /// The captured request is not the start of the context pi compacts (the leaf moved, an entry edited
-    /// or compacted what the request held).
+    /// The last request is not the start of the context pi compacts.
     StaleCapture,
-    /// pi's compaction range could not be found in the live request's messages.
+    /// pi's range to summarize is not where pi puts it in the last request.
     Unaligned,
-    /// The live request plus the instruction plus the summary would not fit the window, or the live
-    /// request itself was refused for its size (overflow recovery).
+    /// It would not fit the window with the instruction and a summary, or it overflowed.
     Overflow,
-    /// The live-prefix request was sent and its reply is unusable (an error, no text, a tool call, cut at
-    /// its output limit).
+    /// The reply is unusable (an error, no text, a tool call, cut at its limit).
     Failed,
 }
 
@@ -79,34 +74,31 @@ pub struct CompactionFacts {
     pub has_capture: bool,
     /// `ctx.modelRegistry.streamSimple` is a function.
     pub has_stream: bool,
-    /// The captured request went to the session's model (provider and id).
+    /// The captured request went to the session's model.
     #[serde(default = "yes")]
     #[tsify(optional)]
     pub same_model: bool,
-    /// The captured request's messages are the first messages of the context pi compacts, unchanged.
+    /// The captured messages start the context pi compacts, unchanged.
     #[serde(default)]
     #[tsify(optional)]
     pub capture_is_prefix: bool,
-    /// pi's messages to summarize (and a split turn's prefix) were found in that context where pi's
-    /// compaction puts them.
+    /// pi's messages to summarize are where pi's compaction puts them.
     #[serde(default)]
     #[tsify(optional)]
     pub range_found: bool,
-    /// The live request was refused for its size: overflow recovery that will retry the turn.
+    /// The live request overflowed (pi will retry the turn).
     #[serde(default)]
     #[tsify(optional)]
     pub live_request_overflowed: bool,
-    /// The prompt tokens of the captured request as its provider counted them (the usage of the reply
-    /// to it), when known.
+    /// The captured request's prompt tokens by its reply's usage.
     #[serde(default)]
     #[tsify(optional)]
     pub capture_tokens: Option<f64>,
-    /// pi's `tokensBefore`: its estimate of the context being compacted (the fallback estimate).
+    /// pi's `tokensBefore` (the estimate without a count).
     #[serde(default)]
     #[tsify(optional)]
     pub tokens_before: f64,
-    /// Characters sent beyond the captured request: the messages after it the summary needs, and the
-    /// instruction.
+    /// Characters added to the captured request (messages, instruction).
     #[serde(default)]
     #[tsify(optional)]
     pub added_chars: f64,
@@ -116,7 +108,7 @@ pub struct CompactionFacts {
     #[serde(default)]
     #[tsify(optional)]
     pub max_tokens: f64,
-    /// The live-prefix request was tried and its reply was unusable.
+    /// The live-prefix reply was unusable.
     #[serde(default)]
     #[tsify(optional)]
     pub stream_failed: bool,
@@ -135,8 +127,7 @@ pub struct CompactionMode {
     pub mode: &'static str,
     /// Why pi's own compaction (`None` for the live prefix).
     pub reason: Option<CompactionFallback>,
-    /// The output limit to ask for (the room below the window, at most the model's own; `None` on a
-    /// fallback).
+    /// The output limit to ask for (`None` on a fallback).
     pub max_tokens: Option<f64>,
 }
 
@@ -196,14 +187,14 @@ pub fn compaction_mode(f: &CompactionFacts) -> CompactionMode {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CompactionRange {
-    /// The message holding the previous compaction's summary (pi's "previous summary"), if any.
+    /// The message holding the previous summary.
     #[tsify(optional)]
     pub previous_summary_at: Option<u32>,
-    /// The first message pi summarizes (its `messagesToSummarize`); with `history_count` 0 there are none.
+    /// The first message pi summarizes.
     pub history_first: u32,
     /// How many messages pi summarizes.
     pub history_count: u32,
-    /// How many messages of a split turn's prefix follow them (pi's `turnPrefixMessages`; 0: no split).
+    /// How many messages of a split turn's prefix follow (0: no split).
     pub prefix_count: u32,
     /// Messages in the request before the instruction.
     pub message_count: u32,
@@ -372,16 +363,15 @@ pub fn compaction_instruction(r: &CompactionRange) -> String {
 
 // ── The reply ────────────────────────────────────────────────────────────────────────────────────────
 
-/// The live-prefix request's reply as the shim read it.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct CompactionReply {
-    /// pi-ai's `stopReason` (`"stop"`, `"length"`, `"toolUse"`, `"error"`, `"aborted"`), or absent when the
+/// The live-prefix request's reply as the shim read it (crossing as four plain arguments: a typed object's
+/// deserializer would cost the module more than this whole decision).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CompactionReply<'a> {
+    /// pi-ai's `stopReason` (`"stop"`, `"length"`, `"toolUse"`, `"error"`, `"aborted"`), or `None` when the
     /// request threw.
-    #[tsify(optional)]
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<&'a str>,
     /// The reply's text blocks, joined.
-    pub text: String,
+    pub text: &'a str,
     /// The reply holds a tool call.
     pub tool_call: bool,
     /// pi's compaction signal was aborted (the user pressed Esc, or pi stopped the session).
@@ -389,8 +379,7 @@ pub struct CompactionReply {
 }
 
 /// What a reply means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplyVerdict {
     /// Use the text: return the compaction.
     Summary,
@@ -400,14 +389,25 @@ pub enum ReplyVerdict {
     Fallback,
 }
 
+impl ReplyVerdict {
+    /// `"summary"`, `"cancel"` or `"fallback"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplyVerdict::Summary => "summary",
+            ReplyVerdict::Cancel => "cancel",
+            ReplyVerdict::Fallback => "fallback",
+        }
+    }
+}
+
 /// Judges the reply. An abort is the user's (or pi's) decision to stop and is honoured whatever the reply
 /// says; a reply cut at its output limit is unusable, as pi's own compaction refuses one (a partial
 /// checkpoint must not replace the conversation).
-pub fn reply_verdict(r: &CompactionReply) -> ReplyVerdict {
+pub fn reply_verdict(r: &CompactionReply<'_>) -> ReplyVerdict {
     if r.aborted {
         return ReplyVerdict::Cancel;
     }
-    let stop_ok = r.stop_reason.as_deref() == Some("stop");
+    let stop_ok = r.stop_reason == Some("stop");
     if !stop_ok || r.tool_call || r.text.trim().is_empty() {
         return ReplyVerdict::Fallback;
     }
@@ -432,7 +432,7 @@ pub struct FileOps {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PreviousCompaction {
-    /// It was supplied by an extension (pi then leaves its lists out of the next compaction).
+    /// An extension supplied it.
     pub from_hook: bool,
     /// Its `details.readFiles`, when that is a list of strings.
     #[tsify(optional)]
@@ -485,14 +485,12 @@ pub fn compaction_files(ops: &FileOps, previous: Option<&PreviousCompaction>) ->
 pub struct SummaryParts {
     /// The model's reply.
     pub reply: String,
-    /// The range the instruction named (an empty history with a split turn: the reply is the turn's
-    /// checkpoint only).
+    /// The range the instruction named.
     pub range: CompactionRange,
     /// pi's previous summary (`preparation.previousSummary`).
     #[tsify(optional)]
     pub previous_summary: Option<String>,
-    /// The bound of the ledger of what the compaction removes, in tokens (config `ledgerTokens`; 0: none;
-    /// absent: the default).
+    /// The ledger's bound in tokens (0: none; absent: the default).
     #[tsify(optional)]
     pub ledger_tokens: Option<u32>,
 }
@@ -715,7 +713,7 @@ mod tests {
 
     #[test]
     fn replies_are_judged_and_an_abort_is_never_a_fallback() {
-        let r = |stop: Option<&str>, text: &str, tool_call, aborted| CompactionReply { stop_reason: stop.map(Into::into), text: text.into(), tool_call, aborted };
+        let r = |stop_reason: Option<&'static str>, text: &'static str, tool_call, aborted| CompactionReply { stop_reason, text, tool_call, aborted };
         assert_eq!(reply_verdict(&r(Some("stop"), "## Goal\nx", false, false)), ReplyVerdict::Summary);
         assert_eq!(reply_verdict(&r(Some("stop"), "  \n", false, false)), ReplyVerdict::Fallback);
         assert_eq!(reply_verdict(&r(Some("error"), "partial", false, false)), ReplyVerdict::Fallback);
@@ -728,6 +726,7 @@ mod tests {
         assert_eq!(reply_verdict(&r(None, "", false, true)), ReplyVerdict::Cancel);
         // pi-ai says `aborted` without the signal: not the user's; pi's own compaction follows.
         assert_eq!(reply_verdict(&r(Some("aborted"), "", false, false)), ReplyVerdict::Fallback);
+        assert_eq!([ReplyVerdict::Summary, ReplyVerdict::Cancel, ReplyVerdict::Fallback].map(ReplyVerdict::name), ["summary", "cancel", "fallback"]);
     }
 
     #[test]

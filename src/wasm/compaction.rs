@@ -33,10 +33,12 @@ pub fn compaction_instruction(#[wasm_bindgen(unchecked_param_type = "CompactionR
     Ok(compaction::compaction_instruction(&from_js::<CompactionRange>(range, "range")?))
 }
 
-/// What the reply means: `"summary"`, `"cancel"` or `"fallback"`.
-#[wasm_bindgen(js_name = compactionReplyVerdict, unchecked_return_type = "ReplyVerdict")]
-pub fn compaction_reply_verdict(#[wasm_bindgen(unchecked_param_type = "CompactionReply")] reply: JsValue) -> Result<JsValue, JsValue> {
-    to_js(&compaction::reply_verdict(&from_js::<CompactionReply>(reply, "reply")?))
+/// What the reply means: `"summary"`, `"cancel"` or `"fallback"`. `stopReason`: pi-ai's (`null`: the
+/// request threw); `text`: its text blocks joined; `toolCall`: it holds one; `aborted`: pi's signal was aborted.
+#[wasm_bindgen(js_name = compactionReplyVerdict)]
+pub fn compaction_reply_verdict(stop_reason: Option<String>, text: &str, tool_call: bool, aborted: bool) -> String {
+    let reply = CompactionReply { stop_reason: stop_reason.as_deref(), text, tool_call, aborted };
+    compaction::reply_verdict(&reply).name().into()
 }
 
 /// The lists to add to pi's `preparation.fileOps` before pi compacts on its own: `{read, written, edited}`.
