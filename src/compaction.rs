@@ -16,7 +16,10 @@
 //! words). The shim
 //! (`js/compaction.js`) captures, measures, sends and returns.
 
-use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
 use tsify_next::Tsify;
 
 use crate::session::Profile;
@@ -65,7 +68,7 @@ impl CompactionFallback {
 
 /// What the shim knows when pi asks for a compaction.
 #[allow(clippy::struct_excessive_bools, reason = "independent facts the shim observes, read from one object")]
-#[derive(Debug, Clone, PartialEq, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionFacts {
     /// Config `cacheCompaction`, and no env kill switch.
@@ -74,8 +77,7 @@ pub struct CompactionFacts {
     pub has_capture: bool,
     /// `ctx.modelRegistry.streamSimple` is a function.
     pub has_stream: bool,
-    /// The captured request went to the session's model.
-    #[serde(default = "yes")]
+    /// The captured request went to the session's model (absent: yes).
     #[tsify(optional)]
     pub same_model: bool,
     /// The captured messages start the context pi compacts, unchanged.
@@ -114,9 +116,54 @@ pub struct CompactionFacts {
     pub stream_failed: bool,
 }
 
-/// `serde(default)` for facts that hold unless the shim says otherwise.
-fn yes() -> bool {
-    true
+// The shim's objects arrive as JSON values read field by field, as the config file is (`crate::config`): a
+// derived deserializer per type would cost the module more than these decisions. A missing or mistyped field
+// reads as absent.
+
+fn field<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+    v.get(key).filter(|x| !x.is_null())
+}
+
+fn flag(v: &Value, key: &str) -> Option<bool> {
+    field(v, key).and_then(Value::as_bool)
+}
+
+fn number(v: &Value, key: &str) -> Option<f64> {
+    field(v, key).and_then(Value::as_f64)
+}
+
+fn count(v: &Value, key: &str) -> Option<u32> {
+    number(v, key).filter(|n| *n >= 0.0 && n.fract() == 0.0).map(|n| n.min(f64::from(u32::MAX)) as u32)
+}
+
+fn text(v: &Value, key: &str) -> Option<String> {
+    field(v, key).and_then(Value::as_str).map(Into::into)
+}
+
+fn texts(v: &Value, key: &str) -> Option<Vec<String>> {
+    field(v, key).and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(Into::into)).collect())
+}
+
+impl CompactionFacts {
+    /// The facts from the shim's object (camelCase fields; `sameModel` absent: yes; the rest: no or 0).
+    pub fn from_json(v: &Value) -> Self {
+        let yes = |k| flag(v, k).unwrap_or(false);
+        CompactionFacts {
+            enabled: yes("enabled"),
+            has_capture: yes("hasCapture"),
+            has_stream: yes("hasStream"),
+            same_model: flag(v, "sameModel").unwrap_or(true),
+            capture_is_prefix: yes("captureIsPrefix"),
+            range_found: yes("rangeFound"),
+            live_request_overflowed: yes("liveRequestOverflowed"),
+            capture_tokens: number(v, "captureTokens"),
+            tokens_before: number(v, "tokensBefore").unwrap_or(0.0),
+            added_chars: number(v, "addedChars").unwrap_or(0.0),
+            context_window: number(v, "contextWindow").unwrap_or(0.0),
+            max_tokens: number(v, "maxTokens").unwrap_or(0.0),
+            stream_failed: yes("streamFailed"),
+        }
+    }
 }
 
 /// The decision: the live prefix with its output limit, or pi's own compaction with a reason.
@@ -184,7 +231,7 @@ pub fn compaction_mode(f: &CompactionFacts) -> CompactionMode {
 // ── The instruction ──────────────────────────────────────────────────────────────────────────────────
 
 /// Where pi's compaction falls in the replayed messages, 1-based, system messages not counted.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Tsify)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CompactionRange {
     /// The message holding the previous summary.
@@ -204,6 +251,19 @@ pub struct CompactionRange {
 }
 
 impl CompactionRange {
+    /// The range from the shim's object (camelCase fields).
+    pub fn from_json(v: &Value) -> Self {
+        let n = |k| count(v, k).unwrap_or(0);
+        CompactionRange {
+            previous_summary_at: count(v, "previousSummaryAt"),
+            history_first: n("historyFirst"),
+            history_count: n("historyCount"),
+            prefix_count: n("prefixCount"),
+            message_count: n("messageCount"),
+            custom_instructions: text(v, "customInstructions"),
+        }
+    }
+
     fn history(&self) -> Option<(u32, u32)> {
         (self.history_count > 0).then(|| (self.history_first, self.history_first + self.history_count - 1))
     }
@@ -315,23 +375,31 @@ pub fn compaction_instruction(r: &CompactionRange) -> String {
     match (r.history(), r.prefix()) {
         (Some((a, b)), prefix) => {
             let to = prefix.map_or(b, |(_, d)| d);
-            out += &format!(
+            let _ = write!(
+                out,
                 "This conversation is being compacted: messages {a} to {to} (counting from 1, system prompt excluded) \
                  will be replaced by what you write now{kept}. "
             );
             match r.previous_summary_at {
-                Some(p) => out += &format!(
-                    "Message {p} is the summary of an earlier compaction; messages {a} to {b} are NEW messages to \
-                     incorporate into it. Update the existing structured summary with new information. {UPDATE_RULES}\n\n\
-                     Use this EXACT format:\n\n{UPDATE_FORMAT}"
-                ),
-                None => out += &format!(
-                    "Create a structured context checkpoint summary of messages {a} to {b} that another LLM will use to \
-                     continue the work.\n\nUse this EXACT format:\n\n{FORMAT}"
-                ),
+                Some(p) => {
+                    let _ = write!(
+                        out,
+                        "Message {p} is the summary of an earlier compaction; messages {a} to {b} are NEW messages to \
+                         incorporate into it. Update the existing structured summary with new information. {UPDATE_RULES}\n\n\
+                         Use this EXACT format:\n\n{UPDATE_FORMAT}"
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        out,
+                        "Create a structured context checkpoint summary of messages {a} to {b} that another LLM will use to \
+                         continue the work.\n\nUse this EXACT format:\n\n{FORMAT}"
+                    );
+                }
             }
             if let Some((c, d)) = prefix {
-                out += &format!(
+                let _ = write!(
+                out,
                     "\n\nMessages {c} to {d} are the start of the turn still in progress (its later messages are kept). \
                      After the summary write a line `---`, then the line `{TURN_HEADING}`, then a concise checkpoint of \
                      the user's request and the progress in messages {c} to {d}:\n\n{TURN_FORMAT}\n\n\
@@ -340,7 +408,8 @@ pub fn compaction_instruction(r: &CompactionRange) -> String {
             }
         }
         (None, Some((c, d))) => {
-            out += &format!(
+            let _ = write!(
+                out,
                 "This conversation is being compacted: messages {c} to {d} (counting from 1, system prompt excluded) \
                  will be replaced by what you write now{kept}. They are the start of the turn still in progress (its \
                  later messages are kept). Create a concise checkpoint of the user's request and the progress in \
@@ -356,7 +425,7 @@ pub fn compaction_instruction(r: &CompactionRange) -> String {
         }
     }
     if let Some(focus) = r.custom_instructions.as_deref().filter(|s| !s.trim().is_empty()) {
-        out += &format!("\n\nAdditional focus: {focus}");
+        let _ = write!(out, "\n\nAdditional focus: {focus}");
     }
     out
 }
@@ -417,7 +486,7 @@ pub fn reply_verdict(r: &CompactionReply<'_>) -> ReplyVerdict {
 // ── The summary and its file lists ───────────────────────────────────────────────────────────────────
 
 /// pi's file operations of the compacted span (`preparation.fileOps`: its Sets as arrays).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]
+#[derive(Debug, Clone, Default, PartialEq, Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct FileOps {
     /// Paths read.
@@ -429,7 +498,7 @@ pub struct FileOps {
 }
 
 /// The previous compaction on the branch, as far as its file lists go.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]
+#[derive(Debug, Clone, Default, PartialEq, Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PreviousCompaction {
     /// An extension supplied it.
@@ -440,6 +509,21 @@ pub struct PreviousCompaction {
     /// Its `details.modifiedFiles`, when that is a list of strings.
     #[tsify(optional)]
     pub modified_files: Option<Vec<String>>,
+}
+
+impl FileOps {
+    /// pi's file operations from the shim's `{read, written, edited}` (arrays of paths).
+    pub fn from_json(v: &Value) -> Self {
+        let list = |k| texts(v, k).unwrap_or_default();
+        FileOps { read: list("read"), written: list("written"), edited: list("edited") }
+    }
+}
+
+impl PreviousCompaction {
+    /// The previous compaction from the shim's `{fromHook, readFiles, modifiedFiles}`.
+    pub fn from_json(v: &Value) -> Self {
+        PreviousCompaction { from_hook: flag(v, "fromHook").unwrap_or(false), read_files: texts(v, "readFiles"), modified_files: texts(v, "modifiedFiles") }
+    }
 }
 
 /// A compaction's `details`, as pi's own compaction stores them.
@@ -480,7 +564,7 @@ pub fn compaction_files(ops: &FileOps, previous: Option<&PreviousCompaction>) ->
 
 
 /// What the summary is made of.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Tsify)]
+#[derive(Debug, Clone, Default, PartialEq, Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SummaryParts {
     /// The model's reply.
@@ -493,6 +577,18 @@ pub struct SummaryParts {
     /// The ledger's bound in tokens (0: none; absent: the default).
     #[tsify(optional)]
     pub ledger_tokens: Option<u32>,
+}
+
+impl SummaryParts {
+    /// The parts from the shim's `{reply, range, previousSummary, ledgerTokens}`.
+    pub fn from_json(v: &Value) -> Self {
+        SummaryParts {
+            reply: text(v, "reply").unwrap_or_default(),
+            range: field(v, "range").map(CompactionRange::from_json).unwrap_or_default(),
+            previous_summary: text(v, "previousSummary"),
+            ledger_tokens: count(v, "ledgerTokens"),
+        }
+    }
 }
 
 /// What pi stores for a compaction, and what its ledger cost.
@@ -817,5 +913,35 @@ mod ledger_tests {
         let off = compaction_result(&SummaryParts { ledger_tokens: Some(0), ..parts }, &ops, None, &span, Profile::Pi087);
         assert_eq!(off.summary, "## Goal\nfix the parser\n\n<read-files>\nsrc/parser.rs\n</read-files>");
         assert_eq!(off.ledger_tokens, 0.0);
+    }
+}
+
+#[cfg(test)]
+mod reading_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_shims_objects_are_read_field_by_field() {
+        let f = CompactionFacts::from_json(&json!({"enabled": true, "hasCapture": true, "hasStream": true, "captureIsPrefix": true,
+            "rangeFound": true, "captureTokens": 1000, "tokensBefore": 1200, "addedChars": 40, "contextWindow": 200_000, "maxTokens": null}));
+        assert!(f.enabled && f.has_capture && f.has_stream && f.same_model && f.capture_is_prefix && f.range_found);
+        assert!(!f.live_request_overflowed && !f.stream_failed);
+        assert_eq!((f.capture_tokens, f.tokens_before, f.added_chars, f.context_window, f.max_tokens), (Some(1000.0), 1200.0, 40.0, 200_000.0, 0.0));
+        // Nothing said: every fallback's fact is "no" (disabled first), but the model is the same.
+        let none = CompactionFacts::from_json(&json!({}));
+        assert!(!none.enabled && none.same_model);
+        assert_eq!(compaction_mode(&none).reason, Some(CompactionFallback::Disabled));
+        // Mistyped fields read as absent.
+        assert!(!CompactionFacts::from_json(&json!({"enabled": "yes"})).enabled);
+        let parts = SummaryParts::from_json(&json!({"reply": "## Goal", "previousSummary": null, "ledgerTokens": 600,
+            "range": {"previousSummaryAt": 1, "historyFirst": 2, "historyCount": 3, "prefixCount": 0, "messageCount": 9, "customInstructions": "focus"}}));
+        assert_eq!(parts.range, CompactionRange { previous_summary_at: Some(1), history_first: 2, history_count: 3, prefix_count: 0, message_count: 9, custom_instructions: Some("focus".into()) });
+        assert_eq!((parts.reply.as_str(), parts.previous_summary, parts.ledger_tokens), ("## Goal", None, Some(600)));
+        assert_eq!(SummaryParts::from_json(&json!({"ledgerTokens": 0})).ledger_tokens, Some(0));
+        assert_eq!(SummaryParts::from_json(&json!({"ledgerTokens": -1})).ledger_tokens, None);
+        assert_eq!(FileOps::from_json(&json!({"read": ["a", 1, "b"], "edited": ["c"]})), FileOps { read: vec!["a".into(), "b".into()], written: vec![], edited: vec!["c".into()] });
+        let p = PreviousCompaction::from_json(&json!({"fromHook": true, "readFiles": ["x"]}));
+        assert_eq!(p, PreviousCompaction { from_hook: true, read_files: Some(vec!["x".into()]), modified_files: None });
     }
 }

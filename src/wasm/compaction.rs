@@ -1,7 +1,8 @@
 //! Binding for the cache-preserving compaction (`crate::compaction`): convert, call the core, map errors.
-//! No decisions here.
+//! No decisions here. The shim's objects cross as JSON values (`crate::compaction` reads their fields).
 
 use serde::Serialize;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
@@ -9,28 +10,27 @@ use super::{leaf_of, to_js, SessionIndex};
 use crate::compaction::{self, CompactionFacts, CompactionRange, CompactionReply, FileOps, PreviousCompaction, SummaryParts};
 use crate::tool::SummaryCache;
 
-fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| invalid(&format!("{what}: {e}")))
+/// `value` as a JSON value (`JSON.stringify`, then serde_json): `null` for `undefined` or what JSON has no form for.
+fn json(value: &JsValue) -> Value {
+    let text = js_sys::JSON::stringify(value).ok().and_then(|t| t.as_string());
+    text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
 }
 
-fn optional<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<Option<T>, JsValue> {
-    if value.is_null() || value.is_undefined() {
-        Ok(None)
-    } else {
-        from_js(value, what).map(Some)
-    }
+/// `value` as the previous compaction, or `None` for `null`/`undefined`.
+fn previous(value: &JsValue) -> Option<PreviousCompaction> {
+    Some(json(value)).filter(|v| !v.is_null()).map(|v| PreviousCompaction::from_json(&v))
 }
 
 /// The compaction's summary request: `{mode: "live-prefix"|"fallback", reason, maxTokens}`.
 #[wasm_bindgen(js_name = compactionMode, unchecked_return_type = "CompactionMode")]
 pub fn compaction_mode(#[wasm_bindgen(unchecked_param_type = "CompactionFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
-    to_js(&compaction::compaction_mode(&from_js::<CompactionFacts>(facts, "facts")?))
+    to_js(&compaction::compaction_mode(&CompactionFacts::from_json(&json(&facts))))
 }
 
 /// The instruction appended to the replayed live request.
 #[wasm_bindgen(js_name = compactionInstruction)]
-pub fn compaction_instruction(#[wasm_bindgen(unchecked_param_type = "CompactionRange")] range: JsValue) -> Result<String, JsValue> {
-    Ok(compaction::compaction_instruction(&from_js::<CompactionRange>(range, "range")?))
+pub fn compaction_instruction(#[wasm_bindgen(unchecked_param_type = "CompactionRange")] range: JsValue) -> String {
+    compaction::compaction_instruction(&CompactionRange::from_json(&json(&range)))
 }
 
 /// What the reply means: `"summary"`, `"cancel"` or `"fallback"`. `stopReason`: pi-ai's (`null`: the
@@ -44,7 +44,7 @@ pub fn compaction_reply_verdict(stop_reason: Option<String>, text: &str, tool_ca
 /// The lists to add to pi's `preparation.fileOps` before pi compacts on its own: `{read, written, edited}`.
 #[wasm_bindgen(js_name = compactionCarriedFiles, unchecked_return_type = "{ read: string[]; written: string[]; edited: string[] }")]
 pub fn compaction_carried_files(
-    #[wasm_bindgen(unchecked_param_type = "PreviousCompaction | null | undefined")] previous: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PreviousCompaction | null | undefined")] prev: JsValue,
 ) -> Result<JsValue, JsValue> {
     #[derive(Serialize)]
     struct Out {
@@ -52,7 +52,7 @@ pub fn compaction_carried_files(
         written: Vec<String>,
         edited: Vec<String>,
     }
-    let FileOps { read, written, edited } = compaction::carried_files(optional::<PreviousCompaction>(previous, "previous")?.as_ref());
+    let FileOps { read, written, edited } = compaction::carried_files(previous(&prev).as_ref());
     to_js(&Out { read, written, edited })
 }
 
@@ -62,13 +62,14 @@ pub fn compaction_notices(
     #[wasm_bindgen(unchecked_param_type = "SummaryCache")] outcome: JsValue,
     show_misses: bool,
 ) -> Result<JsValue, JsValue> {
-    to_js(&compaction::compaction_notices(&from_js::<SummaryCache>(outcome, "outcome")?, show_misses))
+    let outcome: SummaryCache = serde_wasm_bindgen::from_value(outcome).map_err(|e| invalid(&format!("outcome: {e}")))?;
+    to_js(&compaction::compaction_notices(&outcome, show_misses))
 }
 
 #[wasm_bindgen]
 impl SessionIndex {
     /// The ids of the entries a compaction at the current leaf that keeps from `firstKeptEntryId` removes from
-    /// the context, oldest first (what its ledger is made of: hand them back as pi holds them to `ledgerOf`).
+    /// the context, oldest first (its ledger's span: hand them back as pi holds them to `compactionResult`).
     ///
     /// # Errors
     /// `Cycle` for a corrupt tree.
@@ -86,12 +87,11 @@ impl SessionIndex {
         #[wasm_bindgen(unchecked_param_type = "unknown[]")] entries: js_sys::Array,
         #[wasm_bindgen(unchecked_param_type = "SummaryParts")] parts: JsValue,
         #[wasm_bindgen(unchecked_param_type = "FileOps")] ops: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "PreviousCompaction | null | undefined")] previous: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PreviousCompaction | null | undefined")] prev: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let parts: SummaryParts = from_js(parts, "parts")?;
-        let ops: FileOps = from_js(ops, "ops")?;
-        let previous = optional::<PreviousCompaction>(previous, "previous")?;
+        let parts = SummaryParts::from_json(&json(&parts));
+        let ops = FileOps::from_json(&json(&ops));
         let span = super::tool::entry_texts(&entries);
-        to_js(&compaction::compaction_result(&parts, &ops, previous.as_ref(), &span, self.inner.profile().0))
+        to_js(&compaction::compaction_result(&parts, &ops, previous(&prev).as_ref(), &span, self.inner.profile().0))
     }
 }
