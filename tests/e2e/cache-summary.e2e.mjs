@@ -2,12 +2,12 @@
 // (≥0.87) the summary request replays the last main-loop request unchanged plus one instruction, through
 // the host's model registry with the live session id; every fallback reason is produced here.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
 import { resultEntry, resultText } from "./lib/checks.mjs";
-import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
+import { createSession, loadHost, routedModel, useAgentDir } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
 // The driver switches these features off for the older scenarios; these tests are about them.
@@ -33,14 +33,8 @@ async function start(t, steps, { config = null, summary = "## Goal\nread the dat
   const dirs = mkdtempSync(join(tmpdir(), "ptn-cache-"));
   const agentDir = join(dirs, "agent");
   mkdirSync(agentDir, { recursive: true });
-  if (config) writeFileSync(join(agentDir, "tree-navigator.json"), JSON.stringify(config));
-  const before = process.env.PI_CODING_AGENT_DIR;
-  process.env.PI_CODING_AGENT_DIR = agentDir;
-  t.after(() => (before === undefined ? delete process.env.PI_CODING_AGENT_DIR : (process.env.PI_CODING_AGENT_DIR = before)));
-  const m = new ScriptedModel(host);
-  const order = [];
-  m.onRequest = (request, isSummary) => order.push({ request, kind: isSummary ? "cold" : isCacheSummary(request) ? "live" : "main" });
-  m.router = (request) => (isCacheSummary(request) ? "live" : "main");
+  useAgentDir(t, agentDir, config);
+  const { m, order } = routedModel(host, isCacheSummary);
   const box = {};
   m.agentBy.main = steps.map((s) =>
     typeof s === "function" ? (request) => m.calls([s(request, box)]) : typeof s === "string" ? m.text(s) : m.calls([s]),

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
 import { assertAllPaired, resultEntry, resultText } from "./lib/checks.mjs";
-import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
+import { createSession, loadHost, routedModel, useAgentDir } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
 // The driver switches the cache-preserving summary off for the older scenarios; this file sets it per test.
@@ -48,15 +48,9 @@ async function run(t, { config = null, summary = (m) => m.text(SUMMARY) } = {}) 
   mkdirSync(join(cwd, "src/lexer"), { recursive: true });
   mkdirSync(join(cwd, "src/parser"), { recursive: true });
   writeFileSync(join(cwd, "src/lexer/tokens.rs"), TOKENS_RS);
-  if (config) writeFileSync(join(agentDir, "tree-navigator.json"), JSON.stringify(config));
-  const before = process.env.PI_CODING_AGENT_DIR;
-  process.env.PI_CODING_AGENT_DIR = agentDir;
-  t.after(() => (before === undefined ? delete process.env.PI_CODING_AGENT_DIR : (process.env.PI_CODING_AGENT_DIR = before)));
+  useAgentDir(t, agentDir, config);
 
-  const m = new ScriptedModel(host);
-  const order = [];
-  m.onRequest = (request, isSummary) => order.push({ request, kind: isSummary ? "cold" : isCacheSummary(request) ? "live" : "main" });
-  m.router = (request) => (isCacheSummary(request) ? "live" : "main");
+  const { m, order } = routedModel(host, isCacheSummary);
   const box = { recalls: null };
   const call = (name, args, id) => m.calls([[name, args, id]]);
   m.agentBy.main = [

@@ -69,10 +69,17 @@ fn of(span: &Span, budget: u32) -> Ledger {
     ledger(&span.texts(), options(budget))
 }
 
+/// Each of `lines` is a whole line of the ledger's text.
+fn assert_lines(l: &Ledger, lines: &[&str]) {
+    for line in lines {
+        assert!(l.text.lines().any(|l| l == *line), "{line:?} in\n{}", l.text);
+    }
+}
+
 #[test]
 fn the_six_planted_facts_are_kept_verbatim_each_with_its_entry() {
     let l = of(&planted(), DEFAULT_LEDGER_TOKENS);
-    for line in [
+    assert_lines(&l, &[
         "- [u2] Keep the public API of Token unchanged.",
         "- [u1] Make the parser accept nested expressions.",
         "- [r2] error[E0308]: mismatched types --> src/parser.rs:42:7",
@@ -80,9 +87,7 @@ fn the_six_planted_facts_are_kept_verbatim_each_with_its_entry() {
         "- [a3] src/parser/expr.rs",
         "- [r2] `cargo test 2>&1` → exit 101",
         "- [r1] src/lexer/tokens.rs",
-    ] {
-        assert!(l.text.lines().any(|l| l == line), "{line:?} in\n{}", l.text);
-    }
+    ]);
     assert!(!l.text.contains("not an error"), "a file's own text is not an error line:\n{}", l.text);
     assert!(l.text.starts_with("<ledger>\n") && l.text.ends_with("\n</ledger>"), "{}", l.text);
     assert_eq!((l.items, l.left_out), (7, 0));
@@ -170,7 +175,7 @@ fn commands_say_how_they_ended() {
         .message("b7", json!({"role": "bashExecution", "command": "secret-cmd", "output": "", "exitCode": 0, "excludeFromContext": true}))
         .message("b8", json!({"role": "bashExecution", "command": "long", "output": "", "cancelled": true}));
     let l = of(&s, 2000);
-    for line in [
+    assert_lines(&l, &[
         "- [r1] `ls` → exit 0",
         "- [r2] `sleep 99` → timed out",
         "- [r3] `yes` → aborted",
@@ -178,9 +183,7 @@ fn commands_say_how_they_ended() {
         "- [b6] `make` → exit 2",
         "- [b8] `long` → cancelled",
         "- [b6] error: build failed",
-    ] {
-        assert!(l.text.lines().any(|l| l == line), "{line:?} in\n{}", l.text);
-    }
+    ]);
     assert!(l.text.contains(&format!("- [r5] `{}…` → failed", "x".repeat(COMMAND_MAX_UNITS))), "{}", l.text);
     assert!(!l.text.contains("secret-cmd"), "a `!!` command never reached the model: {}", l.text);
     assert!(!l.text.contains("bash failed"), "a failed bash says its status on the command, not again: {}", l.text);

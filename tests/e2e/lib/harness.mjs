@@ -3,7 +3,7 @@
 // The host is imported from its install directory by file URL, so the classes the extension sees through
 // pi's loader (jiti aliases) are the very same module instances the test uses. Every provider request is
 // captured: agent requests in `requests`, branch-summary requests in `summaryRequests`.
-import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
+import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -156,6 +156,30 @@ export class ScriptedModel {
     const u = request.messages.find((m) => m.role === "user");
     return typeof u?.content === "string" ? u.content : (u?.content ?? []).map((c) => c.text ?? "").join("");
   }
+}
+
+/**
+ * Points pi's agent dir (`PI_CODING_AGENT_DIR`, which `getAgentDir()` reads: the config's global layer) at `agentDir`
+ * for test `t`, with `config` as its `tree-navigator.json` when given; restored after the test.
+ */
+export function useAgentDir(t, agentDir, config = null) {
+  if (config) writeFileSync(join(agentDir, "tree-navigator.json"), JSON.stringify(config));
+  const before = process.env.PI_CODING_AGENT_DIR;
+  process.env.PI_CODING_AGENT_DIR = agentDir;
+  t.after(() => (before === undefined ? delete process.env.PI_CODING_AGENT_DIR : (process.env.PI_CODING_AGENT_DIR = before)));
+}
+
+/**
+ * A ScriptedModel whose requests are routed to `agentBy.main` or `agentBy.live` (`isLive(request)`: a request the
+ * plugin sent itself from the live prefix) and logged in `order` as `{request, kind}`, kind `"main"`, `"live"` or
+ * `"cold"` (pi's own summarizer's).
+ */
+export function routedModel(host, isLive) {
+  const m = new ScriptedModel(host);
+  const order = [];
+  m.onRequest = (request, isSummary) => order.push({ request, kind: isSummary ? "cold" : isLive(request) ? "live" : "main" });
+  m.router = (request) => (isLive(request) ? "live" : "main");
+  return { m, order };
 }
 
 /**
