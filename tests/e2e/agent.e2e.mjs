@@ -1,7 +1,7 @@
 // Guidance, context-pressure hint, automatic start anchor and the config file, inside a real pi
 // AgentSession (faux model, offline). Run per host by tests/e2e/e2e.test.mjs.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -40,6 +40,7 @@ async function start(t, steps, { globalConfig = null, projectConfig = null } = {
   for (const s of steps) m.agent.push(typeof s === "string" ? m.text(s) : m.calls([s]));
   const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, cwd });
   t.after(() => s.dispose());
+  t.after(() => rmSync(dirs, { recursive: true, force: true })); // after dispose (hooks run in order)
   return { m, s, sm: s.sm };
 }
 
@@ -141,6 +142,7 @@ test("an existing anchor:start counts, and anchor(name='start') moves it", async
  */
 function throwingSendExtension(t, { ui = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "ptn-wrap-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, "wrap.mjs");
   writeFileSync(
     file,
@@ -184,6 +186,7 @@ async function crossWith(t, extension) {
   });
   const s = await createSession(host, m, { extensions: [extension, join(FIXTURES, "bulk-ext/index.js")], tools: TOOLS, cwd: agentDir });
   t.after(() => s.dispose());
+  t.after(() => rmSync(agentDir, { recursive: true, force: true })); // after dispose (hooks run in order)
   return { m, s, sm: s.sm };
 }
 

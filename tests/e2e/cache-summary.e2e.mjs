@@ -2,7 +2,7 @@
 // (≥0.87) the summary request replays the last main-loop request unchanged plus one instruction, through
 // the host's model registry with the live session id; every fallback reason is produced here.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
@@ -45,6 +45,7 @@ async function start(t, steps, { config = null, summary = "## Goal\nread the dat
   box.sm = s.sm;
   box.session = s.session;
   t.after(() => s.dispose());
+  t.after(() => rmSync(dirs, { recursive: true, force: true })); // after dispose (hooks run in order)
   return { m, s, sm: s.sm, order };
 }
 

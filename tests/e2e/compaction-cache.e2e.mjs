@@ -5,7 +5,7 @@
 // summary. pi 0.74/0.75 have no live request to reuse: pi compacts on its own (reason `no-capture`). Every
 // fallback reason is produced here, and an Esc during the request cancels the compaction (never a cold request).
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
@@ -67,6 +67,7 @@ async function start(t, steps, { checkpoint = SUMMARY, config = null, compaction
   box.session = s.session;
   box.m = m;
   t.after(() => s.dispose());
+  t.after(() => rmSync(dirs, { recursive: true, force: true })); // after dispose (hooks run in order)
   const logged = log().length;
   return { m, s, sm: s.sm, order, outcomes: () => log().slice(logged), box };
 }

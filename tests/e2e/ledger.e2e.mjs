@@ -8,7 +8,7 @@
 // the output limit still rewinds and says so where the reply is seen (both paths on pi ≥0.87); the summary request
 // asks for the model's own output limit there.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
@@ -80,6 +80,7 @@ async function run(t, { config = null, summary = (m) => m.text(SUMMARY) } = {}) 
   const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, cwd });
   box.session = s.session;
   t.after(() => s.dispose());
+  t.after(() => rmSync(dirs, { recursive: true, force: true })); // after dispose (hooks run in order)
   await s.session.prompt("Fix the parser.");
   await box.steered;
   const rewound = resultEntry(s.sm, "c6");

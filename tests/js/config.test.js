@@ -1,10 +1,10 @@
 // The shim's half of the config file: it finds and reads both layers (global = pi's agent dir, project =
 // <cwd>/.pi/, the latter only when pi trusts the project) and hands what it found to the core, which
 // parses and merges them (the rules themselves are table-tested in src/config.rs). Run `npm run build` first.
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { fakePi, loadPkg } from "./fake-pi.js";
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,8 +12,12 @@ fakePi(`export function getAgentDir() { return process.env.PI_CODING_AGENT_DIR; 
 const { loadConfig, readLayer } = await loadPkg("config.js");
 const core = await loadPkg("index-node.js");
 
+const made = [];
+after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
 function dirs(global, project) {
   const root = mkdtempSync(join(tmpdir(), "ptn-config-"));
+  made.push(root);
   const agentDir = join(root, "agent");
   const cwd = join(root, "cwd");
   mkdirSync(agentDir, { recursive: true });
