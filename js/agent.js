@@ -16,6 +16,9 @@ export function envFlag(name, env = process.env) {
   return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
 }
 
+/** No resume read (the navigator without js/resume.js). */
+const NO_RESUME = { reading: () => false, ready: () => false, settle: async () => {} };
+
 /**
  * The ledger's bound for a summary (rewind or compaction) in the session whose effective config is `config`:
  * 0 (none) with the env switch or `ledgerTokens` off, `undefined` (the core's default) when the config was
@@ -27,12 +30,12 @@ export function ledgerTokensOf(config, env = process.env) {
 
 /**
  * Installs the hooks. `core()` returns the live wasm API (null while the core is down); `withIndex(sm, fn)`
- * runs `fn` on the session's synced index; `settle(sm)` waits for a resumed session's index read from its
- * file (js/resume.js); `host`: js/host.js's adapter (the start anchor reads the active path's labels and the
- * leaf from pi: no index needed). Returns `{ stateOf(sm) }` (per-session state: config, tracker, turn count,
+ * runs `fn` on the session's synced index; `resume`: js/resume.js's read of a resumed session's file (`reading`,
+ * `ready`, `settle`); `host`: js/host.js's adapter (the start anchor reads the active path's labels and the leaf
+ * from pi: no index needed). Returns `{ stateOf(sm) }` (per-session state: config, tracker, turn count,
  * whether the start anchor is done) for the tool and for tests.
  */
-export function installAgentFeatures({ pi, core, withIndex, settle = async () => {}, host, toolName, pkg, env = process.env }) {
+export function installAgentFeatures({ pi, core, withIndex, resume = NO_RESUME, host, toolName, pkg, env = process.env }) {
   /** SessionManager → per-session state. A subagent's session has its own (never switches off its parent's). */
   const sessions = new WeakMap();
 
@@ -109,7 +112,8 @@ export function installAgentFeatures({ pi, core, withIndex, settle = async () =>
       const facts = { turns: state.turns, runEnded, disabledByEnv: envFlag(ENV_NO_START_ANCHOR, env) };
       // Decided from what pi says of the active path (its labels, the leaf), so it never waits for an index
       // (a resumed session's may still be read from its file).
-      const step = core().startAnchorStepOnPath(facts, state.config.startAnchorTurn ?? null, host.pathLabels(sm), host.leafId(sm));
+      const api = core();
+      const step = api.startAnchorStepOnPath(facts, state.config.startAnchorTurn ?? null, host.labelOnPath(sm, api.startAnchorLabel()), host.leafId(sm));
       if (step.step === "write") state.startDone = writeLabel(sm, step.entryId, step.label);
       else if (step.step !== "wait") state.startDone = true;
     } catch {
@@ -119,18 +123,33 @@ export function installAgentFeatures({ pi, core, withIndex, settle = async () =>
 
   async function pressure(ctx, state) {
     if (!state.tracker) return;
+    const percent = envFlag(ENV_NO_HINT, env) ? null : (state.config.hintPercent ?? null);
+    if (percent === null) return;
+    const sm = ctx.sessionManager;
+    // A resumed session's index still being read from its file: the turn does not wait for it; the pressure
+    // is looked at from the first turn that ends after the read is done (the hint names anchors: it needs
+    // the index), which takes the read's index over.
+    if (resume.reading(sm)) return;
+    if (resume.ready(sm)) await resume.settle(sm);
+    // The index's estimate, counted from the last usage (a turn's few entries), says whether pi's own reading —
+    // its whole context, each time — could change anything this turn: a crossing, or a re-arming.
+    let tokens;
+    try {
+      tokens = withIndex(sm, (index) => index.currentTokens());
+    } catch {
+      return;
+    }
+    if (!state.tracker.worthReading(tokens, host.contextWindow(ctx.model), percent)) return;
     let usage;
     try {
       usage = ctx.getContextUsage?.();
     } catch {
       return;
     }
-    const percent = envFlag(ENV_NO_HINT, env) ? null : (state.config.hintPercent ?? null);
     if (state.tracker.observe(usage ?? null, percent) !== "crossed") return;
     let message;
     try {
-      await settle(ctx.sessionManager); // the hint names anchors: it waits for a resumed session's index
-      message = withIndex(ctx.sessionManager, (index) => index.pressureMessage(usage.tokens, usage.contextWindow));
+      message = withIndex(sm, (index) => index.pressureMessage(usage.tokens, usage.contextWindow));
     } catch {
       return; // stays unspent: next turn tries again
     }

@@ -195,25 +195,26 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
       reg.stats.indexesCreated++;
       current.indexes.add(new WeakRef(index));
       if (current.indexes.size > 64) for (const r of current.indexes) if (!r.deref()) current.indexes.delete(r);
-      state = { index, fed: 0, owner: current };
+      state = { index, fed: 0, owner: current, cursor: {} };
       indexes.set(sm, state);
     }
-    const fresh = host.entriesSince(sm, state.fed);
+    // What pi appended since the last sync: after the first, only those entries are looked at.
+    const fresh = host.entriesSince(sm, state.fed, state.cursor);
     state.index.sync(fresh, host.leafId(sm)); // appendEntries + setLeaf in one crossing
     state.fed += fresh.length;
     return state.index;
   }
 
   /**
-   * Takes the index the resume read built from `sm`'s file (js/resume.js), holding pi's first `fed` entries.
-   * Returns false (the caller frees it) when it is no longer wanted: built in an instance that has been
-   * replaced since, or `sm` has an index already.
+   * Takes the index the resume read built from `sm`'s file (js/resume.js), holding pi's first `fed` entries
+   * (`cursor`: host.cursorAt for them). Returns false (the caller frees it) when it is no longer wanted: built
+   * in an instance that has been replaced since, or `sm` has an index already.
    */
-  function adopt(sm, api, index, fed) {
+  function adopt(sm, api, index, fed, cursor) {
     if (!current || current.api !== api || indexes.has(sm)) return false;
     reg.stats.indexesCreated++;
     current.indexes.add(new WeakRef(index));
-    indexes.set(sm, { index, fed, owner: current });
+    indexes.set(sm, { index, fed, owner: current, cursor: cursor ?? {} });
     return true;
   }
 
@@ -577,7 +578,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines(), ...renderers }, execute);
   installCapture(pi, captures);
   installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex: withReadIndex, settle: resume.settle, host, tui });
-  const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, settle: resume.settle, host, toolName: definition.name, pkg: hostOptions?.pkg });
+  const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, resume, host, toolName: definition.name, pkg: hostOptions?.pkg });
   installCompaction({
     pi,
     core: () => current?.api ?? null,

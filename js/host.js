@@ -208,16 +208,46 @@ export function createHost(pi, { pkg = piPackage } = {}) {
       pi.setLabel(entryId, label ?? undefined);
     },
 
-    /** Entries of the session manager after the first `from` (sessions are append-only). */
-    entriesSince(sm, from) {
-      return sm.getEntries().slice(from);
+    /**
+     * Entries of the session manager after the first `from` (sessions are append-only). With a `cursor` the
+     * caller keeps between calls (`{}` at first), only what pi appended since the last call is looked at:
+     * pi's own entry list (its `fileEntries`: `getEntries()` is that list without headers, copied whole on
+     * every call) is read from where the last call stopped, as long as it is the same list, grown, and the
+     * caller asks from where it stopped. Anything else — another list (pi replaces it when it switches or
+     * forks a session), a pi without one — takes `getEntries()`.
+     */
+    entriesSince(sm, from, cursor) {
+      const raw = sm.fileEntries;
+      const list = Array.isArray(raw) ? raw : null;
+      if (cursor && list && cursor.list === list && cursor.fed === from && cursor.raw <= list.length) {
+        const out = [];
+        for (let i = cursor.raw; i < list.length; i++) if (list[i]?.type !== "session") out.push(list[i]);
+        cursor.raw = list.length;
+        cursor.fed = from + out.length;
+        return out;
+      }
+      const all = sm.getEntries();
+      if (cursor) Object.assign(cursor, { list, raw: list?.length ?? 0, fed: all.length });
+      return all.slice(from);
+    },
+    /**
+     * A cursor for `entriesSince` that starts after pi's first `count` entries, when pi's list holds exactly
+     * those now (else one that starts over with `getEntries()`).
+     */
+    cursorAt(sm, count) {
+      const list = Array.isArray(sm.fileEntries) ? sm.fileEntries : null;
+      return list ? { list, raw: list.length, fed: count } : {};
     },
     leafId(sm) {
       return sm.getLeafId();
     },
-    /** How many entries pi holds (header excluded). */
+    /** How many entries pi holds (header excluded): counted in pi's own list, without copying it. */
     entryCount(sm) {
-      return sm.getEntries().length;
+      const list = sm.fileEntries;
+      if (!Array.isArray(list)) return sm.getEntries().length;
+      let n = 0;
+      for (const e of list) if (e?.type !== "session") n++;
+      return n;
     },
     /** The first `count` entries as the core's `disagreement` reads them: `id, parentId, type` of each in turn. */
     structure(sm, count) {
@@ -226,14 +256,25 @@ export function createHost(pi, { pkg = piPackage } = {}) {
       for (let i = 0; i < count && i < entries.length; i++) out.push(entries[i]?.id, entries[i]?.parentId, entries[i]?.type);
       return out;
     },
-    /** The labels on the active path (pi's `getBranch()` + `getLabel`), for the start anchor's decision. */
-    pathLabels(sm) {
-      const labels = [];
-      for (const entry of sm.getBranch()) {
-        const label = sm.getLabel(entry.id);
-        if (typeof label === "string") labels.push(label);
+    /**
+     * Whether `label` is on an entry of the active path. pi's label map (its `labelsById`) names the few
+     * entries carrying it, and only for those is the path walked up from the leaf (no copy of the branch);
+     * a pi without that map: `getBranch()` + `getLabel` per entry.
+     */
+    labelOnPath(sm, label) {
+      const labels = sm.labelsById;
+      if (labels instanceof Map) {
+        const targets = new Set();
+        for (const [id, l] of labels) if (l === label) targets.add(id);
+        if (targets.size === 0) return false;
+        // At most as many steps as pi holds entries: a parent chain that loops ends the walk.
+        let steps = Array.isArray(sm.fileEntries) ? sm.fileEntries.length : Infinity;
+        for (let e = sm.getEntry(sm.getLeafId()); e && steps-- > 0; e = e.parentId ? sm.getEntry(e.parentId) : undefined) {
+          if (targets.has(e.id)) return true;
+        }
+        return false;
       }
-      return labels;
+      return sm.getBranch().some((entry) => sm.getLabel(entry.id) === label);
     },
 
     getEntry(sm, id) {

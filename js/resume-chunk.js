@@ -16,53 +16,64 @@ export function planChunks(size, chunkBytes = CHUNK_BYTES) {
   return out;
 }
 
-/** `len` bytes of the file at `position` (fewer at its end). */
-function readAt(fd, position, len) {
-  const buf = Buffer.allocUnsafe(len);
+/** Reads `len` bytes of the file at `position` into `buf` at `at`; returns how many (fewer at the file's end). */
+function readInto(fd, buf, at, position, len) {
   let got = 0;
   while (got < len) {
-    const n = readSync(fd, buf, got, len - got, position + got);
+    const n = readSync(fd, buf, at + got, len - got, position + got);
     if (n <= 0) break;
     got += n;
   }
-  return got < len ? buf.subarray(0, got) : buf;
+  return got;
+}
+
+/** A read buffer of at least `len` bytes (`scratch.buf`, grown when too small; reused from part to part). */
+function room(scratch, len, keep = 0) {
+  if (!scratch.buf || scratch.buf.length < len) {
+    const bigger = Buffer.allocUnsafe(Math.max(len, 2 * (scratch.buf?.length ?? 0)));
+    if (keep) scratch.buf.copy(bigger, 0, 0, keep);
+    scratch.buf = bigger;
+  }
+  return scratch.buf;
 }
 
 /**
  * Reads part `[start, end)` of the file open as `fd`, whose first `size` bytes are the session, into a
  * `ChunkReader` of `api` (pi `version`'s rules) and returns `{facts, entries, problem}` (its facts stream, how many
- * entries it holds, why the part cannot stand for its lines or null). A part holds the
- * lines that start inside it: the rest of a line the part before began is skipped, and the part's last line is
- * read to its newline past `end` (or to the file's end).
+ * entries it holds, why the part cannot stand for its lines or null). A part holds the lines that start inside it:
+ * the rest of a line the part before began is skipped, and the part's last line is read to its newline past `end`
+ * (or to the file's end). `scratch` (`{buf}`) is the caller's read buffer, reused from part to part.
  */
-export function readChunk(api, fd, [start, end], size, version) {
+export function readChunk(api, fd, [start, end], size, version, scratch = {}) {
   const reader = new api.ChunkReader(start === 0, version);
   try {
     // One byte before the part: whether a line starts right at `start`.
     const from = start > 0 ? start - 1 : 0;
-    const bytes = readAt(fd, from, end - from);
+    let buf = room(scratch, end - from + SPILL_BYTES);
+    let len = readInto(fd, buf, 0, from, end - from);
     let first = 0;
     if (start > 0) {
-      const nl = bytes.indexOf(10);
-      first = nl < 0 ? bytes.length : nl + 1;
+      const nl = buf.subarray(0, len).indexOf(10);
+      first = nl < 0 ? len : nl + 1;
     }
-    let last = end >= size;
-    if (first < bytes.length) {
-      const parts = [bytes.subarray(first)];
-      if (bytes[bytes.length - 1] !== 10) {
-        // The part's last line goes on past `end`: read it to its newline, or to the file's end.
-        for (let at = from + bytes.length; at < size; ) {
-          const more = readAt(fd, at, Math.min(SPILL_BYTES, size - at));
-          if (more.length === 0) break;
-          const nl = more.indexOf(10);
-          parts.push(nl < 0 ? more : more.subarray(0, nl + 1));
-          at += more.length;
-          if (nl >= 0) break;
+    if (first < len && buf[len - 1] !== 10) {
+      // The part's last line goes on past `end`: read it to its newline, or to the file's end.
+      for (let scanned = len; from + len < size; scanned = len) {
+        buf = room(scratch, len + SPILL_BYTES, len);
+        const n = readInto(fd, buf, len, from + len, Math.min(SPILL_BYTES, size - from - len));
+        if (n === 0) break;
+        len += n;
+        const nl = buf.subarray(scanned, len).indexOf(10);
+        if (nl >= 0) {
+          len = scanned + nl + 1;
+          break;
         }
       }
-      const body = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-      last = from + first + body.length >= size;
-      reader.push(body);
+    }
+    let last = end >= size;
+    if (first < len) {
+      last = from + len >= size;
+      reader.push(buf.subarray(first, len));
     }
     const facts = reader.finish(last);
     return { facts, entries: reader.entries, problem: reader.problem ?? null };

@@ -27,9 +27,10 @@ try {
   const api = { ChunkReader };
   fd = openSync(file, "r");
   const st = fstatSync(fd);
+  const scratch = {};
   for (let part = 0; part < chunks.length; part++) {
     if (Atomics.compareExchange(claims, part, 0, 1) !== 0) continue;
-    const chunk = readChunk(api, fd, chunks[part], size, version);
+    const chunk = readChunk(api, fd, chunks[part], size, version, scratch);
     parentPort.postMessage({ part, facts: chunk.facts, entries: chunk.entries, problem: chunk.problem }, [chunk.facts.buffer]);
   }
   parentPort.postMessage({ done: true, file: { dev: st.dev, ino: st.ino, size: st.size } });

@@ -44,10 +44,10 @@ const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 /**
  * Installs the resume read. `core()`: the live wasm API; `host`: js/host.js's adapter; `adopt(sm, api, index,
- * fed)`: hands a verified index to the navigator (returns false when it no longer wants it; the index is then
- * freed here); `wasmUrl`: the package's wasm file (the worker's module when the API has none compiled).
+ * fed, cursor)`: hands a verified index of pi's first `fed` entries to the navigator (returns false when it no
+ * longer wants it; the index is then freed here); `wasmUrl`: the package's wasm file (the worker's module when the API has none compiled).
  * `minBytes` / `chunkBytes`: the smallest file read this way and the size of its parts (tests make them small).
- * Returns `{ settle(sm), stop(sm), reading(sm), readDone(sm) }`.
+ * Returns `{ settle(sm), stop(sm), reading(sm), ready(sm), readDone(sm) }`.
  */
 export function installResume({ pi, core, host, adopt, wasmUrl, env = process.env, minBytes = MIN_FILE_BYTES, chunkBytes = CHUNK_BYTES }) {
   /** SessionManager → the read in progress. */
@@ -81,10 +81,12 @@ export function installResume({ pi, core, host, adopt, wasmUrl, env = process.en
       size: st.size,
       identity: { dev: st.dev, ino: st.ino },
       count: host.entryCount(sm),
+      cursor: null,
       chunks,
       claims: new Int32Array(new SharedArrayBuffer(4 * chunks.length)),
       results: new Array(chunks.length).fill(null),
       worker: null,
+      workerFinished: false,
       workerFile: null,
       workerFailure: null,
       workerDone: null,
@@ -98,38 +100,48 @@ export function installResume({ pi, core, host, adopt, wasmUrl, env = process.en
       worker.unref(); // pi's exit never waits for it
       build.worker = worker;
       build.workerDone = new Promise((resolve) => {
+        const finished = () => {
+          build.workerFinished = true;
+          resolve();
+        };
         worker.on("message", (m) => {
           if (m?.part !== undefined) build.results[m.part] = m;
           else if (m?.done) {
             build.workerFile = m.file;
-            resolve();
+            finished();
           } else if (m?.error) {
             build.workerFailure = m.error;
-            resolve();
+            finished();
           }
         });
         worker.on("error", (e) => {
           build.workerFailure ??= e instanceof Error ? e.message : String(e);
-          resolve();
+          finished();
         });
-        worker.on("exit", () => resolve());
+        worker.on("exit", () => finished());
       });
     } catch (e) {
       build.workerFailure = e instanceof Error ? e.message : String(e);
+      build.workerFinished = true;
       build.workerDone = Promise.resolve();
     }
+    // Where pi's own entry list stands now (with the count): the navigator's sync goes on from here.
+    build.cursor = host.cursorAt(sm, build.count);
     builds.set(sm, build);
-    debug(`resume: reading ${file} (${mb(st.size)}, ${build.count} entries, ${chunks.length} parts) off the main thread${build.workerFailure ? ` — no worker (${build.workerFailure}): on the main thread when needed` : ""}`);
+    debug(`resume: reading ${file} (${mb(st.size)}, ${build.count} entries, ${chunks.length} parts)${build.workerFailure ? `, no worker (${build.workerFailure})` : " in a worker"}`);
   }
 
-  /** The read's parts not read yet, on this thread (from the back; the worker reads from the front). */
+  /** Reads the parts not claimed yet on this thread (from the back; the worker reads from the front). Returns how many. */
   async function help(build, api) {
     let fd;
+    let read = 0;
+    const scratch = {};
     try {
       for (let part = build.chunks.length - 1; part >= 0; part--) {
         if (Atomics.compareExchange(build.claims, part, 0, 1) !== 0) continue;
         fd ??= openSync(build.file, "r");
-        build.results[part] = readChunk(api, fd, build.chunks[part], build.size, host.version);
+        build.results[part] = readChunk(api, fd, build.chunks[part], build.size, host.version, scratch);
+        read++;
         await nextTurn(); // pi's loop runs between parts
       }
       if (fd !== undefined) {
@@ -139,6 +151,7 @@ export function installResume({ pi, core, host, adopt, wasmUrl, env = process.en
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
+    return read;
   }
 
   /** Why the read cannot stand for pi's entries, or null. */
@@ -158,21 +171,18 @@ export function installResume({ pi, core, host, adopt, wasmUrl, env = process.en
   async function finish(sm, build) {
     const api = core();
     if (!api) return;
-    const t = { asked: performance.now(), byWorker: build.results.filter(Boolean).length };
-    await help(build, api);
-    t.helped = performance.now();
-    t.byMain = build.chunks.length - t.byWorker;
+    const asked = performance.now();
+    let here = await help(build, api);
     await build.workerDone;
-    t.waited = performance.now();
     if (build.results.includes(null) && build.workerFailure) {
       // The worker failed after claiming parts it never sent: read them here.
       build.claims.fill(0);
       for (let i = 0; i < build.results.length; i++) if (build.results[i] !== null) build.claims[i] = 1;
-      await help(build, api);
+      here += await help(build, api);
     }
     const problem = problemOf(build);
     if (problem) {
-      debug(`resume: the file is not used (${problem}); the index is built from pi's entries`);
+      debug(`resume: file not used (${problem}); index from pi's entries`);
       return;
     }
     const index = api.SessionIndex.plugin();
@@ -180,23 +190,18 @@ export function installResume({ pi, core, host, adopt, wasmUrl, env = process.en
     try {
       index.setHostVersion(host.version);
       let taken = 0;
+      const read = performance.now();
       for (const r of build.results) taken += index.appendFacts(r.facts);
-      t.taken = performance.now();
       const why = index.disagreement(host.structure(sm, build.count));
-      t.checked = performance.now();
       if (why) {
-        debug(`resume: the file disagrees with pi's entries (${why}); the index is built from pi's entries`);
+        debug(`resume: file disagrees with pi's entries (${why}); index from pi's entries`);
         return;
       }
-      kept = adopt(sm, api, index, build.count);
-      const ms = (a, b) => `${(b - a).toFixed(0)} ms`;
-      debug(
-        `resume: index of ${taken} entries from the file ${ms(build.t0, performance.now())} after session_start${kept ? "" : " (not needed any more)"}: ` +
-          `asked at ${ms(build.t0, t.asked)} (${t.byWorker} of ${build.chunks.length} parts read), read ${t.byMain} more parts here in ${ms(t.asked, t.helped)}, ` +
-          `waited ${ms(t.helped, t.waited)} for the worker, took the facts in ${ms(t.waited, t.taken)}, checked against pi's entries in ${ms(t.taken, t.checked)}`,
-      );
+      kept = adopt(sm, api, index, build.count, build.cursor);
+      const ms = (a, b = performance.now()) => (b - a).toFixed(0);
+      debug(`resume: ${taken} entries from the file ${ms(build.t0)} ms after session_start${kept ? "" : " (not needed)"}; asked at ${ms(build.t0, asked)} ms, ${here}/${build.chunks.length} parts read here, taken and checked in ${ms(read)} ms`);
     } catch (e) {
-      debug(`resume: reading the file failed (${e instanceof Error ? e.message : String(e)}); the index is built from pi's entries`);
+      debug(`resume: reading the file failed (${e instanceof Error ? e.message : String(e)}); index from pi's entries`);
     } finally {
       if (!kept) {
         try {
@@ -241,5 +246,13 @@ export function installResume({ pi, core, host, adopt, wasmUrl, env = process.en
    */
   const readDone = (sm) => builds.get(sm)?.workerDone ?? Promise.resolve();
 
-  return { settle, stop, reading: (sm) => builds.has(sm), readDone };
+  return {
+    settle,
+    stop,
+    /** Whether `sm`'s file is still being read by the worker (`settle` would read the rest on this thread). */
+    reading: (sm) => builds.has(sm) && !builds.get(sm).workerFinished,
+    /** Whether `sm` has a read that `settle` would hand over (or give up) without reading more on this thread. */
+    ready: (sm) => builds.has(sm) && builds.get(sm).workerFinished,
+    readDone,
+  };
 }

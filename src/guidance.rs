@@ -173,6 +173,18 @@ impl PressureTracker {
         }
     }
 
+    /// Whether a reading of `tokens` (the index's estimate, which equals the host's whenever the host gives
+    /// a number) could change anything: a crossing while armed, a re-arming while not. Only then is the
+    /// host's own reading needed for [`Self::observe`] (it may also say "unknown", right after a
+    /// compaction); otherwise it would leave the tracker as it is. Changes nothing itself.
+    pub fn worth_reading(&self, tokens: f64, context_window: f64, percent: Option<u8>, reserve: f64) -> bool {
+        let Some(threshold) = percent.and_then(|p| crate::config::pressure_threshold(p, context_window, reserve)) else { return false };
+        if !tokens.is_finite() {
+            return true;
+        }
+        (tokens >= threshold) == self.armed
+    }
+
     /// The hint (or note) was delivered: stay quiet until a reading below the threshold.
     pub fn spend(&mut self) {
         self.armed = false;
@@ -399,6 +411,31 @@ mod tests {
                 t.spend();
             }
         }
+    }
+
+    #[test]
+    fn the_hosts_reading_is_worth_it_only_where_it_changes_something() {
+        let r = crate::config::PI_RESERVE_TOKENS;
+        let w = 128_000.0;
+        // Over the same readings, skipping every one `worth_reading` turns down leaves the tracker and its
+        // steps as observing them all does.
+        let readings = [10_000.0, 90_000.0, 95_000.0, 20_000.0, 89_600.0, 91_000.0, 91_000.0, 5_000.0, 99_000.0, 99_500.0];
+        let (mut all, mut screened) = (PressureTracker::default(), PressureTracker::default());
+        for tokens in readings {
+            let want = all.observe(Some(&usage(tokens)), Some(70), r);
+            let got = if screened.worth_reading(tokens, w, Some(70), r) { screened.observe(Some(&usage(tokens)), Some(70), r) } else { PressureStep::Idle };
+            assert_eq!((got, screened.armed()), (want, all.armed()), "{tokens}");
+            if want == PressureStep::Crossed {
+                all.spend();
+                screened.spend();
+            }
+        }
+        let t = PressureTracker::default();
+        assert!(!t.worth_reading(50_000.0, w, None, r), "hint off");
+        assert!(!t.worth_reading(50_000.0, 0.0, Some(70), r), "no window");
+        assert!(t.worth_reading(f64::NAN, w, Some(70), r), "no estimate: ask");
+        assert!(!t.worth_reading(10_000.0, w, Some(70), r), "armed, far below");
+        assert!(t.worth_reading(100_000.0, w, Some(70), r), "armed, above");
     }
 
     #[test]

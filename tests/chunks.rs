@@ -216,6 +216,6 @@ fn disagreement_names_the_first_difference() {
     assert!(differs(1, host(s("b"), HostParent::Root, s("label"))).starts_with("entry 2:"), "no parent");
     assert!(differs(1, host(s("b"), under("a"), s("custom"))).starts_with("entry 2:"), "another type");
     assert!(differs(0, host(s("z"), HostParent::Root, s("message"))).starts_with("entry 1:"), "another id");
-    assert!(differs(0, host(None, HostParent::Root, s("message"))).contains("(no string) under no parent"), "an id that is no string");
+    assert!(differs(0, host(None, HostParent::Root, s("message"))).contains("no string id in the host"), "an id that is no string");
     assert!(differs(1, host(s("b"), HostParent::NotAString, s("label"))).starts_with("entry 2:"), "a parent that is no string");
 }

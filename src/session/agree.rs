@@ -42,24 +42,10 @@ impl SessionIndex {
                 HostParent::Id(p) => Some(Some(p.as_str())),
                 HostParent::NotAString => None,
             };
-            let same = h.id.as_deref() == Some(entry.id()) && parent == Some(entry.parent_id()) && h.ty.as_deref() == Some(entry.type_name());
-            if !same {
-                let file = shown(Some(entry.id()), &entry.parent_id().map_or(HostParent::Root, |p| HostParent::Id(p.into())), Some(entry.type_name()));
-                let host = shown(h.id.as_deref(), &h.parent, h.ty.as_deref());
-                return Some(format!("entry {}: {file} in the file, {host} in the host", slot + 1));
+            if h.id.as_deref() != Some(entry.id()) || parent != Some(entry.parent_id()) || h.ty.as_deref() != Some(entry.type_name()) {
+                return Some(format!("entry {}: \"{}\" in the file, {} in the host", slot + 1, entry.id(), h.id.as_deref().map_or("no string id".into(), |id| format!("\"{id}\""))));
             }
         }
         None
     }
-}
-
-/// An entry's id, parent and type in a sentence (plain text for a debug line).
-fn shown(id: Option<&str>, parent: &HostParent, ty: Option<&str>) -> String {
-    let text = |s: Option<&str>| s.map_or_else(|| "(no string)".to_string(), |s| format!("\"{s}\""));
-    let parent = match parent {
-        HostParent::Root => "no parent".to_string(),
-        HostParent::Id(p) => text(Some(p)),
-        HostParent::NotAString => text(None),
-    };
-    format!("{} under {parent} ({})", text(id), ty.unwrap_or("no string type"))
 }

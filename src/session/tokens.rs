@@ -302,6 +302,34 @@ fn kept_start(index: &SessionIndex, path: &[Slot], position: &[u32], first: &str
 }
 
 impl SessionIndex {
+    /// [`Self::estimate`]'s tokens at the current leaf, counted from the last usage pi's estimate anchors on
+    /// (after a turn, the turn's few entries) instead of along the whole path: the same number, in time that
+    /// does not grow with the session. A compaction or a `context_edit` after that usage changes what is
+    /// trusted or counted, and so does a path without one: then the whole path is walked.
+    pub fn leaf_tokens(&mut self) -> Result<f64, SessionError> {
+        let mut tail = Vec::new();
+        let mut slot = self.leaf();
+        while let Some(s) = slot {
+            let record = self.record(s);
+            // (a path longer than the index holds runs in a circle: the whole walk reports it)
+            if matches!(record.kind, Kind::Compaction | Kind::ContextEdit) || tail.len() > self.len() {
+                break;
+            }
+            let anchors = record.emits_message() && record.usage().is_some();
+            tail.push(s);
+            if anchors {
+                tail.reverse();
+                let mut context = Context::new(self);
+                for (pos, &s) in tail.iter().enumerate() {
+                    context.add(s, pos);
+                }
+                return Ok(context.estimate().tokens);
+            }
+            slot = self.parent_of(s);
+        }
+        self.estimate(Leaf::Current).map(|e| e.tokens)
+    }
+
     /// pi's estimate for the context with `leaf` as leaf.
     pub fn estimate(&mut self, leaf: Leaf<'_>) -> Result<TokenEstimate, SessionError> {
         let slot = self.resolve_leaf(leaf);

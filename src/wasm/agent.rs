@@ -118,6 +118,13 @@ impl PressureTrackerJs {
         .into())
     }
 
+    /// Whether the host's own reading is needed this turn (see `observe`): only when `tokens` (the index's
+    /// `currentTokens()`) could cross the threshold while armed, or re-arm it.
+    #[wasm_bindgen(js_name = worthReading)]
+    pub fn worth_reading(&self, tokens: f64, context_window: f64, percent: Option<u8>) -> bool {
+        self.inner.worth_reading(tokens, context_window, percent, config::PI_RESERVE_TOKENS)
+    }
+
     /// The hint or note was delivered.
     pub fn spend(&mut self) {
         self.inner.spend();
@@ -140,6 +147,13 @@ impl SessionIndex {
         to_js(&guidance::pressure_message(tokens, context_window, &anchors))
     }
 
+    /// The estimate's tokens at the current leaf (`estimate().tokens`), counted from the last usage it
+    /// anchors on: per turn, a few entries whatever the session's size.
+    #[wasm_bindgen(js_name = currentTokens)]
+    pub fn current_tokens(&mut self) -> Result<f64, JsValue> {
+        self.inner.leaf_tokens().map_err(js_error)
+    }
+
     /// The start-anchor decision at the current leaf: `{step, entryId, label}` (`entryId`: the leaf, for
     /// `"write"`).
     #[wasm_bindgen(js_name = startAnchorStep, unchecked_return_type = "{ step: StartAnchorStep; entryId: string | null; label: string }")]
@@ -149,7 +163,7 @@ impl SessionIndex {
         turn: Option<u8>,
     ) -> Result<JsValue, JsValue> {
         let facts: StartAnchorFacts = from_js(facts, "facts")?;
-        let label = format!("{ANCHOR_PREFIX}{}", guidance::START_ANCHOR);
+        let label = start_anchor_label();
         let leaf = self.inner.leaf();
         let exists = self.inner.find_label_on_path(&label, leaf).map_err(js_error)?.is_some();
         let leaf_id = leaf.map(|slot| self.inner.id_of(slot).to_string());
@@ -180,10 +194,15 @@ pub fn archive_notice(file_bytes: f64, saved_bytes: f64, file: String, cli: Vec<
     crate::notice::archive_notice(&crate::notice::NoticeFacts { file_bytes, saved_bytes, file, cli })
 }
 
-/// The start-anchor decision from what the host says of the active path, without an index:
-/// `{step, entryId, label}` as `SessionIndex.startAnchorStep` gives it. `pathLabels`: the labels on the
-/// entries of the active path (any order; what is no string is no label); `leafId`: the host's leaf (`null`,
-/// or anything but a string: no entry to label).
+/// The label the start anchor writes (`anchor:start`); the shim asks the host whether it is on the active path.
+#[wasm_bindgen(js_name = startAnchorLabel)]
+pub fn start_anchor_label() -> String {
+    format!("{ANCHOR_PREFIX}{}", guidance::START_ANCHOR)
+}
+
+/// The start-anchor decision from what the host says, without an index: `{step, entryId, label}` as
+/// `SessionIndex.startAnchorStep` gives it. `onPath`: whether `startAnchorLabel()` is on an entry of the active
+/// path; `leafId`: the host's leaf (`null`, or anything but a string: no entry to label).
 ///
 /// # Errors
 /// `InvalidArgument` for facts of the wrong shape.
@@ -191,14 +210,12 @@ pub fn archive_notice(file_bytes: f64, saved_bytes: f64, file: String, cli: Vec<
 pub fn start_anchor_step_on_path(
     #[wasm_bindgen(unchecked_param_type = "StartAnchorFacts")] facts: JsValue,
     turn: Option<u8>,
-    #[wasm_bindgen(unchecked_param_type = "string[]")] path_labels: &js_sys::Array,
+    on_path: bool,
     #[wasm_bindgen(unchecked_param_type = "string | null")] leaf_id: JsValue,
 ) -> Result<JsValue, JsValue> {
     let facts: StartAnchorFacts = from_js(facts, "facts")?;
-    let label = format!("{ANCHOR_PREFIX}{}", guidance::START_ANCHOR);
-    let exists = path_labels.iter().any(|l| l.as_string().as_deref() == Some(label.as_str()));
-    let (step, entry_id) = guidance::start_anchor_decision(&facts, turn, exists, leaf_id.as_string());
-    to_js(&StartAnchorOut { step, entry_id, label })
+    let (step, entry_id) = guidance::start_anchor_decision(&facts, turn, on_path, leaf_id.as_string());
+    to_js(&StartAnchorOut { step, entry_id, label: start_anchor_label() })
 }
 
 /// A start-anchor decision as it crosses: `{step, entryId, label}`.

@@ -120,7 +120,7 @@ export function writeLongSession(file, { mb, cwd = "/work/project" }) {
   return { bytes: written, entries: lines - 1, rewinds, compacted };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [file, mb, cwd] = process.argv.slice(2);
   if (!file || !Number(mb)) {
     console.error("usage: node tests/bench/long-session.mjs <file> <mb> [cwd]");

@@ -66,6 +66,8 @@ try {
     sessionManager: sm,
     cwd: join(dir, "cwd"),
   });
+  // What pi's startup does once the session exists: session_start (the plugin's resume read starts here).
+  await session.session.bindExtensions({});
   for (let t = 0; t < TURNS; t++) m.agent.push(m.calls([["bulk_read", { chars: 2000, tag: `src/mod${t}.rs` }, `b${t}`]]));
   m.agent.push(m.calls([["navigate_tree", { action: "list" }, "list1"]]), m.text("done"));
   const listAt = TURNS;

@@ -14,7 +14,7 @@
 // generated once per size into --keep-sessions (default: a temp dir removed at the end). pi appends the run's
 // entries to the file it resumes: the file is cut back to its original length after every run.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -38,11 +38,11 @@ function stat(xs) {
   return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), runs: xs.length };
 }
 
-/** Runs `cmd args` under /usr/bin/time: { ms, rssMb, status, stdout, stderr }. */
+/** Runs `cmd args` under /usr/bin/time: { ms, rssMb, cpuMs (user + system), status, stdout, stderr }. */
 function timed(cmd, args, { env, cwd, onStart }) {
   return new Promise((done, fail) => {
     const t0 = performance.now();
-    const child = spawn("/usr/bin/time", ["-f", "%M", cmd, ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("/usr/bin/time", ["-f", "%M %U %S", cmd, ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
     onStart?.(t0);
     let stdout = "";
     let stderr = "";
@@ -51,8 +51,8 @@ function timed(cmd, args, { env, cwd, onStart }) {
     child.on("error", fail);
     child.on("close", (status) => {
       const ms = performance.now() - t0;
-      const rssKb = Number(stderr.trim().split("\n").at(-1));
-      done({ ms, rssMb: rssKb / 1024, status, stdout, stderr });
+      const [rssKb, user, sys] = stderr.trim().split("\n").at(-1).split(" ").map(Number);
+      done({ ms, rssMb: rssKb / 1024, cpuMs: (user + sys) * 1000, status, stdout, stderr });
     });
   });
 }
@@ -74,7 +74,7 @@ function agentDir(root, name, mockUrl, pkg) {
 /**
  * Runs the benchmark; returns the rows. `log(line)` reports progress.
  */
-export async function runResumeBench({ sizes, hosts, runs, cases, pkg, sessionsDir, log = () => {} }) {
+export async function runResumeBench({ sizes, hosts, runs, cases, pkg, sessionsDir, variants = [], log = () => {} }) {
   const work = mkdtempSync(join(tmpdir(), "ptn-resume-"));
   const sessions = sessionsDir ?? join(work, "sessions");
   // pi refuses to resume a session whose header's cwd is gone: the sessions name this directory, kept beside them.
@@ -85,11 +85,16 @@ export async function runResumeBench({ sizes, hosts, runs, cases, pkg, sessionsD
   let script = [];
   const arrived = [];
   const mock = await startAnthropicMock({ replies: () => script.shift() ?? { text: "ok" }, onRequest: () => arrived.push(performance.now()) });
+  const debugFile = join(work, "debug.log");
+  // pi alone, pi + plugin, and any extra plugin variants (`{name, env}`: the plugin with these env vars).
+  const all = [{ name: "alone", plugin: false, env: {} }, { name: "plugin", plugin: true, env: {} }, ...variants.map((v) => ({ ...v, plugin: true }))];
   const rows = [];
   try {
     for (const host of hosts) {
       if (!hostAvailable(host)) throw new Error(`pi ${host} is not installed: run npm run setup`);
       const dirs = { alone: agentDir(work, `agent-${host}-alone`, mock.url, null), plugin: agentDir(work, `agent-${host}-plugin`, mock.url, pkg) };
+      // A variant may name another built package (`pkg`): its own agent dir.
+      for (const v of all) if (v.pkg) dirs[v.name] = agentDir(work, `agent-${host}-${v.name}`, mock.url, v.pkg);
       for (const mb of sizes) {
         if (mb > (MAX_MB[host] ?? Infinity)) continue;
         const file = join(sessions, `resume-${mb}mb.jsonl`);
@@ -100,42 +105,60 @@ export async function runResumeBench({ sizes, hosts, runs, cases, pkg, sessionsD
         }
         const size = statSync(file).size;
         for (const kase of cases) {
-          const samples = { alone: [], plugin: [] };
+          const samples = Object.fromEntries(all.map((v) => [v.name, []]));
           for (let i = 0; i < runs; i++) {
-            const order = i % 2 ? ["plugin", "alone"] : ["alone", "plugin"];
+            // Alternating: each round in another order (rotated), so no variant always follows the same one.
+            const order = all.map((_, k) => all[(k + i) % all.length]);
+            if (i % 2) order.reverse();
             for (const variant of order) {
               script = kase === "tool" ? [{ calls: [{ name: "navigate_tree", input: { action: "list" } }] }, { text: "ok" }] : [{ text: "ok" }];
               const before = mock.requests.length;
               let t0 = 0;
+              rmSync(debugFile, { force: true });
               const env = {
                 ...process.env,
-                PI_CODING_AGENT_DIR: dirs[variant],
+                PI_CODING_AGENT_DIR: dirs[variant.pkg ? variant.name : variant.plugin ? "plugin" : "alone"],
                 PI_OFFLINE: "1",
                 PI_SKIP_VERSION_CHECK: "1",
                 PI_TELEMETRY: "0",
+                PI_TREE_NAVIGATOR_DEBUG: debugFile,
+                ...variant.env,
               };
               delete env.NODE_TEST_CONTEXT;
               const r = await timed(nodeFor(host), [piCliPath(host), "-p", "--session", file, "say ok"], { env, cwd: project, onStart: (t) => (t0 = t) });
               truncateSync(file, size);
               const reqs = mock.requests.slice(before);
-              if (r.status !== 0 || !/\bok\b/.test(r.stdout)) throw new Error(`pi ${host} ${variant} ${mb} MB ${kase}: exit ${r.status}\n${r.stdout}\n${r.stderr.slice(-3000)}`);
+              const what = `pi ${host} ${variant.name} ${mb} MB ${kase}`;
+              if (r.status !== 0 || !/\bok\b/.test(r.stdout)) throw new Error(`${what}: exit ${r.status}\n${r.stdout}\n${r.stderr.slice(-3000)}`);
               const expected = kase === "tool" ? 2 : 1;
-              if (reqs.length !== expected) throw new Error(`pi ${host} ${variant} ${mb} MB ${kase}: ${reqs.length} requests, expected ${expected}`);
+              if (reqs.length !== expected) throw new Error(`${what}: ${reqs.length} requests, expected ${expected}`);
               if (kase === "tool") {
+                // The index is built, not postponed: the list names the session's anchors.
                 const answer = JSON.stringify(reqs[1].full.messages.at(-1));
-                const ok = variant === "plugin" ? /\[list\] · \d+ anchors/.test(answer) : /not found/i.test(answer);
-                if (!ok) throw new Error(`pi ${host} ${variant} ${mb} MB: the tool call's answer is not what it should be: ${answer.slice(0, 500)}`);
+                const ok = variant.plugin ? /\[list\] · \d+ anchors/.test(answer) : /not found/i.test(answer);
+                if (!ok) throw new Error(`${what}: the tool call's answer is not what it should be: ${answer.slice(0, 500)}`);
               }
-              samples[variant].push({ ms: r.ms, rssMb: r.rssMb, firstRequestMs: arrived[before] - t0 });
+              const debug = existsSync(debugFile) ? readFileSync(debugFile, "utf8").trim().split("\n").pop() : "";
+              samples[variant.name].push({ ms: r.ms, rssMb: r.rssMb, cpuMs: r.cpuMs, firstRequestMs: arrived[before] - t0, debug });
             }
           }
-          const row = {
-            host, mb, bytes: size, kase,
-            alone: { ms: stat(samples.alone.map((s) => s.ms)), rssMb: stat(samples.alone.map((s) => s.rssMb)), firstRequestMs: stat(samples.alone.map((s) => s.firstRequestMs)) },
-            plugin: { ms: stat(samples.plugin.map((s) => s.ms)), rssMb: stat(samples.plugin.map((s) => s.rssMb)), firstRequestMs: stat(samples.plugin.map((s) => s.firstRequestMs)) },
-          };
+          const summary = (xs) => ({
+            ms: stat(xs.map((s) => s.ms)),
+            rssMb: stat(xs.map((s) => s.rssMb)),
+            cpuMs: stat(xs.map((s) => s.cpuMs)),
+            firstRequestMs: stat(xs.map((s) => s.firstRequestMs)),
+            debug: xs.map((s) => s.debug).filter(Boolean),
+          });
+          const row = { host, mb, bytes: size, kase, ...Object.fromEntries(all.map((v) => [v.name, summary(samples[v.name])])) };
           rows.push(row);
-          log(`pi ${host} ${mb} MB ${kase}: alone ${row.alone.ms.median.toFixed(0)} ms / ${row.alone.rssMb.median.toFixed(0)} MB · plugin ${row.plugin.ms.median.toFixed(0)} ms / ${row.plugin.rssMb.median.toFixed(0)} MB · ${(row.plugin.ms.median / row.alone.ms.median).toFixed(2)}× · first request ${row.alone.firstRequestMs.median.toFixed(0)} vs ${row.plugin.firstRequestMs.median.toFixed(0)} ms`);
+          const a = row.alone;
+          log(
+            `pi ${host} ${mb} MB ${kase}: alone ${a.ms.median.toFixed(0)} ms / ${a.rssMb.median.toFixed(0)} MB / first request ${a.firstRequestMs.median.toFixed(0)} ms` +
+              all.slice(1).map((v) => {
+                const x = row[v.name];
+                return ` · ${v.name} ${x.ms.median.toFixed(0)} ms (${(x.ms.median / a.ms.median).toFixed(2)}×) / ${x.rssMb.median.toFixed(0)} MB (${(x.rssMb.median / a.rssMb.median).toFixed(2)}×) / first request ${x.firstRequestMs.median.toFixed(0)} ms`;
+              }).join(""),
+          );
         }
       }
     }
@@ -146,7 +169,7 @@ export async function runResumeBench({ sizes, hosts, runs, cases, pkg, sessionsD
   return rows;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const argv = process.argv.slice(2);
   const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
   const rows = await runResumeBench({
@@ -154,6 +177,15 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     hosts: opt("--hosts", "1.6.0,0.75.5").split(","),
     runs: Number(opt("--runs", "5")),
     cases: opt("--cases", "plain,tool").split(","),
+    // --variant name:ENV=value,ENV=value (repeatable): the plugin run with these env vars, measured alongside
+    // (PKG=<dir>: another built package).
+    variants: argv.flatMap((a, i) => (a === "--variant" ? [argv[i + 1]] : [])).map((spec) => {
+      const [name, envs = ""] = spec.split(":");
+      const env = Object.fromEntries(envs.split(",").filter(Boolean).map((kv) => kv.split("=")));
+      const pkg = env.PKG ? resolve(env.PKG) : undefined;
+      delete env.PKG;
+      return { name, env, pkg };
+    }),
     pkg: resolve(opt("--pkg", join(REPO, "pkg"))),
     sessionsDir: argv.includes("--keep-sessions") ? resolve(opt("--keep-sessions")) : null,
     log: (m) => console.error(`[resume] ${m}`),

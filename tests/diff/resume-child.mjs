@@ -142,8 +142,8 @@ for (const c of cases) {
       pi,
       core: () => core,
       host,
-      adopt: (_sm, _api, index, fed) => {
-        adopted = { index, fed };
+      adopt: (_sm, _api, index, fed, cursor) => {
+        adopted = { index, fed, cursor };
         return true;
       },
       wasmUrl: new URL("pi_tree_navigator_bg.wasm", pathToFileURL(join(pkgDir, "/")).href),
@@ -187,16 +187,38 @@ for (const c of cases) {
       for (const runEnded of [false, true]) {
         for (const turn of [null, 1, 2, 5]) {
           const facts = { turns, runEnded, disabledByEnv: turns === 3 && runEnded };
-          const onPath = core.startAnchorStepOnPath(facts, turn, host.pathLabels(sm), host.leafId(sm));
+          const onPath = core.startAnchorStepOnPath(facts, turn, host.labelOnPath(sm, core.startAnchorLabel()), host.leafId(sm));
           const indexed = attempt(() => old.startAnchorStep(facts, turn));
           if (JSON.stringify(onPath) !== JSON.stringify(indexed)) startAnchor.push({ facts, turn, onPath, indexed });
         }
       }
     }
-    let result = { name: c.name, adopted: !!adopted, reason: debug.trim().split("\n").pop() ?? "", startAnchor };
+    // Whether a label is on the active path, as pi says it (the start anchor's fact), = the index's findLabel.
+    const labelOnPath = [];
+    if (!oldSync?.threw) {
+      const values = new Set(["anchor:start", "no such label"]);
+      for (const e of sm.getEntries()) if (e?.type === "label" && typeof e.label === "string") values.add(e.label);
+      for (const label of values) {
+        const host_ = host.labelOnPath(sm, label);
+        const index_ = old.findLabel(label) !== null;
+        if (host_ !== index_) labelOnPath.push({ label, host: host_, index: index_ });
+      }
+    }
+    // The estimate per turn (from the last usage) = the estimate along the whole path, at every entry.
+    const currentTokens = [];
+    if (!oldSync?.threw) {
+      for (const id of ids) {
+        old.setLeaf(id);
+        const fast = attempt(() => old.currentTokens());
+        const full = attempt(() => old.estimate().tokens);
+        if (JSON.stringify(fast) !== JSON.stringify(full)) currentTokens.push({ id, fast, full });
+      }
+      attempt(() => old.setLeaf(sm.getLeafId()));
+    }
+    let result = { name: c.name, adopted: !!adopted, reason: debug.trim().split("\n").pop() ?? "", startAnchor, currentTokens, labelOnPath };
     if (adopted) {
       // What the navigator does with it: the entries after the count it holds, then pi's leaf.
-      const newSync = attempt(() => adopted.index.sync(sm.getEntries().slice(adopted.fed), sm.getLeafId()));
+      const newSync = attempt(() => adopted.index.sync(host.entriesSince(sm, adopted.fed, adopted.cursor), sm.getLeafId()));
       const got = digest(adopted.index, ids);
       const first = firstDifference({ ...want, sync: oldSync?.threw ?? null }, { ...got, sync: newSync?.threw ?? null });
       result = { ...result, equal: first === null, first };

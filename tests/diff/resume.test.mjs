@@ -14,7 +14,7 @@
 // alone for a while first; the same sessions without their final newline (pi ≥1.5 repairs that on open); and
 // files that must NOT be used: changed under the read (cut, replaced, an entry moved, an entry pi never read —
 // before `session_start`, and during the read), and a line pi keeps as an entry that the core does not take (an
-// id that is no string). A session read from its file must equal the old path's; a file that cannot stand for pi's
+// id that is no string; also in a session pi wrote itself, where only the agreement check can refuse it). A session read from its file must equal the old path's; a file that cannot stand for pi's
 // entries must be refused with a debug line saying why (the navigator then takes pi's objects).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -25,6 +25,7 @@ import test from "node:test";
 import { fileURLToPath } from "node:url";
 import { ALL_HOST_VERSIONS, hostAvailable, nodeFor } from "../../scripts/hosts.mjs";
 import { generateBatch, resolveSeed } from "./generate.mjs";
+import { writeLongSession } from "../bench/long-session.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
@@ -79,6 +80,13 @@ function casesFor(generation) {
     writeFileSync(file, `${lines.join("\n")}\n`);
     cases.push({ name: `disagreeing s${s.index}`, kind: "disagreeing", file, chunkBytes: 512 });
   }
+  // The same in a session pi wrote itself (no line a part could not decide alone): the agreement check refuses it.
+  const clean = join(dir, "clean-numeric-id.jsonl");
+  writeLongSession(clean, { mb: 0.3, cwd: dir });
+  const lines = readFileSync(clean, "utf8").replace(/\n$/, "").split("\n");
+  lines.splice(lines.length - 1, 0, `{"type":"custom","id":1234,"parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","customType":"x"}`);
+  writeFileSync(clean, `${lines.join("\n")}\n`);
+  cases.push({ name: "disagreeing (clean session)", kind: "disagreeing-clean", file: clean, chunkBytes: 4096 });
   return cases;
 }
 
@@ -120,10 +128,12 @@ for (const version of hosts) {
       }
       (tally[c.kind] ??= { adopted: 0, refused: 0 })[r.adopted ? "adopted" : "refused"]++;
       assert.deepEqual(r.startAnchor, [], `${where}: the start anchor decided from pi's path labels differs from the index's decision`);
+      assert.deepEqual(r.currentTokens, [], `${where}: currentTokens (from the last usage) differs from estimate().tokens`);
+      assert.deepEqual(r.labelOnPath, [], `${where}: whether a label is on the active path, as pi says it, differs from the index's findLabel`);
       if (r.adopted) assert.equal(r.equal, true, `${where}: the index read from the file differs from pi's entries at ${r.first}`);
-      else assert.match(r.reason, /resume: (the file (is not used|disagrees)|reading the file failed)/, `${where}: refused without a debug line saying why: ${r.reason}`);
-      if (c.kind === "changed-before" || c.kind === "disagreeing") assert.equal(r.adopted, false, `${where}: a file that no longer holds pi's entries was used`);
-      if (c.kind === "disagreeing") assert.match(r.reason, /disagrees with pi's entries/, where);
+      else assert.match(r.reason, /resume: (file (not used|disagrees)|reading the file failed)/, `${where}: refused without a debug line saying why: ${r.reason}`);
+      if (c.kind === "changed-before" || c.kind.startsWith("disagreeing")) assert.equal(r.adopted, false, `${where}: a file that no longer holds pi's entries was used`);
+      if (c.kind === "disagreeing-clean") assert.match(r.reason, /file disagrees with pi's entries \(/, where);
       // pi rewrote these files as it opened them (its own JSON.stringify of every entry): read as they are.
       if (c.kind === "migrated-v1" || c.kind === "migrated-v2") assert.equal(r.adopted, true, `${where}: pi rewrote the file as it opened it; the read should use it (${r.reason})`);
       // pi ≥1.5 appends the missing newline; earlier pi leave the file as it is, odd whitespace included: a part may
@@ -135,7 +145,7 @@ for (const version of hosts) {
     // pi ≤0.75 may trim, or a file pi loads differently from its first line, sends a few to pi's objects).
     const plain = tally.plain;
     assert.ok(plain.adopted >= 0.8 * (plain.adopted + plain.refused), `pi ${version}: only ${plain.adopted} of ${plain.adopted + plain.refused} plain sessions read from their file`);
-    for (const kind of ["changed-before", "changed-after", "disagreeing", "repaired", "migrated-v1", "migrated-v2"]) {
+    for (const kind of ["changed-before", "changed-after", "disagreeing", "disagreeing-clean", "repaired", "migrated-v1", "migrated-v2"]) {
       assert.ok((tally[kind]?.adopted ?? 0) + (tally[kind]?.refused ?? 0) > 0, `pi ${version}: no ${kind} session was opened by pi`);
     }
   });
