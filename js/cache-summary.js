@@ -26,7 +26,10 @@ export function installCapture(pi, captures) {
       } catch {}
       // The model it went to: a provider's cache is per model (a compaction after a model switch goes cold).
       const model = ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined;
-      captures.set(id, { messages: structuredClone(event.messages), leafId: sm.getLeafId(), systemPrompt: typeof systemPrompt === "string" ? systemPrompt : undefined, model });
+      // The array copied, not the messages: pi hands `context_with_system` a copy of the request's messages
+      // made for that request alone (emitContext's structuredClone, every host with this event), which nothing
+      // changes after the request; a second deep copy cost ~1 ms per request at a full context.
+      captures.set(id, { messages: event.messages.slice(), leafId: sm.getLeafId(), systemPrompt: typeof systemPrompt === "string" ? systemPrompt : undefined, model });
       while (captures.size > MAX_CAPTURES) captures.delete(captures.keys().next().value);
     } catch {
       // Observe only: a failed capture means the next rewind takes the cold path ("no-capture").

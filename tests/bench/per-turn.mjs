@@ -3,13 +3,14 @@
 //   PTN_HOST_VERSION=1.6.0 <node22> tests/bench/per-turn.mjs <pkg dir> <session.jsonl> [turns]
 //
 // The session file (a copy) is opened with pi's SessionManager.open and resumed in a real AgentSession with the
-// faux model (pi-host.md §4), the extension loaded from the built package through pi's own loader by a wrapper
-// extension that times every handler the plugin registers (`pi.on`: context, turn_end, tool_call, tool_result,
-// before_agent_start, agent_end, context_with_system, …; an async handler until it settles). The model works
-// for `turns` turns (each a call of another tool and its result, as in a long autonomous run), then calls
-// `navigate_tree` `list` once. A turn's cost is the sum of the plugin's handlers between its `turn_start` and
-// the next; the first turn is shown apart (the start anchor is decided then: pi's path labels and leaf). Prints
-// one JSON line: {piVersion, node, entries, turns, perTurn, firstTurn, byHook, list, listText}.
+// faux model (pi-host.md §4; pi's startup binds the extensions: session_start), the extension loaded from the
+// built package through pi's own loader by a wrapper extension that times every handler the plugin registers
+// (`pi.on`: context, turn_end, tool_call, tool_result, before_agent_start, agent_end, context_with_system, …; an
+// async handler until it settles). The model first calls `navigate_tree` `list` (the call takes the resumed
+// session's index over), then works for `turns` turns (each a call of another tool and its result, as in a long
+// autonomous run), then lists again. A turn's cost is the sum of the plugin's handlers between its `turn_start`
+// and the next; the first turn (the first list, the start anchor's decision) is shown apart. Prints one JSON
+// line: {piVersion, node, entries, turns, perTurn, firstTurn, byHook, list, firstList, listText}.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -68,13 +69,16 @@ try {
   });
   // What pi's startup does once the session exists: session_start (the plugin's resume read starts here).
   await session.session.bindExtensions({});
+  // The first call takes the resumed session's index over (read from its file, or built): then the turns.
+  m.agent.push(m.calls([["navigate_tree", { action: "list" }, "list1"]]));
   for (let t = 0; t < TURNS; t++) m.agent.push(m.calls([["bulk_read", { chars: 2000, tag: `src/mod${t}.rs` }, `b${t}`]]));
-  m.agent.push(m.calls([["navigate_tree", { action: "list" }, "list1"]]), m.text("done"));
-  const listAt = TURNS;
+  m.agent.push(m.calls([["navigate_tree", { action: "list" }, "list2"]]), m.text("done"));
   await session.session.prompt("Keep going with the parser work.");
-  const listMs = B.list[0];
-  // The list's turn pays for the list; the turns before it are the plain ones.
-  const turns = B.perTurn.slice(0, listAt);
+  const listMs = B.list[1];
+  const firstListMs = B.list[0];
+  // The first turn pays for the first list (and the start anchor's decision); the list at the end for the
+  // second: the plain turns are the ones between.
+  const turns = B.perTurn.slice(1, 1 + TURNS);
   const msgs = session.session.agent?.state?.messages ?? [];
   const listText = JSON.stringify(msgs.filter((x) => x.role === "toolResult" && x.toolName === "navigate_tree").map((x) => x.content?.[0]?.text ?? "")).slice(0, 400);
   session.dispose();
@@ -84,10 +88,11 @@ try {
     node: process.versions.node,
     entries,
     turns: turns.length,
-    perTurn: stats(turns.slice(1)),
-    firstTurn: turns[0],
+    perTurn: stats(turns),
+    firstTurn: B.perTurn[0],
     byHook,
     list: listMs,
+    firstList: firstListMs,
     listText,
   }));
 } finally {
