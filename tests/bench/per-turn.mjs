@@ -21,7 +21,7 @@ import { stats } from "./timing.mjs";
 const [pkg, file, turnsArg] = process.argv.slice(2);
 const TURNS = Number(turnsArg ?? 40);
 const host = await loadHost();
-const B = (globalThis[Symbol.for("ptn-bench-turn")] = { turn: -1, perTurn: [], byHook: {}, list: [] });
+const B = (globalThis[Symbol.for("ptn-bench-turn")] = { turn: -1, perTurn: [], byHook: {}, list: [], count: {} });
 
 const wrapper = join(pkg, "bench-turn-wrapper.js");
 writeFileSync(
@@ -36,10 +36,15 @@ export default function benchTurnWrapper(pi) {
   pi.on("turn_start", () => { B.turn++; });
   const proxy = new Proxy(pi, {
     get(target, key) {
-      if (key === "on") return (event, handler) => target.on(event, async (e, ctx) => {
-        const t0 = performance.now();
-        try { return await handler(e, ctx); } finally { charge(event, performance.now() - t0); }
-      });
+      if (key === "on") return (event, handler) => {
+        // Several handlers of one event are told apart by their order (session_start#1, …).
+        const name = B.byHook[event] || B.seen?.has(event) ? event + "#" + ((B.count[event] = (B.count[event] ?? 1) + 1)) : event;
+        (B.seen ??= new Set()).add(event);
+        return target.on(event, async (e, ctx) => {
+          const t0 = performance.now();
+          try { return await handler(e, ctx); } finally { charge(name, performance.now() - t0); }
+        });
+      };
       if (key === "registerTool") return (def) => target.registerTool({ ...def, async execute(...args) {
         const t0 = performance.now();
         try { return await def.execute(...args); } finally { B.list.push(performance.now() - t0); }
