@@ -42,6 +42,17 @@ const wasmPack = (argv, extraEnv = {}) => {
 wasmPack(args);
 
 
+// The published .d.ts without the raw wasm exports: wasm-bindgen lists every export of the module in
+// `InitOutput` (~10 kB, ~1 kB of the packed package), which no caller uses — the classes and functions above it
+// are the API. `initSync`/`init` keep their result type, narrowed to the module's memory.
+{
+  const dtsPath = join(pkgDir, "pi_tree_navigator.d.ts");
+  const dts = readFileSync(dtsPath, "utf8");
+  const initOutput = /export interface InitOutput \{\n\s*readonly memory: WebAssembly\.Memory;\n[^}]*\}/;
+  if (!initOutput.test(dts)) die("pi_tree_navigator.d.ts: no `InitOutput` interface starting with `memory` (wasm-bindgen changed?)");
+  writeFileSync(dtsPath, dts.replace(initOutput, "export interface InitOutput {\n    readonly memory: WebAssembly.Memory;\n}"));
+}
+
 // --- 2. copy js/ into pkg/ -----------------------------------------------------------------------
 const skip = (name) => name.startsWith(".") || /\.test\.[cm]?[jt]s$/.test(name) || name === "node_modules";
 const copied = [];

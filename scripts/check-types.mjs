@@ -4,10 +4,10 @@
 //      "pi-tree-navigator" through pkg/'s exports map (a temp folder with node_modules/pi-tree-navigator -> pkg);
 //      skipLibCheck is off, so pkg/*.d.ts themselves must type-check too;
 //   2. the published .d.ts files in pkg/ must not contain the type `any` (comments ignored).
-//      Allowed: wasm-bindgen's own init plumbing in pi_tree_navigator.d.ts — the `InitOutput` interface (raw wasm
-//      exports such as `readonly sessionindex_path: (a: number, b: number, c: any) => void`, where `any` is an
-//      externref) and the InitInput/SyncInitInput/initSync/__wbg_init lines. They are not part of the
-//      SessionIndex API; each allowed line is printed.
+//      Allowed: wasm-bindgen's own init plumbing in pi_tree_navigator.d.ts — the `InitOutput` interface (the build
+//      keeps only its `memory`; raw wasm exports there had `any` for an externref) and the
+//      InitInput/SyncInitInput/initSync/__wbg_init lines. They are not part of the SessionIndex API; each allowed
+//      line is printed.
 // The consumer is compiled with lib es2022 + esnext.disposable + dom: wasm-bindgen 0.2.130 emits
 // `[Symbol.dispose](): void` on classes, which needs esnext.disposable (or lib esnext) when skipLibCheck is off.
 import { spawnSync } from "node:child_process";
