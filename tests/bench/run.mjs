@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the side-by-side benchmarks (docs/benchmarks.md).
 //
-//   node tests/bench/run.mjs [--quick] [--no-write] [--rows 1,2,3,4,5,6] [--pkg <dir>]
+//   node tests/bench/run.mjs [--quick] [--no-write] [--rows 1,2,3,4,5,6] [--pkg <dir>] [--no-resume]
 //
 // --quick: 1k and 10k entries only, fewer runs, nothing written. --pkg: measure that built package as is
 // (no build step), e.g. a copy made while someone else keeps editing the sources.
@@ -9,7 +9,8 @@
 //    from scripts/setup.sh); 2. builds pkg/ when it is missing or older than src/, js/ or Cargo.*;
 // 3. copies pkg/ to a temp dir (so a concurrent rebuild cannot change the wasm mid-run);
 // 4. runs tests/bench/main.mjs under Node 22 (pi ≥0.75 needs it; the comparisons run in that one process),
-//    which prints the tables and writes them into docs/benchmarks.md (unless --no-write or --quick).
+//    which prints the tables and writes them into docs/benchmarks.md (unless --no-write or --quick);
+// 5. then tests/bench/resume-rows.mjs (issue 29: resume, per turn, the CLI vs its floor; its env switches there).
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,5 +63,11 @@ const mainArgs = ["--expose-gc", "--max-old-space-size=6144", join(REPO, "tests"
 if (write) mainArgs.push("--write");
 mainArgs.push(...args.filter((a) => a !== "--no-write"));
 const r = spawnSync(node22Path(), mainArgs, { cwd: REPO, stdio: "inherit" });
+// Issue 29's rows (resume, per turn, the CLI vs its floor): tests/bench/resume-rows.mjs; --no-resume leaves them out.
+let resume = { status: 0 };
+if (r.status === 0 && !args.includes("--no-resume")) {
+  const resumeArgs = [join(REPO, "tests", "bench", "resume-rows.mjs"), "--pkg", join(snap, "pkg"), ...args.filter((a) => a === "--quick"), ...(write ? ["--write"] : [])];
+  resume = spawnSync(node22Path(), resumeArgs, { cwd: REPO, stdio: "inherit" });
+}
 rmSync(snap, { recursive: true, force: true });
-process.exit(r.status ?? 1);
+process.exit(r.status !== 0 ? (r.status ?? 1) : (resume.status ?? 1));
