@@ -8,13 +8,7 @@ use super::error::{invalid, js_error};
 use super::SessionIndex;
 use crate::session::{self, Profile};
 
-/// One part of a session file, cut at line starts, read into a facts stream.
-///
-/// ```js
-/// const reader = new ChunkReader(first, "1.6.0");
-/// reader.push(bytes);                 // whole lines (the file's last piece may lack its newline)
-/// const facts = reader.finish(last);  // then reader.entries, reader.problem
-/// ```
+/// One part of a session file, cut at line starts, read into a facts stream (`push` whole lines, then `finish`).
 #[wasm_bindgen(js_name = ChunkReader)]
 #[derive(Debug)]
 pub struct ChunkReaderJs {
@@ -61,8 +55,7 @@ impl ChunkReaderJs {
 
 #[wasm_bindgen]
 impl SessionIndex {
-    /// Takes the entries of a facts stream (`ChunkReader.finish().facts`; streams of a file's parts in file
-    /// order give what the whole file gives). Returns how many were taken.
+    /// Takes the entries of a `ChunkReader`'s stream (the parts in file order); returns how many.
     ///
     /// # Errors
     /// `InvalidArgument` for a full index or a stream that is none.
@@ -71,8 +64,7 @@ impl SessionIndex {
         self.inner.append_facts(facts).map(|n| n as u32).map_err(js_error)
     }
 
-    /// Where this index and the host's entries differ, in words (`null` when they agree): `host` holds
-    /// `id, parentId, type` of each host entry in turn, in the host's order.
+    /// Where this index and the host's entries (`id, parentId, type` of each in turn) differ, or `null`.
     #[wasm_bindgen(unchecked_return_type = "string | null")]
     pub fn disagreement(&self, #[wasm_bindgen(unchecked_param_type = "Array<string | null | undefined>")] host: &js_sys::Array) -> JsValue {
         let value = |i: u32| host.get(i);

@@ -7,12 +7,10 @@ use super::error::{invalid, js_error};
 use super::to_js;
 use crate::session::{Leaf, Profile};
 
-/// The anchors and the estimate at the leaf of a whole session file's bytes (`readFileSync(path)`, or a
-/// [`FileBytes`], which this takes: it is empty afterwards), as
-/// `SessionIndex.listAnchors` gives them after `loadFileBytes`, with the load's report — reading in full
-/// only the message contents the estimates count (a few per anchor on a session with usage). `leafId`:
-/// omitted = the last entry, `null` = before the first entry, an id = that entry (`list` is `null` when no
-/// entry has it). `hostVersion`: estimate with that pi's rules (else as the contents say).
+/// `listAnchors` and the load's report of a whole session file's bytes (a `Uint8Array`, or a [`FileBytes`],
+/// left empty), as after `loadFileBytes`, reading only the contents the estimates count. `leafId`: omitted =
+/// the last entry, `null` = before the first, an id = that entry (`list` is `null` when none has it).
+/// `hostVersion`: that pi's rules.
 ///
 /// # Errors
 /// `InvalidArgument` for a `hostVersion` that names no pi version or `bytes` that are neither; `Cycle` for
