@@ -12,14 +12,11 @@ import { gzipSync, brotliCompressSync, constants as zlibConstants } from "node:z
 import { bunPath, hostDir, systemNodePath } from "../../scripts/hosts.mjs";
 import { assertSameList, loadReference, piLoad, seedActiveTokens, seedList } from "./seed.mjs";
 import { buildSerdeFloor, serdeFloor } from "./serde-floor.mjs";
-import { compare, fmtBytes, fmtMs, fmtRatio, fmtStat, roundsFor } from "./timing.mjs";
+import { benchArgs, compare, fmtBytes, fmtMs, fmtRatio, fmtStat, roundsFor } from "./timing.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, "../..");
-const argv = process.argv.slice(2);
-const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
-const PKG = resolve(opt("--pkg", join(REPO, "pkg")));
-const QUICK = argv.includes("--quick");
+const { argv, opt, pkg: PKG, quick: QUICK } = benchArgs();
 const WRITE = argv.includes("--write");
 const ROWS = new Set(opt("--rows", "1,2,3,4,5,6").split(",").map(Number));
 const HOST = "0.75.5";

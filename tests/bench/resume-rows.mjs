@@ -21,13 +21,11 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hostAvailable, node22Path, nodeFor } from "../../scripts/hosts.mjs";
 import { runResumeBench } from "./resume-bench.mjs";
+import { benchArgs } from "./timing.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, "../..");
-const argv = process.argv.slice(2);
-const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
-const PKG = resolve(opt("--pkg", join(REPO, "pkg")));
-const QUICK = argv.includes("--quick");
+const { argv, pkg: PKG, quick: QUICK } = benchArgs();
 const WRITE = argv.includes("--write") && !QUICK;
 const log = (m) => console.error(`[bench:resume] ${m}`);
 const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();

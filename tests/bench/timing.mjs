@@ -4,7 +4,17 @@
 // lasts about `targetMs` (fast operations) or is 1 (slow ones). Compared functions run in the same process,
 // alternating A,B / B,A every round, each sample after a forced GC when `--expose-gc` is on (and a 50 ms pause
 // for V8's concurrent sweeping, plus one untimed call for fast calls), so neither side pays the other's garbage.
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
 const gc = globalThis.gc ?? (() => {});
+
+/** A bench script's command line: `opt(name, fallback)`, the built package under test (`--pkg`, default the repo's pkg/), `--quick`. */
+export function benchArgs(argv = process.argv.slice(2)) {
+  const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+  const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+  return { argv, opt, pkg: resolve(opt("--pkg", join(repo, "pkg"))), quick: argv.includes("--quick") };
+}
 
 export function stats(xs) {
   const s = [...xs].sort((a, b) => a - b);
