@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use tsify_next::Tsify;
 
 use crate::session::Anchor;
-use crate::text::{format_pct1, format_window};
+use crate::text::{format_pct1, format_window, shown_of, MAX_NAMES_SHOWN};
 
 /// The label name of the automatic start anchor (`anchor:start`).
 pub const START_ANCHOR: &str = "start";
@@ -34,15 +34,21 @@ pub fn tool_guidelines() -> Vec<String> {
 }
 
 /// The message steered into the running loop when the context crosses the threshold (anchors exist).
+///
+/// A long run can hold hundreds of anchors and the hint is steered into a context that is already full, so it
+/// names only the oldest [`MAX_NAMES_SHOWN`] (the ones a rewind should reach for first) and points to `list`
+/// for the rest.
 pub fn pressure_hint(tokens: f64, window: f64, anchors: &[Anchor]) -> String {
-    let names: Vec<String> = anchors.iter().map(|a| format!("'{}' ({})", a.name, format_pct1(a.tokens, window))).collect();
+    let names: Vec<String> =
+        anchors.iter().take(MAX_NAMES_SHOWN).map(|a| format!("'{}' ({})", a.name, format_pct1(a.tokens, window))).collect();
+    let rest = if anchors.len() > MAX_NAMES_SHOWN { " (action='list' shows them all)" } else { "" };
     format!(
         "[context {} of {}] The context is filling up; pi will soon compact it, which loses detail. Finish the \
          step you are on, then call navigate_tree(action='rewind') to the oldest anchor whose work is done, with \
-         a summaryFocus that keeps what still matters. Anchors (oldest first): {}.",
+         a summaryFocus that keeps what still matters. Anchors (oldest first): {}{rest}.",
         format_pct1(tokens, window),
         format_window(window),
-        names.join(", ")
+        shown_of(names.iter().map(String::as_str), anchors.len())
     )
 }
 
@@ -545,6 +551,14 @@ mod tests {
         assert!(h.starts_with("[context 75.0% of 128k]"), "{h}");
         assert!(h.contains("'start' (10.0%)"), "{h}");
         assert!(no_anchor_note(96_000.0, 128_000.0).contains("anchor:<name>"));
+        // A long run's anchors: the oldest ten by name, the rest counted, `list` named for them.
+        let many: Vec<Anchor> = (0..25)
+            .map(|i| Anchor { name: format!("a{i}"), entry_id: format!("e{i}"), slot: i, tokens: 1_000.0 * f64::from(i), hint: None })
+            .collect();
+        let h = pressure_hint(96_000.0, 128_000.0, &many);
+        assert!(h.contains("'a9' (7.0%) and 15 more (action='list' shows them all)."), "{h}");
+        assert!(!h.contains("'a10'"), "{h}");
+        assert!(!pressure_hint(96_000.0, 128_000.0, &many[..10]).contains("more"));
         let i = cache_summary_instruction(3, 9, "keep the parser plan");
         assert!(i.contains("messages 3 to 9") && i.ends_with("keep the parser plan"), "{i}");
     }
