@@ -4,15 +4,14 @@
 // is read by pi's own SessionManager and by our CLI (`context`, `tree`, `tokens`): the same context, the compaction
 // a row of the tree. On pi 0.74/0.75 pi compacts on its own (no live request); the reading is the same.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
 import { loadHost } from "./lib/harness.mjs";
-import { FIXTURES, nodeFor, PKG_DIR, piCliPath } from "./lib/hosts.mjs";
+import { FIXTURES, nodeFor, PKG_DIR, piCliPath, runChild } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
-import { WireModel } from "./lib/wire.mjs";
+import { WireModel, textOf } from "./lib/wire.mjs";
 
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY", "PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION"]) delete process.env[k];
 const host = await loadHost();
@@ -22,23 +21,6 @@ const MARK = "Write a context checkpoint instead";
 const COLD_MARK = "context summarization assistant";
 const SUMMARY = "## Goal\nread the data (CLI-CHECKPOINT)";
 const WINDOW = 200000;
-
-function run(cmd, args, env, cwd) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-    child.on("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
-const textOf = (m) => (typeof m?.content === "string" ? m.content : (m?.content ?? []).map((b) => b.text ?? (typeof b.content === "string" ? b.content : JSON.stringify(b.content ?? ""))).join(""));
 
 test(`pi ${version} CLI: a compaction in print mode, then pi -c; pi and our CLI read the file as any compaction`, { timeout: 240_000 }, async (t) => {
   const root = mkdtempSync(join(tmpdir(), `ptn-compact-cli-${version}-`));
@@ -72,7 +54,7 @@ test(`pi ${version} CLI: a compaction in print mode, then pi -c; pi and our CLI 
   }));
   const env = { ...process.env, PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" };
   delete env.NODE_TEST_CONTEXT;
-  const pi = (args) => run(nodeFor(version), [piCliPath(version), ...args, "--offline", "-e", join(FIXTURES, "bulk-ext/index.js"), "-ns", "-nc", "-np", "--no-themes"], env, cwd);
+  const pi = (args) => runChild(nodeFor(version), [piCliPath(version), ...args, "--offline", "-e", join(FIXTURES, "bulk-ext/index.js"), "-ns", "-nc", "-np", "--no-themes"], env, cwd);
 
   const first = await pi(["-p", "read the data"]);
   assert.equal(first.status, 0, `pi -p failed (${first.status}): ${first.stderr}\n${first.stdout}`);
@@ -98,7 +80,7 @@ test(`pi ${version} CLI: a compaction in print mode, then pi -c; pi and our CLI 
   assert.equal(compactions[0].fromHook === true, CAPTURES, "ours where the host has a live request, else pi's own");
   const sm = host.pca.SessionManager.open(file, undefined, cwd);
   const piContext = host.pca.buildSessionContext(sm.getEntries(), sm.getLeafId()).messages;
-  const cli = (...args) => run(process.execPath, [join(PKG_DIR, "cli.js"), ...args], env, cwd);
+  const cli = (...args) => runChild(process.execPath, [join(PKG_DIR, "cli.js"), ...args], env, cwd);
   const context = await cli("context", file, "--json");
   assert.equal(context.status, 0, context.stderr);
   assert.deepEqual(JSON.parse(context.stdout).messages, JSON.parse(JSON.stringify(piContext)), "our CLI's context is pi's");

@@ -12,7 +12,7 @@
 // all). Those hosts install the unpacked tarball as a local path instead (README, "Install").
 // Needs the hosts (scripts/setup-hosts.sh) and `npm run build`.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +20,7 @@ import test from "node:test";
 import { FILE_SPEC_SINCE } from "../../js/doctor.js";
 import { compareVersions } from "../../js/tested-hosts.js";
 import { packTarball, sizeLine } from "../../scripts/pack.mjs";
-import { FIXTURES, HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
+import { FIXTURES, HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath, runChild } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
 import { WireModel } from "./lib/wire.mjs";
 
@@ -29,18 +29,7 @@ const SUMMARY = "## Goal\nDo the work.\n\n## Progress\n### Done\n- [x] read the 
 
 /** Runs pi `version`'s CLI without blocking this process (the mock answers from its event loop). */
 function pi(version, args, env, cwd) {
-  return new Promise((resolve) => {
-    const child = spawn(nodeFor(version), [piCliPath(version), ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-    child.on("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
+  return runChild(nodeFor(version), [piCliPath(version), ...args], env, cwd);
 }
 
 const root = mkdtempSync(join(tmpdir(), "ptn-tarball-"));

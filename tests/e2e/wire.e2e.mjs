@@ -12,7 +12,7 @@ import { compareVersions } from "../../js/tested-hosts.js";
 import { resultEntry } from "./lib/checks.mjs";
 import { createSession, loadHost } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
-import { WireModel, wireApis } from "./lib/wire.mjs";
+import { WireModel, canon, textOf, wireApis } from "./lib/wire.mjs";
 
 // These tests are about the product as shipped: the driver's kill switches off.
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY"]) delete process.env[k];
@@ -34,10 +34,6 @@ const anchor = (name) => ({ calls: [{ name: "navigate_tree", input: { action: "a
 const bulk = (chars, tag) => ({ calls: [{ name: "bulk_read", input: { chars, tag } }] });
 const rewind = () => ({ calls: [{ name: "navigate_tree", input: { action: "rewind", labelStart: "a", labelEnd: "a-done", summaryFocus: FOCUS } }] });
 
-const blocks = (m) => (typeof m?.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m?.content) ? m.content : []);
-const textOf = (m) => blocks(m).map((b) => b.text ?? (typeof b.content === "string" ? b.content : JSON.stringify(b.content ?? ""))).join("");
-/** JSON without cache_control: what a prompt is (the marker moves to the last message of each request). */
-const canon = (v) => JSON.parse(JSON.stringify(v ?? null, (k, x) => (k === "cache_control" ? undefined : x)));
 
 /** Each API as the tests see it (lib/wire.mjs). */
 const APIS = wireApis({ threads: THREADS });

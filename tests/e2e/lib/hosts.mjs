@@ -1,5 +1,5 @@
 // Host paths for the e2e suite: the setup scripts' helpers (scripts/hosts.mjs) plus the built package.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,4 +45,23 @@ export function runDemoUnderHostNode(version, args) {
     const r = spawnSync(node, [process.argv[1], ...args], { stdio: "inherit", env: { ...process.env, PTN_DEMO_CHILD: "1" } });
     process.exit(r.status ?? 1);
   }
+}
+
+/**
+ * Runs `cmd args` as a child without blocking this process (a mock in it answers from its event loop):
+ * `{status, stdout, stderr}`; killed after two minutes.
+ */
+export function runChild(cmd, args, env, cwd) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
 }

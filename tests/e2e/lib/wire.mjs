@@ -6,6 +6,13 @@
 
 import { startAnthropicMock, startChatCompletionsMock, startResponsesMock } from "./mock-api.mjs";
 
+/** A message's content blocks (a string content is one text block). */
+export const blocks = (m) => (typeof m?.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m?.content) ? m.content : []);
+/** A message's text: its text blocks, a tool result's content (as JSON when it is not a string). */
+export const textOf = (m) => blocks(m).map((b) => b.text ?? (typeof b.content === "string" ? b.content : JSON.stringify(b.content ?? ""))).join("");
+/** JSON without cache_control: what a prompt is (the marker moves to the last message of each request). */
+export const canon = (v) => JSON.parse(JSON.stringify(v ?? null, (k, x) => (k === "cache_control" ? undefined : x)));
+
 /**
  * Each API as the wire tests see it: its mock, pi's API name and base URL, the model's compat flags (Anthropic
  * message threads when `threads`; OpenAI's prompt-cache key), a request's conversation (`conv`) and what must
