@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use common::Rng;
 use pi_tree_navigator::session::{Chunk, ChunkReader, HostEntry, HostParent, Leaf, Mode, Profile, SessionIndex};
-use sessions::{fixture_files, random_session};
+use sessions::{fixture_files, mangled_session};
 
 const PROFILES: [Profile; 2] = [Profile::Pi074, Profile::Pi087];
 
@@ -132,20 +132,9 @@ fn fixtures_read_in_parts_as_whole() {
 #[test]
 fn random_sessions_read_in_parts_as_whole() {
     let mut rng = Rng(0x9A27_5EED);
-    let broken: [&[u8]; 4] = [b"\xFF", b"\xE2\x9C", b"\xC3", b"\xF0\x9F\x98"];
     let mut refused = 0;
     for round in 0..60 {
-        let mut bytes = random_session(&mut rng).into_bytes();
-        if round % 2 == 1 {
-            for _ in 0..=rng.below(4) {
-                let at = rng.below(bytes.len() as u64) as usize;
-                let what = broken[rng.below(broken.len() as u64) as usize];
-                bytes.splice(at..at, what.iter().copied());
-            }
-        }
-        if round % 3 == 2 {
-            bytes = String::from_utf8_lossy(&bytes).replace('\n', "\r\n").into_bytes();
-        }
+        let bytes = mangled_session(&mut rng, round);
         refused += check(&format!("random session {round}:\n{}", String::from_utf8_lossy(&bytes)), &bytes, &mut rng);
     }
     // Random sessions hold none of the shapes a part cannot decide alone (broken bytes in a header make the

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use common::Rng;
 use pi_tree_navigator::file::{not_a_session, FileReport, FileStream};
 use pi_tree_navigator::session::{Leaf, Mode, Profile, SessionIndex};
-use sessions::{fixture_files, random_session};
+use sessions::{fixture_files, mangled_session};
 
 const PROFILES: [Option<Profile>; 3] = [None, Some(Profile::Pi074), Some(Profile::Pi087)];
 
@@ -95,19 +95,8 @@ fn fixtures_stream_in_as_they_load_whole() {
 #[test]
 fn random_sessions_stream_in_as_they_load_whole() {
     let mut rng = Rng(0x057E_A4ED);
-    let broken: [&[u8]; 4] = [b"\xFF", b"\xE2\x9C", b"\xC3", b"\xF0\x9F\x98"];
     for round in 0..30 {
-        let mut bytes = random_session(&mut rng).into_bytes();
-        if round % 2 == 1 {
-            for _ in 0..=rng.below(4) {
-                let at = rng.below(bytes.len() as u64) as usize;
-                let what = broken[rng.below(broken.len() as u64) as usize];
-                bytes.splice(at..at, what.iter().copied());
-            }
-        }
-        if round % 3 == 2 {
-            bytes = String::from_utf8_lossy(&bytes).replace('\n', "\r\n").into_bytes();
-        }
+        let bytes = mangled_session(&mut rng, round);
         check(&format!("random session {round}:\n{}", String::from_utf8_lossy(&bytes)), &bytes, &mut rng);
     }
 }

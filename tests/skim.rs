@@ -9,7 +9,7 @@ mod common;
 mod sessions;
 
 use common::Rng;
-use sessions::{fixture_files, random_session};
+use sessions::{break_utf8, fixture_files, random_session};
 use pi_tree_navigator::session::{Anchor, TokenEstimate, Leaf, Mode, Profile, SessionIndex, SkimmedSession};
 
 /// Both answers at one leaf, with NaN never equal (a skimmed token must not leak into an answer).
@@ -91,16 +91,9 @@ fn random_sessions_answer_as_a_full_read() {
 #[test]
 fn invalid_utf8_anywhere_answers_as_the_decoded_file() {
     let mut rng = Rng(0xBAD_0D8);
-    let broken: [&[u8]; 4] = [b"\xFF", b"\xE2\x9C", b"\xC3", b"\xF0\x9F\x98"];
     for round in 0..40 {
-        let text = random_session(&mut rng);
-        let mut bytes = text.into_bytes();
-        // A few breaks at random places: inside strings of every kind, and sometimes outside any.
-        for _ in 0..=rng.below(4) {
-            let at = rng.below(bytes.len() as u64) as usize;
-            let what = broken[rng.below(broken.len() as u64) as usize];
-            bytes.splice(at..at, what.iter().copied());
-        }
+        let mut bytes = random_session(&mut rng).into_bytes();
+        break_utf8(&mut rng, &mut bytes);
         for profile in PROFILES {
             check_bytes(&format!("broken session {round}:\n{}", String::from_utf8_lossy(&bytes)), &bytes, profile);
         }

@@ -3,6 +3,32 @@
 
 use crate::common::Rng;
 
+/// Inserts one to four broken UTF-8 sequences at random places of `bytes`: inside strings of every kind, and
+/// sometimes outside any.
+#[allow(dead_code)] // not every test binary that includes this file uses it
+pub(crate) fn break_utf8(rng: &mut Rng, bytes: &mut Vec<u8>) {
+    let broken: [&[u8]; 4] = [b"\xFF", b"\xE2\x9C", b"\xC3", b"\xF0\x9F\x98"];
+    for _ in 0..=rng.below(4) {
+        let at = rng.below(bytes.len() as u64) as usize;
+        let what = broken[rng.below(broken.len() as u64) as usize];
+        bytes.splice(at..at, what.iter().copied());
+    }
+}
+
+/// A random session's bytes as a file may hold them in round `round` of a test: broken UTF-8 in odd rounds
+/// ([`break_utf8`]), CRLF line ends in every third.
+#[allow(dead_code)] // not every test binary that includes this file uses it
+pub(crate) fn mangled_session(rng: &mut Rng, round: usize) -> Vec<u8> {
+    let mut bytes = random_session(rng).into_bytes();
+    if round % 2 == 1 {
+        break_utf8(rng, &mut bytes);
+    }
+    if round % 3 == 2 {
+        bytes = String::from_utf8_lossy(&bytes).replace('\n', "\r\n").into_bytes();
+    }
+    bytes
+}
+
 /// A random session line by line: mostly the user → assistant → tool results rhythm of a coding run,
 /// with every kind of entry and usage an estimate has to get right, and lines written the odd ways
 /// `JSON.parse` accepts and `serde_json`'s direct pass refuses.
