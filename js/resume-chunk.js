@@ -3,8 +3,14 @@
 // worker loads it natively.
 import { readSync } from "node:fs";
 
-/** Bytes per part: small enough that the main thread, when it helps, yields to pi's loop often. */
-export const CHUNK_BYTES = 4 << 20;
+/**
+ * Bytes per part: small enough that the main thread, when it helps, yields to pi's loop often, and that what a
+ * part holds in flight stays small — a thread's read buffer, the copy in its wasm instance (whose memory never
+ * shrinks) and the line pieces each hold about a part. With 4 MB parts pi 1.6.0 peaked ~15 MB higher on a resumed
+ * 100 MB session whose first tool call needs the index than with 1 MB parts, in the same wall time
+ * (docs/benchmarks.md, "Where a resume's peak RSS goes").
+ */
+export const CHUNK_BYTES = 1 << 20;
 
 /** How far past a part's end a line is read at a time, to find where it ends. */
 const SPILL_BYTES = 64 << 10;
