@@ -61,7 +61,7 @@ function timed(cmd, args, { env, cwd, onStart }) {
  * One agent dir per (host, variant): models.json points provider "wire" at the mock; settings.json picks it and, for
  * the plugin variant, lists the built package (a local path: pi loads it in place).
  */
-function agentDir(root, name, mockUrl, pkg) {
+export function agentDir(root, name, mockUrl, pkg) {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
   const model = new WireModel({ api: "anthropic-messages", baseUrl: mockUrl, modelId: "mock-model" });
