@@ -1,6 +1,6 @@
 //! What the CLI prints for people: `archive`'s and `restore`'s reports, `stats`, and the note on a file's
 //! skipped lines and warnings. The shim does the I/O and hands over what happened as data; every sentence
-//! is here.
+//! is here. Ids, names and reasons read from a session file are shown by `one_line`: a report row stays one row.
 //!
 //! Every list of names in these texts (anchors, branches, line numbers, entry types) shows at most
 //! [`MAX_NAMES_SHOWN`] and counts the rest (`and 1904 more`): a long run's session has thousands of anchors,
@@ -11,7 +11,7 @@ use crate::js::to_fixed;
 use crate::session::{Profile, ProfileSource, Stats};
 #[cfg(doc)]
 use crate::session::IngestReport;
-use crate::text::{format_bytes, name_list, shown_of, MAX_NAMES_SHOWN};
+use crate::text::{format_bytes, name_list, one_line, shown_of, MAX_NAMES_SHOWN};
 
 /// What `archive` did to a file (or would do, in a dry run), besides its plan: the names and sizes written.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,7 +89,7 @@ pub fn archive_text(p: &Plan, r: &ArchiveOutcome) -> String {
     rows.push(format!("  archive: {} ({}){restore}", r.archive_name, format_bytes(r.archive_bytes)));
     rows.push(format!(
         "  leaf: {} (unchanged; {} entries on its path)",
-        p.leaf_id.as_deref().unwrap_or("none"),
+        one_line(p.leaf_id.as_deref().unwrap_or("none")),
         p.path_entries
     ));
     if r.dry_run && !p.branches.is_empty() {
@@ -101,8 +101,8 @@ pub fn archive_text(p: &Plan, r: &ArchiveOutcome) -> String {
             let anchors = if b.anchors.is_empty() { String::new() } else { format!(", anchors {}", name_list(&b.anchors)) };
             rows.push(format!(
                 "    from {} at {}: {} entries, {}{kept}{anchors}",
-                b.fork_id.as_deref().unwrap_or("(no parent)"),
-                b.root_id,
+                one_line(b.fork_id.as_deref().unwrap_or("(no parent)")),
+                one_line(&b.root_id),
                 b.moved.entries,
                 format_bytes(b.moved.bytes)
             ));
@@ -165,11 +165,11 @@ pub fn ingest_notes<W: AsRef<str>>(file: &str, skipped: &[usize], first_reason: 
             "{file}: skipped {} ({} {list}); first: {}",
             count(n, "malformed line", "malformed lines"),
             if n == 1 { "line" } else { "lines" },
-            first_reason
+            one_line(first_reason)
         ));
     }
     for w in warnings.iter().take(MAX_WARNINGS_SHOWN) {
-        out.push(format!("{file}: warning: {}", w.as_ref()));
+        out.push(format!("{file}: warning: {}", one_line(w.as_ref())));
     }
     if warnings.len() > MAX_WARNINGS_SHOWN {
         out.push(format!("{file}: and {} more warnings", warnings.len() - MAX_WARNINGS_SHOWN));

@@ -1,6 +1,8 @@
 //! Pure text helpers shared by the tool, the CLI and the viewer: the anchor-name rule, one-line
 //! previews, context-size formatting and the branch-summary boilerplate strip.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::js::{number_to_string as js_string, to_fixed, utf16_len};
@@ -34,17 +36,40 @@ pub fn is_valid_name(name: &str) -> bool {
             .all(|seg| !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
 }
 
-/// Collapses whitespace runs to one space, trims, and cuts to `max_len` characters with a trailing `…`.
-/// Returns `None` for text with nothing visible.
-pub fn to_one_line(text: &str, max_len: usize) -> Option<String> {
+/// Whether `c` ends a word of a one-line text: whitespace (a newline, a tab) and control characters (a
+/// terminal escape, NUL), which would break the row or restyle the terminal it is printed on.
+fn splits_words(c: char) -> bool {
+    c.is_whitespace() || c.is_control()
+}
+
+/// `text` as one row shows it: every run of whitespace and control characters is one space, the ends
+/// trimmed ([`to_one_line`]'s rule, without its cut). For labels, anchor names and other user or model
+/// text a row prints whole; text already on one line comes back as it is, without a copy.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    let clean = !text.starts_with(' ') && !text.ends_with(' ') && !text.contains("  ");
+    if clean && !text.chars().any(|c| c != ' ' && splits_words(c)) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(collapse(text))
+}
+
+/// The words of `text` joined by single spaces (see [`splits_words`]).
+fn collapse(text: &str) -> String {
     // A loop rather than `collect::<Vec<_>>().join(" ")`: the same text without a `join` instantiation.
     let mut collapsed = String::new();
-    for word in text.split_whitespace() {
+    for word in text.split(splits_words).filter(|w| !w.is_empty()) {
         if !collapsed.is_empty() {
             collapsed.push(' ');
         }
         collapsed.push_str(word);
     }
+    collapsed
+}
+
+/// A one-line preview: [`one_line`]'s rule (whitespace and control characters collapsed to one space,
+/// trimmed), cut to `max_len` characters with a trailing `…`. Returns `None` for text with nothing visible.
+pub fn to_one_line(text: &str, max_len: usize) -> Option<String> {
+    let collapsed = collapse(text);
     if collapsed.is_empty() {
         return None;
     }
@@ -162,7 +187,8 @@ pub fn name_list<S: AsRef<str>>(names: &[S]) -> String {
     shown_of(names.iter().take(MAX_NAMES_SHOWN).map(AsRef::as_ref), names.len())
 }
 
-/// The names `shown` of a list of `total`, joined, with `and N more` for the rest.
+/// The names `shown` of a list of `total`, each on one line ([`one_line`]), joined, with `and N more` for
+/// the rest.
 pub fn shown_of<'a>(shown: impl Iterator<Item = &'a str>, total: usize) -> String {
     let mut out = String::new();
     let mut count = 0;
@@ -170,7 +196,7 @@ pub fn shown_of<'a>(shown: impl Iterator<Item = &'a str>, total: usize) -> Strin
         if count > 0 {
             out.push_str(", ");
         }
-        out.push_str(name);
+        out.push_str(&one_line(name));
         count += 1;
     }
     if total > count {
@@ -241,7 +267,7 @@ pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f6
     for row in rows {
         let pct = format_pct1(row.tokens, context_window);
         let hint = row.hint.map(|h| format!(" (after: “{h}”)")).unwrap_or_default();
-        let line = format!("\n  {pct:>LIST_PCT_WIDTH$}  {:<LIST_NAME_WIDTH$}{hint}", row.name);
+        let line = format!("\n  {pct:>LIST_PCT_WIDTH$}  {:<LIST_NAME_WIDTH$}{hint}", one_line(row.name));
         // Names shorter than the column leave trailing spaces when there is no hint.
         out.push_str(line.trim_end());
     }
@@ -260,6 +286,23 @@ mod tests {
         for bad in ["", "-a", "a-", "a--b", "A", "a_b", "a b", "é", &"a".repeat(41), "anchor:x"] {
             assert!(!is_valid_name(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn one_line_texts_show_newlines_and_control_characters_as_one_space() {
+        // What a label typed into pi's /label (or a hand-edited file) can hold.
+        let label = "anchor:= naïve 👩‍💻\nline 🚀 *\r\n\tx\u{1b}[2Jy\u{0}z\u{7f}\u{85}w\u{2028}v  u ";
+        assert_eq!(one_line(label), "anchor:= naïve 👩‍💻 line 🚀 * x [2Jy z w v u");
+        assert_eq!(one_line("\n \u{1b}"), "");
+        assert!(matches!(one_line("anchor:plain name é"), Cow::Borrowed(_)), "a clean text is not copied");
+        for t in [" a", "a ", "a  b", "a\tb", "a\u{a0}b"] {
+            assert!(matches!(one_line(t), Cow::Owned(_)), "{t:?}");
+        }
+        // The previews' rule is the same, then cut.
+        assert_eq!(to_one_line(label, 200).as_deref(), Some(&*one_line(label)));
+        assert_eq!(to_one_line("\u{1b}[31mred\u{1b}[0m", 50).as_deref(), Some("[31mred [0m"));
+        assert_eq!(to_one_line("\u{0}\u{7}", 50), None);
+        assert_eq!(name_list(&["a\nb", "c"]), "a b, c");
     }
 
     #[test]
@@ -368,6 +411,10 @@ mod tests {
             "[list] · 2 anchors · ctx 31.0% of 100k\n\nAnchors (root → leaf):\n   1.9%  impl-start                   (after: “implement the parser”)\n  30.4%  done"
         );
         assert!(format_list(&[], 0.0, 0.0, None).ends_with("No anchors on the active branch."));
+        // A name from a label typed in pi (`anchor:…` with a newline) keeps its row.
+        let odd = [ListRow { name: "a\nb\u{1b}[2J", tokens: 10.0, hint: None }, rows[1].clone()];
+        let text = format_list(&odd, 31_000.0, 100_000.0, None);
+        assert!(text.ends_with("\n   0.0%  a b [2J\n  30.4%  done"), "{text}");
     }
 
     /// The hand-made padding equals `format!`'s width rules (which count characters), for names

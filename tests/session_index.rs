@@ -1,6 +1,7 @@
 //! Integration tests of the core index: feeding, links, labels, walks, estimates, bad input.
 
 use pi_tree_navigator::session::{Leaf, Mode, Profile, ViewPart, SessionIndex, TreeFilter, TreeRow, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX};
+use pi_tree_navigator::text::{format_list, ListRow};
 use pi_tree_navigator::SessionError;
 
 fn ts(n: u64) -> String {
@@ -89,6 +90,42 @@ fn labels_latest_change_wins_and_empty_clears() {
     assert_eq!(cleared.label_of("u1"), None);
     let cleared = index(&[user("u1", None, 1, "hi"), label("l1", "u1", 2, "u1", Some("a")), label("l2", "l1", 3, "u1", None)]);
     assert_eq!(cleared.label_of("u1"), None);
+}
+
+/// A label typed into pi's `/label` (or written by hand) can hold a newline or a terminal escape. Every row
+/// of text shows it on that row, as previews are shown (a run of whitespace or control characters is one
+/// space); the data (rows, anchors) keeps it whole.
+#[test]
+fn labels_with_newlines_stay_on_their_row() {
+    // From the archive diff test's generated session s0000 (seed 2062241520), which printed 616 lines for 614 rows.
+    let odd = "anchor:= naïve 👩\u{200d}💻…\nline 🚀 *";
+    let escape = "plan\u{1b}[2J\r\n\tB";
+    let mut idx = index(&[
+        user("u1", None, 1, "hi"),
+        assistant("a1", "u1", 2, "hello", 100),
+        label("l1", "a1", 3, "a1", Some(odd)),
+        user("u2", Some("l1"), 4, "go on"),
+        label("l2", "u2", 5, "u1", Some(escape)),
+        user("u3", Some("a1"), 6, "other\nbranch"),
+    ]);
+    let rows = idx.tree_rows().unwrap();
+    let text = idx.render_tree().unwrap();
+    assert_eq!(text.lines().count(), rows.len(), "{text}");
+    let shown = "anchor:= naïve 👩\u{200d}💻… line 🚀 *";
+    for part in [format!("a1 assistant: “hello” [{shown}]"), format!("label: a1 ← {shown}"), "label: u1 ← plan [2J B".into(), "u1 user: “hi” [plan [2J B]".into()] {
+        assert!(text.contains(&part), "{part:?} in\n{text}");
+    }
+    for r in &rows {
+        assert!(!r.text.contains(['\n', '\u{1b}']), "{:?}", r.text);
+    }
+    assert_eq!(rows.iter().find(|r| r.id == "a1").unwrap().label.as_deref(), Some(odd));
+    let anchors = idx.anchors(Leaf::Current).unwrap();
+    assert_eq!(anchors.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), [&odd["anchor:".len()..]]);
+    let a = &anchors[0];
+    let list = format_list(&[ListRow { name: &a.name, tokens: a.tokens, hint: a.hint.as_deref() }], a.tokens, 0.0, None);
+    let row = list.lines().nth(3).unwrap_or_default();
+    assert_eq!(list.lines().count(), 4, "{list}");
+    assert!(row.contains(" = naïve 👩\u{200d}💻… line 🚀 * ") && row.ends_with("(after: “hello”)"), "{row}");
 }
 
 #[test]

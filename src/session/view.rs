@@ -1,6 +1,7 @@
 //! Read-only views over an index: anchors with their cumulative estimates, the tree as rows or text,
 //! and summary statistics.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
@@ -12,7 +13,7 @@ use super::index::{Leaf, SessionIndex};
 use super::record::Slot;
 use super::tokens::{cumulative, TokenEstimate};
 use crate::error::SessionError;
-use crate::text::{to_one_line, ListRow, ANCHOR_PREFIX};
+use crate::text::{one_line, to_one_line, ListRow, ANCHOR_PREFIX};
 
 /// Preview length for `list` rows.
 pub const LIST_HINT_MAX: usize = 50;
@@ -453,11 +454,16 @@ impl SessionIndex {
         if let Some(t) = tools {
             let _ = write!(out, " → {t}");
         }
-        out
+        // A label, a tool's name or an entry type from the file can hold a newline or a terminal escape.
+        match one_line(&out) {
+            Cow::Borrowed(_) => out,
+            Cow::Owned(line) => line,
+        }
     }
 
     /// The tree as text, like pi's `/tree`: branches indented with box-drawing (a chain without
     /// branches stays at one level), the active path marked `•`, the leaf `◀ leaf`, labels in brackets.
+    /// One line per row: ids, labels and previews are shown by [`one_line`]'s rule.
     pub fn render_tree(&mut self) -> Result<String, SessionError> {
         let leaf = self.leaf();
         let mut active = vec![false; self.len()];
@@ -472,9 +478,9 @@ impl SessionIndex {
         while let Some((slot, line_prefix, child_prefix)) = stack.pop() {
             let marker = if active[slot as usize] { "• " } else { "  " };
             let desc = self.describe(slot);
-            let _ = write!(out, "{line_prefix}{marker}{} {desc}", self.id_of(slot));
+            let _ = write!(out, "{line_prefix}{marker}{} {desc}", one_line(self.id_of(slot)));
             if let Some(l) = self.label_at(slot) {
-                let _ = write!(out, " [{l}]");
+                let _ = write!(out, " [{}]", one_line(l));
             }
             if Some(slot) == leaf {
                 out.push_str(" ◀ leaf");

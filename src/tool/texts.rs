@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::session::Anchor;
-use crate::text::{format_context_delta, format_pct1, format_position, format_tokens};
+use crate::text::{format_context_delta, format_pct1, format_position, format_tokens, one_line};
 
 /// Why a call was refused. The shim reports every refusal as a failed tool call (`isError: true`). It
 /// crosses to JavaScript as the variant's name.
@@ -505,6 +505,7 @@ pub(crate) fn ledger_left_out(count: u32, recall: Option<&str>) -> String {
 }
 
 // ── What pi's TUI shows (tool/view.rs); never part of the model's text ──────────────────────────────
+// An anchor name read from a label can hold a newline or a terminal escape: rows show it by `one_line`.
 
 /// The call line of `anchor`.
 pub(crate) fn view_call_anchor(name: &str) -> String {
@@ -563,7 +564,7 @@ pub(crate) fn view_list(anchors: &[(&str, f64)], tokens: f64, window: f64) -> St
     }
     let count = if anchors.len() == 1 { "1 anchor".to_string() } else { format!("{} anchors", anchors.len()) };
     let hidden = anchors.len().saturating_sub(VIEW_LIST_ANCHORS);
-    let mut rows: Vec<String> = anchors[hidden..].iter().map(|(name, t)| format!("{name} {}", format_pct1(*t, window))).collect();
+    let mut rows: Vec<String> = anchors[hidden..].iter().map(|(name, t)| format!("{} {}", one_line(name), format_pct1(*t, window))).collect();
     if hidden > 0 {
         rows.insert(0, format!("… {hidden} earlier"));
     }
@@ -609,19 +610,19 @@ pub(crate) fn anchors_none(tokens: f64, window: f64) -> String {
 
 /// An anchor's row: the context at it, and its name.
 pub(crate) fn anchors_anchor_row(name: &str, tokens: f64, window: f64) -> String {
-    format!("anchor  {:>6}  {name}", format_pct1(tokens, window))
+    format!("anchor  {:>6}  {}", format_pct1(tokens, window), one_line(name))
 }
 
 /// Rewind number `n`'s row (`?` for a name no longer labelled): the names, what it saved and the context
 /// before and after.
 pub(crate) fn anchors_rewind_row(n: usize, start: Option<&str>, end: Option<&str>, saved: f64, before: f64, after: f64, window: f64) -> String {
-    let (start, end) = (start.unwrap_or("?"), end.unwrap_or("?"));
+    let (start, end) = (one_line(start.unwrap_or("?")), one_line(end.unwrap_or("?")));
     format!("rewind {n}: {start} → {end} · saved {} tokens · {}", format_tokens(saved), format_context_delta(before, after, window))
 }
 
 /// The title of a page of `/anchors`.
 pub(crate) fn anchors_page_title(name: &str, page: u32, pages: u32) -> String {
-    format!("What was collapsed at '{name}' · page {page} of {pages}")
+    format!("What was collapsed at '{}' · page {page} of {pages}", one_line(name))
 }
 
 /// The pager's footer: "page k of n", the lines on screen (`first`, `last`, `total`) when the page scrolls,
@@ -660,7 +661,7 @@ pub(crate) const fn anchors_back() -> &'static str {
 
 /// Anchor rows as in `list`: `  12.3%  name` (the percentage right-aligned in 5 characters).
 pub(crate) fn anchor_rows(anchors: &[Anchor], window: f64) -> String {
-    let rows: Vec<String> = anchors.iter().map(|a| format!("  {:>5}  {}", format_pct1(a.tokens, window), a.name)).collect();
+    let rows: Vec<String> = anchors.iter().map(|a| format!("  {:>5}  {}", format_pct1(a.tokens, window), one_line(&a.name))).collect();
     rows.join("\n")
 }
 
@@ -669,6 +670,18 @@ mod tests {
     use super::*;
     use crate::text::MAX_NAME_LENGTH;
     use crate::tool::{MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS};
+
+    /// An anchor name read from a label typed in pi can hold a newline or an escape: each row keeps it on the row.
+    #[test]
+    fn names_from_labels_stay_on_their_row() {
+        let odd = "a\nb\u{1b}[2J";
+        let anchor = Anchor { name: odd.into(), entry_id: "e".into(), slot: 0, tokens: 10.0, hint: None };
+        assert_eq!(anchor_rows(&[anchor.clone(), anchor], 100.0), "  10.0%  a b [2J\n  10.0%  a b [2J");
+        assert_eq!(view_list(&[(odd, 1000.0)], 1000.0, 100_000.0), "1 anchor · context 1.0% of 100k\na b [2J 1.0%");
+        assert_eq!(anchors_anchor_row(odd, 1.0, 100.0), "anchor    1.0%  a b [2J");
+        assert!(anchors_rewind_row(1, Some(odd), None, 1.0, 2.0, 1.0, 100.0).starts_with("rewind 1: a b [2J → ? · "));
+        assert_eq!(anchors_page_title(odd, 1, 2), "What was collapsed at 'a b [2J' · page 1 of 2");
+    }
 
     /// The limits are written into the texts as digits (no number formatting at run time).
     #[test]
