@@ -1,13 +1,12 @@
 // Guidance, context-pressure hint, automatic start anchor and the config file, inside a real pi
 // AgentSession (faux model, offline). Run per host by tests/e2e/e2e.test.mjs.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import test from "node:test";
 import { assertAllPaired, labelsOf, resultText } from "./lib/checks.mjs";
-import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
+import { createSession, loadHost, ScriptedModel, testDir } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
 // The driver switches the start anchor off for the older scenarios; these tests are about it.
@@ -23,7 +22,8 @@ const anchor = (name, id) => ["navigate_tree", { action: "anchor", name }, id];
 
 /** A session whose agent dir / project hold the given config files (`null`: no file). */
 async function start(t, steps, { globalConfig = null, projectConfig = null } = {}) {
-  const dirs = mkdtempSync(join(tmpdir(), "ptn-agent-"));
+  const made = testDir(t, "ptn-agent-");
+  const dirs = made.dir;
   const agentDir = join(dirs, "agent");
   const cwd = join(dirs, "cwd");
   mkdirSync(join(cwd, ".pi"), { recursive: true });
@@ -38,9 +38,7 @@ async function start(t, steps, { globalConfig = null, projectConfig = null } = {
   });
   const m = new ScriptedModel(host);
   for (const s of steps) m.agent.push(typeof s === "string" ? m.text(s) : m.calls([s]));
-  const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, cwd });
-  t.after(() => s.dispose());
-  t.after(() => rmSync(dirs, { recursive: true, force: true })); // after dispose (hooks run in order)
+  const s = (made.session = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, cwd }));
   return { m, s, sm: s.sm };
 }
 
@@ -141,8 +139,7 @@ test("an existing anchor:start counts, and anchor(name='start') moves it", async
  * into the loop), and — with `ui` — whose handlers get a context with a UI whose notes are recorded.
  */
 function throwingSendExtension(t, { ui = false } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "ptn-wrap-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { dir } = testDir(t, "ptn-wrap-");
   const file = join(dir, "wrap.mjs");
   writeFileSync(
     file,
@@ -176,7 +173,8 @@ export default function (pi) {
 async function crossWith(t, extension) {
   const m = new ScriptedModel(host);
   for (const s of [bulk(60_000, "b1"), bulk(60_000, "b2"), bulk(8_000, "b3"), "done"]) m.agent.push(typeof s === "string" ? m.text(s) : m.calls([s]));
-  const agentDir = mkdtempSync(join(tmpdir(), "ptn-agent-"));
+  const made = testDir(t, "ptn-agent-");
+  const agentDir = made.dir;
   writeFileSync(join(agentDir, "tree-navigator.json"), JSON.stringify({ contextHint: 20 }));
   const before = process.env.PI_CODING_AGENT_DIR;
   process.env.PI_CODING_AGENT_DIR = agentDir;
@@ -184,9 +182,7 @@ async function crossWith(t, extension) {
     if (before === undefined) delete process.env.PI_CODING_AGENT_DIR;
     else process.env.PI_CODING_AGENT_DIR = before;
   });
-  const s = await createSession(host, m, { extensions: [extension, join(FIXTURES, "bulk-ext/index.js")], tools: TOOLS, cwd: agentDir });
-  t.after(() => s.dispose());
-  t.after(() => rmSync(agentDir, { recursive: true, force: true })); // after dispose (hooks run in order)
+  const s = (made.session = await createSession(host, m, { extensions: [extension, join(FIXTURES, "bulk-ext/index.js")], tools: TOOLS, cwd: agentDir }));
   return { m, s, sm: s.sm };
 }
 

@@ -2,12 +2,11 @@
 // (≥0.87) the summary request replays the last main-loop request unchanged plus one instruction, through
 // the host's model registry with the live session id; every fallback reason is produced here.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import test from "node:test";
 import { resultEntry, resultText } from "./lib/checks.mjs";
-import { createSession, loadHost, routedModel, useAgentDir } from "./lib/harness.mjs";
+import { createSession, loadHost, routedModel, testDir, useAgentDir } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
 // The driver switches these features off for the older scenarios; these tests are about them.
@@ -30,7 +29,8 @@ function isCacheSummary(request) {
 
 /** Steps: tool-call triples, strings (final text) or functions `(request, ctx) => step`. */
 async function start(t, steps, { config = null, summary = "## Goal\nread the data (LIVE-SUMMARY)" } = {}) {
-  const dirs = mkdtempSync(join(tmpdir(), "ptn-cache-"));
+  const made = testDir(t, "ptn-cache-");
+  const dirs = made.dir;
   const agentDir = join(dirs, "agent");
   mkdirSync(agentDir, { recursive: true });
   useAgentDir(t, agentDir, config);
@@ -41,11 +41,9 @@ async function start(t, steps, { config = null, summary = "## Goal\nread the dat
   );
   m.agentBy.live = [typeof summary === "function" ? summary(m) : m.text(summary)];
   m.summary.push(m.text("## Goal\nread the data (COLD-SUMMARY)"));
-  const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS });
+  const s = (made.session = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS }));
   box.sm = s.sm;
   box.session = s.session;
-  t.after(() => s.dispose());
-  t.after(() => rmSync(dirs, { recursive: true, force: true })); // after dispose (hooks run in order)
   return { m, s, sm: s.sm, order };
 }
 

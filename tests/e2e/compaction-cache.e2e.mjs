@@ -5,12 +5,11 @@
 // summary. pi 0.74/0.75 have no live request to reuse: pi compacts on its own (reason `no-capture`). Every
 // fallback reason is produced here, and an Esc during the request cancels the compaction (never a cold request).
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import test from "node:test";
 import { assertAllPaired } from "./lib/checks.mjs";
-import { createSession, loadHost, ScriptedModel } from "./lib/harness.mjs";
+import { createSession, loadHost, ScriptedModel, testDir } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
 // The driver switches the product's features off for the older scenarios; these tests are about this one.
@@ -37,7 +36,8 @@ const isCompaction = (request) => request.messages.at(-1)?.role === "user" && te
  * summary requests get COLD. `config`: tree-navigator.json; `compaction`: pi's compaction settings.
  */
 async function start(t, steps, { checkpoint = SUMMARY, config = null, compaction = THRESHOLD, files = {}, before = [] } = {}) {
-  const dirs = mkdtempSync(join(tmpdir(), "ptn-compact-"));
+  const made = testDir(t, "ptn-compact-");
+  const dirs = made.dir;
   const agentDir = join(dirs, "agent");
   const cwd = join(dirs, "cwd");
   mkdirSync(agentDir, { recursive: true });
@@ -62,12 +62,10 @@ async function start(t, steps, { checkpoint = SUMMARY, config = null, compaction
     writeFileSync(file, source);
     return file;
   }), ...EXTENSIONS];
-  const s = await createSession(host, m, { extensions, tools: TOOLS, compaction, cwd });
+  const s = (made.session = await createSession(host, m, { extensions, tools: TOOLS, compaction, cwd }));
   box.sm = s.sm;
   box.session = s.session;
   box.m = m;
-  t.after(() => s.dispose());
-  t.after(() => rmSync(dirs, { recursive: true, force: true })); // after dispose (hooks run in order)
   const logged = log().length;
   return { m, s, sm: s.sm, order, outcomes: () => log().slice(logged), box };
 }

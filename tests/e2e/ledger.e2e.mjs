@@ -8,12 +8,11 @@
 // the output limit still rewinds and says so where the reply is seen (both paths on pi ≥0.87); the summary request
 // asks for the model's own output limit there.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import test from "node:test";
 import { assertAllPaired, resultEntry, resultText } from "./lib/checks.mjs";
-import { createSession, loadHost, routedModel, useAgentDir } from "./lib/harness.mjs";
+import { createSession, loadHost, routedModel, testDir, useAgentDir } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
 // The driver switches the cache-preserving summary off for the older scenarios; this file sets it per test.
@@ -41,7 +40,8 @@ const textOf = (m) => (typeof m.content === "string" ? m.content : (m.content ??
  * ledger item named in the next request. `config`: tree-navigator.json; `summary(m)`: the summarizer's reply.
  */
 async function run(t, { config = null, summary = (m) => m.text(SUMMARY) } = {}) {
-  const dirs = mkdtempSync(join(tmpdir(), "ptn-ledger-"));
+  const made = testDir(t, "ptn-ledger-");
+  const dirs = made.dir;
   const agentDir = join(dirs, "agent");
   const cwd = join(dirs, "cwd");
   mkdirSync(agentDir, { recursive: true });
@@ -77,10 +77,8 @@ async function run(t, { config = null, summary = (m) => m.text(SUMMARY) } = {}) 
   ];
   m.agentBy.live = [summary(m)];
   m.summary.push(summary(m));
-  const s = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, cwd });
+  const s = (made.session = await createSession(host, m, { extensions: EXTENSIONS, tools: TOOLS, cwd }));
   box.session = s.session;
-  t.after(() => s.dispose());
-  t.after(() => rmSync(dirs, { recursive: true, force: true })); // after dispose (hooks run in order)
   await s.session.prompt("Fix the parser.");
   await box.steered;
   const rewound = resultEntry(s.sm, "c6");

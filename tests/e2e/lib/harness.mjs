@@ -182,14 +182,49 @@ export function routedModel(host, isLive) {
   return { m, order };
 }
 
+// Every temporary folder made here is removed where its test ends, and once more when the process exits: pi ≥1.x
+// starts a background read of its auth file with the session (agent/auth.json, created when missing), and one
+// still in flight when a short or failed test removes the folder writes it again.
+const tempDirs = new Set();
+process.on("exit", () => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/**
+ * A temporary folder (`mkdtemp` with `prefix`) that test `t` removes when it ends, passed or failed — also when
+ * its session never started. Set `.session` to the session made in it: it is disposed first (it may still write
+ * there). Returns `{ dir, session }`.
+ */
+export function testDir(t, prefix) {
+  const made = { dir: tempDir(prefix), session: null };
+  t.after(() => {
+    made.session?.dispose();
+    rmSync(made.dir, { recursive: true, force: true });
+  });
+  return made;
+}
+
 /**
  * Create a real AgentSession with the given extension paths loaded through pi's own resource loader.
  * `compaction`: compaction settings for `session.compact()` (automatic compaction stays off).
  * Returns `{ session, sm, loader, dispose }`.
  */
-export async function createSession(host, model, { extensions = [], tools, sessionManager, cwd, compaction, settings } = {}) {
+export async function createSession(host, model, options = {}) {
+  const root = tempDir(`ptn-e2e-${host.version}-`);
+  try {
+    return await sessionIn(root, host, model, options);
+  } catch (err) {
+    rmSync(root, { recursive: true, force: true }); // a session that failed to start has no dispose to remove it
+    throw err;
+  }
+}
+
+async function sessionIn(root, host, model, { extensions = [], tools, sessionManager, cwd, compaction, settings }) {
   const { pca } = host;
-  const root = mkdtempSync(join(tmpdir(), `ptn-e2e-${host.version}-`));
   const workDir = cwd ?? join(root, "cwd");
   const agentDir = join(root, "agent");
   mkdirSync(workDir, { recursive: true });
