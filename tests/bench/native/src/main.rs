@@ -1,8 +1,9 @@
 //! Drives the core natively for profilers:
-//!   ptn-bench-native ingest|full|list|skim|hold|mem <session.jsonl> [iterations]
+//!   ptn-bench-native ingest|full|list|skim|floor|hold|mem <session.jsonl> [iterations]
 //! `ingest`/`full`: append the whole file to a fresh plugin/full index, `iterations` times.
 //! `list`: one plugin index, then `anchors()` + `estimate()` `iterations` times.
 //! `skim`: the CLI's `list` (`file::list_file` on the file's bytes), `iterations` times.
+//! `floor`: what `serde_json` alone pays for the same bytes (tests/bench/serde-floor's check), `iterations` times.
 //! `hold`: one plugin index kept alive (for heap profilers: the resident facts at their peak).
 //! `mem`: heap bytes per entry of a plugin index (live after ingest, and the peak above the input text),
 //! fed in 256 KB chunks cut at line ends like the shim feeds a file; counted by the allocator below.
@@ -95,6 +96,19 @@ fn main() {
                 let listed = pi_tree_navigator::file::list_file(text.clone().into_bytes(), None, Leaf::Current).expect("list_file");
                 std::hint::black_box(&listed);
             }
+        }
+        "floor" => {
+            // What `serde_json` alone pays (tests/bench/serde-floor): the UTF-8 check of the whole file, the
+            // lines found, every line checked with every value skipped (`IgnoredAny`).
+            let mut taken = 0;
+            for _ in 0..n {
+                let bytes = text.clone().into_bytes();
+                let text = std::str::from_utf8(&bytes).expect("UTF-8");
+                for line in text.split_terminator('\n') {
+                    taken += usize::from(serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok());
+                }
+            }
+            std::hint::black_box(taken);
         }
         other => panic!("unknown mode {other}"),
     }
