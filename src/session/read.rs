@@ -100,20 +100,22 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
             facts.first_kept = e.first_kept_entry_id.text();
             facts.tokens = ceil_quarter(e.summary.units());
             // pi ≥0.87: `entry.systemMessage ? [systemMessage, summary] : [summary]`.
-            facts.emits = e.system_message.truthy;
-            if facts.emits {
+            let system = e.system_message.0.as_deref().filter(|m| m.truthy);
+            facts.emits = system.is_some();
+            if let Some(system) = system {
                 let raw = parse_fields(line).ok().and_then(|f| f.get("systemMessage").map(|m| m.get()));
-                let (chars, patch) = system_facts(&e.system_message.value, raw);
+                let (chars, patch) = system_facts(&system.value, raw);
                 facts.system_chars = chars;
                 facts.system_patch = Some(patch);
             }
         }
         Kind::ContextEdit => {
             facts.edit_target = e.target_id.text();
-            let content = &e.replacement.value.content;
+            let replacement = e.replacement.0.as_deref().filter(|r| r.is_object);
+            let content = replacement.map_or(&Content::Other, |r| &r.value.content);
             // The replacement's preview, shown in its target's place (`SessionIndex::hint_from`).
-            facts.hint = e.replacement.is_object.then(|| content_hint(content)).flatten();
-            facts.replacement_tokens = e.replacement.is_object.then(|| {
+            facts.hint = replacement.and_then(|_| content_hint(content));
+            facts.replacement_tokens = replacement.map(|_| {
                 let (chars, images) = content_chars(content);
                 // An assistant's (or toolResult's) string replacement becomes one text block: same length.
                 let as_assistant = match content {

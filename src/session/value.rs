@@ -242,6 +242,17 @@ impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Obj<T> {
     }
 }
 
+/// A field few lines have, held out of line: the typed line a reader builds, moves and drops for every line
+/// stays small, and only the lines that have the field pay for its room. `None` when the field is missing.
+#[derive(Debug, Clone, Default)]
+pub struct Rare<T>(pub Option<Box<T>>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Rare<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(|value| Rare(Some(Box::new(value))))
+    }
+}
+
 /// `JSON.stringify(value).length` of a field, measured while serde reads it (nothing is kept); `None`
 /// when the field is missing. Object keys count once, with their last value, as in JavaScript.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -23,7 +23,7 @@ use serde::de::{self, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, Seq
 use serde::{forward_to_deserialize_any, Deserialize};
 use serde_json::value::RawValue;
 
-pub use super::value::{Js, JsStr, Obj, SectionsLen, StringifyLen};
+pub use super::value::{Js, JsStr, Obj, Rare, SectionsLen, StringifyLen};
 use super::value::{any, FromJs, Key, Via};
 
 /// Deepest JSON nesting of a session line that is read; deeper lines are reported skips. `serde_json`
@@ -159,10 +159,10 @@ pub struct Entry<'a> {
     /// `targetId` (label, `context_edit`).
     #[serde(borrow)] pub target_id: Js<'a>,
     /// `systemMessage` (`compaction`, pi ≥0.87): the system message the compaction re-emits.
-    #[serde(borrow)] pub system_message: Obj<Message<'a>>,
+    #[serde(borrow)] pub system_message: Rare<Obj<Message<'a>>>,
     /// `replacement` (`context_edit`, pi ≥0.87): `{content}`, or `null` to omit the target; read as a
     /// message, of which only `content` is used.
-    #[serde(borrow)] pub replacement: Obj<Message<'a>>,
+    #[serde(borrow)] pub replacement: Rare<Obj<Message<'a>>>,
     /// `label` (label).
     #[serde(borrow)] pub label: Js<'a>,
     /// `version` (header).
