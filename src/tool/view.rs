@@ -7,6 +7,7 @@ use tsify_next::Tsify;
 
 use super::params::Arguments;
 use super::texts::{self, Served};
+use crate::text::to_one_line;
 
 /// A tool result as pi hands it to `renderResult`: the model's text, whether it failed, and the
 /// `details` the shim attached (only the fields a view reads; unknown ones are ignored).
@@ -124,7 +125,7 @@ pub struct ResultView {
 /// The call as one line (after the tool's name): the action and its names, the focus shortened. A
 /// call still streaming its arguments shows what has arrived.
 pub fn call_line(args: &Arguments) -> String {
-    let get = |key, max| args.get(key).and_then(|v| v.as_str()).and_then(|s| crate::text::to_one_line(s, max));
+    let get = |key, max| args.get(key).and_then(|v| v.as_str()).and_then(|s| to_one_line(s, max));
     let name = |key| get(key, NAME_PREVIEW_CHARS).unwrap_or_default();
     match get("action", NAME_PREVIEW_CHARS).as_deref() {
         Some("anchor") => texts::view_call_anchor(&name("name")),
@@ -144,7 +145,6 @@ pub fn call_line(args: &Arguments) -> String {
 const FOCUS_PREVIEW_CHARS: usize = 48;
 /// Characters of a name (or an unknown action) the call line keeps: a valid name is at most 40.
 const NAME_PREVIEW_CHARS: usize = 44;
-
 
 /// The collapsed view of a result: the headline for its kind (told apart by its `details`), else the
 /// first sentence of the text.
@@ -182,7 +182,7 @@ fn first_line(text: &str) -> String {
         Some(head) => head.rfind(". ").map_or(line, |at| &line[..=at]),
         None => line,
     };
-    crate::text::to_one_line(line, REASON_CHARS).unwrap_or_default()
+    to_one_line(line, REASON_CHARS).unwrap_or_default()
 }
 
 /// Characters of a refusal's reason the headline keeps.

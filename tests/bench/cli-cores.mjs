@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 
-import { benchArgs, stats } from "./timing.mjs";
+import { benchArgs, stats, uptime } from "./timing.mjs";
 
 const { argv: args, opt, pkg } = benchArgs();
 
@@ -104,7 +104,7 @@ const ways = {
   busy: [join(pkg, "cli.js"), "list", file, "--json"],
 };
 const times = Object.fromEntries(Object.keys(ways).map((w) => [w, []]));
-const before = execFileSync("uptime", { encoding: "utf8" }).trim();
+const before = uptime();
 try {
   for (let i = 0; i < runs; i++) {
     let list = null;
@@ -126,7 +126,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const floor = stats(times.floor).median;
-console.log(`${entries} entries, ${mb} MB, ${anchors} anchors; ${runs} runs each, interleaved. Load before: \`${before}\`; after: \`${execFileSync("uptime", { encoding: "utf8" }).trim()}\`.`);
+console.log(`${entries} entries, ${mb} MB, ${anchors} anchors; ${runs} runs each, interleaved. Load before: \`${before}\`; after: \`${uptime()}\`.`);
 console.log("");
 console.log("| way | process (median) | min | / floor |");
 console.log("|---|---:|---:|---:|");

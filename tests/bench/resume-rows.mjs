@@ -21,14 +21,13 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hostAvailable, node22Path, nodeFor } from "../../scripts/hosts.mjs";
 import { runResumeBench } from "./resume-bench.mjs";
-import { benchArgs } from "./timing.mjs";
+import { benchArgs, uptime } from "./timing.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, "../..");
 const { argv, pkg: PKG, quick: QUICK } = benchArgs();
 const WRITE = argv.includes("--write") && !QUICK;
 const log = (m) => console.error(`[bench:resume] ${m}`);
-const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
 const sizes = (process.env.PTN_BENCH_RESUME_SIZES ?? (QUICK ? "100" : "100,300")).split(",").map(Number);
 const runs = Number(process.env.PTN_BENCH_RESUME_RUNS ?? (QUICK ? 3 : 5));
 const hosts = ["1.6.0", "0.75.5"].filter(hostAvailable);

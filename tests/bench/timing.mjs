@@ -4,6 +4,7 @@
 // lasts about `targetMs` (fast operations) or is 1 (slow ones). Compared functions run in the same process,
 // alternating A,B / B,A every round, each sample after a forced GC when `--expose-gc` is on (and a 50 ms pause
 // for V8's concurrent sweeping, plus one untimed call for fast calls), so neither side pays the other's garbage.
+import { execFileSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,6 +16,9 @@ export function benchArgs(argv = process.argv.slice(2)) {
   const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
   return { argv, opt, pkg: resolve(opt("--pkg", join(repo, "pkg"))), quick: argv.includes("--quick") };
 }
+
+/** The machine's load as `uptime` prints it, for the line beside a benchmark's numbers. */
+export const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
 
 export function stats(xs) {
   const s = [...xs].sort((a, b) => a - b);
