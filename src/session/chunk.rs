@@ -89,6 +89,7 @@ mod has {
     pub(super) const REPLACEMENT: u16 = 1 << 11;
     pub(super) const EMITS: u16 = 1 << 12;
     pub(super) const ZERO_IO: u16 = 1 << 13;
+    pub(super) const SOURCE: u16 = 1 << 14;
 }
 
 /// Appends one entry's facts to a stream.
@@ -109,6 +110,7 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
         (f.replacement_tokens.is_some(), has::REPLACEMENT),
         (f.emits, has::EMITS),
         (f.zero_io, has::ZERO_IO),
+        (f.source.is_some(), has::SOURCE),
     ];
     for (set, bit) in bits {
         if set {
@@ -162,6 +164,10 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
     }
     for x in f.replacement_tokens.iter().flatten() {
         put_f64(out, *x);
+    }
+    if let Some((provider, model)) = &f.source {
+        put_str(out, provider);
+        put_str(out, model);
     }
 }
 
@@ -263,6 +269,9 @@ impl<'a> FactsStream<'a> {
         }
         if on(has::REPLACEMENT) {
             f.replacement_tokens = Some([self.f64()?, self.f64()?]);
+        }
+        if on(has::SOURCE) {
+            f.source = Some((self.text()?, self.text()?));
         }
         f.emits = on(has::EMITS);
         f.zero_io = on(has::ZERO_IO);

@@ -2,11 +2,13 @@
 //! arena, the id table, and the labels the entries set. What a read line becomes ([`Entries::record_of`],
 //! [`Entries::push`]) and how an entry is found again (by slot, by id, by its parent).
 
+use std::collections::HashMap;
+
 use super::entry::{Facts, Kind, Line, RoleKind, StopReason};
 use super::labels::Labels;
 use super::profile::Profile;
 use super::read::{ceil_quarter, read_line};
-use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, PENDING};
+use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, NO_SOURCE, PENDING, SOURCE_OVERFLOW};
 use super::store::{Arena, Chunks, IdTable, Keys, Span};
 
 /// The id of the record at `slot` (empty past the end): how the id table sees the records.
@@ -45,6 +47,12 @@ pub(super) struct Entries {
     duplicate_ids: bool,
     /// Current label per target id (latest change wins).
     labels: Labels,
+    /// Every assistant's `(provider, model)` once, by the number records hold (`Record::source` − 1), and
+    /// the number of each, keyed `provider\0model`. A handful per session.
+    sources: Vec<(Span, Span)>,
+    source_numbers: HashMap<Box<str>, u16>,
+    /// The key being looked up (kept, so a lookup allocates nothing).
+    source_key: String,
 }
 
 impl Entries {
@@ -164,6 +172,31 @@ impl Entries {
         }
     }
 
+    /// The number of an assistant's `(provider, model)` in the table (added when new).
+    fn source_number(&mut self, provider: &str, model: &str) -> u16 {
+        self.source_key.clear();
+        self.source_key.push_str(provider);
+        self.source_key.push('\0');
+        self.source_key.push_str(model);
+        if let Some(&n) = self.source_numbers.get(self.source_key.as_str()) {
+            return n;
+        }
+        let Ok(n) = u16::try_from(self.sources.len() + 1) else { return SOURCE_OVERFLOW };
+        if n == SOURCE_OVERFLOW {
+            return SOURCE_OVERFLOW;
+        }
+        let pair = (self.arena.push(provider), self.arena.push(model));
+        self.sources.push(pair);
+        self.source_numbers.insert(self.source_key.as_str().into(), n);
+        n
+    }
+
+    /// The `(provider, model)` of source number `n` (`None`: none written, or past the table).
+    pub(super) fn source_names(&self, n: u16) -> Option<(&str, &str)> {
+        let &(provider, model) = self.sources.get(usize::from(n).checked_sub(1)?)?;
+        Some((self.text(provider)?, self.text(model)?))
+    }
+
     /// An assistant's tool calls into `calls`: their run.
     fn push_calls(&mut self, facts: &Facts<'_>) -> Span {
         let calls_at = self.calls.len() as u32;
@@ -209,6 +242,7 @@ impl Entries {
                     record.flags |= flag::ZERO_IO;
                 }
                 record.flags |= stop_bits(StopReason::of(facts.stop_reason.as_deref()));
+                record.source = facts.source.as_ref().map_or(NO_SOURCE, |(p, m)| self.source_number(p, m));
             }
             Kind::Message(RoleKind::Other) | Kind::Unknown => record.extra = self.arena.push(&facts.name),
             Kind::Message(RoleKind::System) => {

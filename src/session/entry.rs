@@ -191,6 +191,8 @@ pub struct Facts<'a> {
     pub stop_reason: Option<Cow<'a, str>>,
     /// An assistant whose `usage.input` and `usage.output` are both zero or missing (the synthetic shape).
     pub zero_io: bool,
+    /// An assistant's `provider` and `model` as written (strings only): whose count its usage is.
+    pub source: Option<(Cow<'a, str>, Cow<'a, str>)>,
     /// `(id, name)` of each of an assistant's tool calls, in order.
     pub tool_calls: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     /// Raw facts per-host rules can use. `images`: image blocks in the content (user, custom,
@@ -232,6 +234,7 @@ impl<'a> Facts<'a> {
             label: None,
             stop_reason: None,
             zero_io: false,
+            source: None,
             tool_calls: Vec::new(),
             images: 0,
             usage_counts: None,
@@ -252,6 +255,7 @@ impl<'a> Facts<'a> {
             first_kept: self.first_kept.map(own),
             label: self.label.map(|(t, l)| (own(t), l.map(own))),
             stop_reason: self.stop_reason.map(own),
+            source: self.source.map(|(p, m)| (own(p), own(m))),
             tool_calls: self.tool_calls.into_iter().map(|(i, n)| (own(i), own(n))).collect(),
             timestamp_ms: self.timestamp_ms,
             kind: self.kind,

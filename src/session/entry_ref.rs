@@ -2,7 +2,7 @@
 
 use super::entry::{Kind, RoleKind, StopReason};
 use super::index::SessionIndex;
-use super::record::{flag, Record, Slot};
+use super::record::{flag, Record, Slot, SOURCE_OVERFLOW};
 
 impl SessionIndex {
     /// The entry at `slot`.
@@ -125,6 +125,20 @@ impl<'a> AssistantRef<'a> {
     /// True when `usage.input` and `usage.output` are both zero or missing (the synthetic shape).
     pub fn zero_io(&self) -> bool {
         self.entry.record.has(flag::ZERO_IO)
+    }
+
+    /// `(provider, model)` as written (a missing one empty): whose count the usage is. `None` when the message
+    /// names neither, or past the index's table of pairs (a hostile file with ~65k models).
+    pub fn source(&self) -> Option<(&'a str, &'a str)> {
+        self.entry.index.source_names(self.entry.record.source)
+    }
+
+    /// Whether this message's usage and `other`'s (of the same index) were counted by the same provider and
+    /// model. Messages that name neither count as one source; a pair past the index's table is never the
+    /// same as anything.
+    pub fn same_source(&self, other: &AssistantRef<'_>) -> bool {
+        let (a, b) = (self.entry.record.source, other.entry.record.source);
+        a == b && a != SOURCE_OVERFLOW
     }
 }
 

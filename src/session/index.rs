@@ -287,6 +287,11 @@ impl SessionIndex {
         self.entries.call(i)
     }
 
+    /// The `(provider, model)` of source number `n` (see `Record::source`).
+    pub(super) fn source_names(&self, n: u16) -> Option<(&str, &str)> {
+        self.entries.source_names(n)
+    }
+
     /// The record at `slot`.
     pub(super) fn record(&self, slot: Slot) -> &Record {
         self.entries.record(slot)

@@ -46,5 +46,5 @@ pub use llm_view::{
 pub use profile::{Profile, ProfileSource};
 pub use record::Slot;
 pub use skim::SkimmedSession;
-pub use tokens::{cumulative, TokenEstimate};
+pub use tokens::{cumulative, path_points, PathPoint, TokenEstimate};
 pub use view::{Anchor, AnchorList, EntriesBetween, RowKind, RowLabel, Stats, TreeColumns, TreeFilter, TreeRow, LIST_HINT_MAX};

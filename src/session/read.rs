@@ -8,7 +8,7 @@ use serde::Deserialize as _;
 use serde_json::value::RawValue;
 
 use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind};
-use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, StringifyLen, Usage};
+use super::wire::{self, Block, Content, Js, Loose, Message, ReadError, StringifyLen};
 use crate::js::{parse_iso_date, time_clip};
 use crate::error::SessionError;
 use crate::text::strip_branch_summary_boilerplate;
@@ -265,13 +265,19 @@ fn content_chars(content: &Content<'_>) -> (usize, usize) {
 
 /// An assistant's tool calls, stop reason, usage and `zero_io` into `facts`; returns its characters.
 fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
-    usage_facts(&msg.usage, &msg.stop_reason, facts);
+    usage_facts(msg, facts);
     assistant_chars(&msg.content, |b| facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default())))
 }
 
-/// An assistant's stop reason, usage and `zero_io` into `facts` (what [`skim_line`] reads too).
-fn usage_facts<'a>(usage: &Obj<Usage<'a>>, stop_reason: &'a Js<'a>, facts: &mut Facts<'a>) {
+/// An assistant's stop reason, usage, `zero_io` and source into `facts` (what [`skim_line`] reads too).
+fn usage_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) {
+    let (usage, stop_reason) = (&msg.usage, &msg.stop_reason);
     facts.stop_reason = stop_reason.text();
+    // A source needs one of the two names; a missing one reads as empty.
+    facts.source = match (msg.provider.text(), msg.model.text()) {
+        (None, None) => None,
+        (provider, model) => Some((provider.unwrap_or_default(), model.unwrap_or_default())),
+    };
     let n = |v: &Js<'_>| v.num().unwrap_or(0.0);
     let u = &usage.value;
     let counts = [n(&u.total_tokens), n(&u.input), n(&u.output), n(&u.cache_read), n(&u.cache_write)];
@@ -298,7 +304,7 @@ pub(super) fn skim_line<R>(line: &str, legacy_v2: bool, take: impl FnOnce(&Facts
         facts.kind = Kind::Message(role);
         facts.tokens = f64::NAN;
         if role == RoleKind::Assistant {
-            usage_facts(&msg.usage, &msg.stop_reason, &mut facts);
+            usage_facts(msg, &mut facts);
         }
         Some(take(&facts))
     })

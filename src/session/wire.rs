@@ -124,6 +124,10 @@ pub struct Message<'a> {
     #[serde(borrow)] pub usage: Obj<Usage<'a>>,
     /// `stopReason` (assistant).
     #[serde(borrow)] pub stop_reason: Js<'a>,
+    /// `provider` (assistant): with `model`, whose counts its usage holds.
+    #[serde(borrow)] pub provider: Js<'a>,
+    /// `model` (assistant).
+    #[serde(borrow)] pub model: Js<'a>,
     /// `command` (bashExecution).
     #[serde(borrow)] pub command: Js<'a>,
     /// `output` (bashExecution).

@@ -189,6 +189,12 @@ fn assistant(f: &mut Facts<'static>, msg: &Map<String, Value>, masked: Option<ch
     let counts = [n("totalTokens"), n("input"), n("output"), n("cacheRead"), n("cacheWrite")];
     f.stop_reason = msg.get("stopReason").and_then(Value::as_str).map(|t| Cow::Owned(unmask(t, masked)));
     f.zero_io = counts[1] == 0.0 && counts[2] == 0.0;
+    // Whose count the usage is: the two names, strings only, a missing one empty; neither: none.
+    let name = |k: &str| msg.get(k).and_then(Value::as_str).map(|t| unmask(t, masked));
+    f.source = match (name("provider"), name("model")) {
+        (None, None) => None,
+        (p, m) => Some((Cow::Owned(p.unwrap_or_default()), Cow::Owned(m.unwrap_or_default()))),
+    };
     let usable = truthy(usage) && !matches!(f.stop_reason.as_deref(), Some("aborted" | "error"));
     f.usage_counts = truthy(usage).then_some(counts);
     // calculateContextTokens must be > 0 (pi ≥0.87's rule, the tool's on every host: src/session/profile.rs).
