@@ -99,16 +99,20 @@ export class SessionModel {
     return (this.texts[i] ??= this.index.rowText(i));
   }
 
-  /** Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline. */
+  /**
+   * Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline; a rewind of this
+   * tool carries what it saved (`saving`, the core's: the number its result reported), another summary null.
+   */
   markers() {
     const out = [];
     const anchors = new Map(this.index.anchors().map((a) => [a.entryId, a]));
+    const savings = new Map(this.index.rewindSavings().map((r) => [r.summaryId, r.saving]));
     this.pathRows.forEach((row, pos) => {
       const type = this.typeOf(row);
       // Only a labelled row can carry an anchor: its id is looked at then.
       const a = this.labelOf.has(row) ? anchors.get(this.id(row)) : undefined;
       if (a) out.push({ kind: "anchor", pos, id: a.entryId, name: a.name, tokens: a.tokens });
-      if (type === "branch_summary") out.push({ kind: "rewind", pos, id: this.id(row) });
+      if (type === "branch_summary") out.push({ kind: "rewind", pos, id: this.id(row), saving: savings.get(this.id(row)) ?? null });
       else if (type === "compaction") out.push({ kind: "compaction", pos, id: this.id(row) });
     });
     return out;

@@ -101,9 +101,10 @@ export class Timeline {
       const mx = x(m.pos);
       const gx = Math.max(mx, lastGlyph + 11);
       lastGlyph = gx;
+      const saved = m.saving ? ` · saved ${fmt(Math.max(0, m.saving.savedTokens))}` : "";
       const title = m.kind === "anchor"
         ? `anchor ${m.name} · ${fmt(m.tokens)} · ${m.id}`
-        : `${KIND_TITLE[m.kind]} · ${fmt(series[m.pos])} · ${m.id}`;
+        : `${KIND_TITLE[m.kind]}${saved} · ${fmt(series[m.pos])} · ${m.id}`;
       const glyph = m.kind === "anchor" ? "⚓" : m.kind === "rewind" ? "↶" : "▼";
       return svg("g", { class: `marker ${m.kind}`, dataset: { kind: m.kind, id: m.id, pos: m.pos }, tabindex: 0, role: "button", "aria-label": title },
         svg("title", null, title),

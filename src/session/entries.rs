@@ -2,8 +2,6 @@
 //! arena, the id table, and the labels the entries set. What a read line becomes ([`Entries::record_of`],
 //! [`Entries::push`]) and how an entry is found again (by slot, by id, by its parent).
 
-use std::collections::HashMap;
-
 use super::entry::{Facts, Kind, Line, RoleKind, StopReason};
 use super::labels::Labels;
 use super::profile::Profile;
@@ -47,13 +45,14 @@ pub(super) struct Entries {
     duplicate_ids: bool,
     /// Current label per target id (latest change wins).
     labels: Labels,
-    /// Every assistant's `(provider, model)` once, by the number records hold (`Record::source` − 1), and
-    /// the number of each, keyed `provider\0model`. A handful per session.
+    /// Every assistant's `(provider, model)` once, by the number records hold (`Record::source` − 1): a
+    /// handful per session, at most [`MAX_SOURCES`].
     sources: Vec<(Span, Span)>,
-    source_numbers: HashMap<Box<str>, u16>,
-    /// The key being looked up (kept, so a lookup allocates nothing).
-    source_key: String,
 }
+
+/// Most `(provider, model)` pairs an index numbers: a session has a handful; past these (a hostile file) a
+/// pair is `SOURCE_OVERFLOW`, and looking one up never costs more than this many comparisons.
+const MAX_SOURCES: usize = 1024;
 
 impl Entries {
     /// Number of entries.
@@ -174,21 +173,17 @@ impl Entries {
 
     /// The number of an assistant's `(provider, model)` in the table (added when new).
     fn source_number(&mut self, provider: &str, model: &str) -> u16 {
-        self.source_key.clear();
-        self.source_key.push_str(provider);
-        self.source_key.push('\0');
-        self.source_key.push_str(model);
-        if let Some(&n) = self.source_numbers.get(self.source_key.as_str()) {
-            return n;
+        let arena = &self.arena;
+        let same = |&(p, m): &(Span, Span)| arena.get(p) == Some(provider) && arena.get(m) == Some(model);
+        if let Some(at) = self.sources.iter().position(same) {
+            return at as u16 + 1;
         }
-        let Ok(n) = u16::try_from(self.sources.len() + 1) else { return SOURCE_OVERFLOW };
-        if n == SOURCE_OVERFLOW {
+        if self.sources.len() >= MAX_SOURCES {
             return SOURCE_OVERFLOW;
         }
         let pair = (self.arena.push(provider), self.arena.push(model));
         self.sources.push(pair);
-        self.source_numbers.insert(self.source_key.as_str().into(), n);
-        n
+        self.sources.len() as u16
     }
 
     /// The `(provider, model)` of source number `n` (`None`: none written, or past the table).

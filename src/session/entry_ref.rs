@@ -128,7 +128,7 @@ impl<'a> AssistantRef<'a> {
     }
 
     /// `(provider, model)` as written (a missing one empty): whose count the usage is. `None` when the message
-    /// names neither, or past the index's table of pairs (a hostile file with ~65k models).
+    /// names neither, or past the index's table of pairs (a hostile file with over a thousand models).
     pub fn source(&self) -> Option<(&'a str, &'a str)> {
         self.entry.index.source_names(self.entry.record.source)
     }

@@ -67,8 +67,8 @@ pub(super) struct Record {
 
 /// `Record::source`: no provider and no model written.
 pub(super) const NO_SOURCE: u16 = 0;
-/// `Record::source`: a pair past the table's last number (a hostile file with ~65k models); equal to none,
-/// not even to itself.
+/// `Record::source`: a pair past the table (a hostile file with over a thousand models); the same as none,
+/// not even as itself.
 pub(super) const SOURCE_OVERFLOW: u16 = u16::MAX;
 
 // The source fits the padding: a record stays as small as before.

@@ -153,3 +153,32 @@ pub fn anchor_savings(index: &mut SessionIndex) -> Result<Vec<AnchorSaving>, Ses
     }
     Ok(out)
 }
+
+/// A rewind of this tool on the active path: its branch summary and what it saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct PathRewind {
+    /// The `branch_summary` entry the rewind wrote.
+    pub summary_id: String,
+    /// What it saved.
+    pub saving: RewindSaving,
+}
+
+/// Every rewind of this tool on the active path, root → leaf, with what it saved ([`rewind_saving`]): what
+/// `stats` and the viewer report.
+///
+/// # Errors
+/// `Cycle` for a corrupt tree.
+pub fn rewinds_on_path(index: &mut SessionIndex) -> Result<Vec<PathRewind>, SessionError> {
+    let path = index.path(index.leaf())?;
+    let mut out = Vec::new();
+    for slot in path {
+        if index.entry(slot).kind() != crate::session::Kind::BranchSummary {
+            continue;
+        }
+        if let Some(saving) = rewind_saving(index, slot)? {
+            out.push(PathRewind { summary_id: index.id_of(slot).into(), saving });
+        }
+    }
+    Ok(out)
+}

@@ -223,3 +223,18 @@ fn a_usage_source_is_the_messages_provider_and_model() {
     let a4 = index.entry(index.slot_of("a4").unwrap()).assistant().unwrap();
     assert!(!a2.same_source(&a3) && a3.same_source(&a4));
 }
+
+#[test]
+fn past_a_thousand_models_a_source_is_the_same_as_none() {
+    let mut run = Run::default();
+    for i in 0..1030 {
+        run.call(&format!("a{i}"), &format!("c{i}"), "read", (&format!("m{}", i.min(1028)), 1.0));
+    }
+    let index = run.index();
+    let at = |i: usize| index.entry(index.slot_of(&format!("a{i}")).unwrap()).assistant().unwrap();
+    assert_eq!(at(1023).source(), Some(("mock", "m1023")));
+    assert!(at(5).same_source(&at(5)));
+    // The 1,025th pair and later have no number: never the same, not even as themselves.
+    assert_eq!(at(1024).source(), None);
+    assert!(!at(1028).same_source(&at(1029)) && !at(1028).same_source(&at(1028)));
+}
