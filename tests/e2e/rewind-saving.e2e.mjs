@@ -245,7 +245,8 @@ for (const name of SESSIONS) {
     assert.match(r.text, /^\[rewind 'real-check' → 'real-done'\] · context \d+\.\d% → \d+\.\d% of 400k/);
     t.diagnostic(
       `${name}: context ${points(d.contextBefore).toFixed(1)}% → ${points(d.contextAfter).toFixed(1)}% (next request ${points(carried(next)).toFixed(1)}%), ` +
-        `saved ${d.savedTokens} of ${d.removedTokens} removed, baselineChanged ${d.baselineChanged}; the old rule: saved ${oldSaved}, after ${points(oldAfter).toFixed(1)}%`,
+        `saved ${d.savedTokens} of ${d.removedTokens} removed, baselineChanged ${d.baselineChanged}; the old rule: saved ${oldSaved}, after ${points(oldAfter).toFixed(1)}%; ` +
+        `list showed real-check at ${points(piEstimateAt(s.sm, target)).toFixed(1)}%`,
     );
   });
 }
