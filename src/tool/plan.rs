@@ -237,19 +237,10 @@ pub struct RewindDetails {
     pub ledger_items: u32,
     /// Whether the summarizer's reply stopped at the output limit.
     pub summary_cut: bool,
-    /// What the collapsed messages weighed in the context, by their own estimates (`tool::saving`).
-    #[serde(serialize_with = "js_number")]
-    pub removed_tokens: f64,
-    /// What the summary in their place weighs (its text with the ledger).
-    #[serde(serialize_with = "js_number")]
-    pub summary_tokens: f64,
-    /// The saving: `removedTokens − summaryTokens` (`contextBefore − contextAfter`, but where that would go
-    /// below 0).
-    #[serde(serialize_with = "js_number")]
-    pub saved_tokens: f64,
-    /// Whether the context % at the anchor and the context before the rewind were counted by different
-    /// models (`tool::saving::baseline_changed`): their difference is then no measure of the saving.
-    pub baseline_changed: bool,
+    /// What the rewind saved (`tool::saving`), its fields beside these: `removedTokens`, `summaryTokens`,
+    /// `savedTokens` (`contextBefore − contextAfter`, but where that would go below 0) and `baselineChanged`.
+    #[serde(flatten)]
+    pub saving: RewindSaving,
 }
 
 /// The refuse plan. Takes the text by value: each refusal builds its own.
@@ -623,10 +614,7 @@ pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, held: SummaryFacts, s
             ledger_tokens: held.ledger_tokens,
             ledger_items: held.ledger_items,
             summary_cut: held.cut,
-            removed_tokens: saving.removed_tokens,
-            summary_tokens: saving.summary_tokens,
-            saved_tokens: saving.saved_tokens,
-            baseline_changed: saving.baseline_changed,
+            saving,
         },
     })
 }

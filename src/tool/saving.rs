@@ -47,6 +47,7 @@ pub struct RewindSaving {
 
 impl RewindSaving {
     /// The same rewind once its summary (`summary_tokens`, pi's estimate of the `branch_summary`) is known.
+    #[must_use]
     pub fn with_summary(self, summary_tokens: f64) -> Self {
         RewindSaving { summary_tokens, saved_tokens: self.removed_tokens - summary_tokens, ..self }
     }

@@ -113,12 +113,13 @@ fn across_a_model_switch_the_guard_judges_what_the_rewind_removes_in_both_direct
         run.push("bs", json!({"type": "branch_summary", "parentId": "r1", "fromId": "a4", "summary": "## Goal\nparser read".repeat(20)}), 0);
         let mut index = run.index();
         let done = finish(&mut index, &p, SummaryFacts::default(), "bs", 0.0).unwrap();
-        let d = &done.details;
+        let d = &done.details.saving;
         assert_eq!(d.summary_tokens, index.entry(index.slot_of("bs").unwrap()).tokens(), "{what}");
         assert_eq!(d.saved_tokens, removed(&index) - d.summary_tokens, "{what}");
         assert!((d.saved_tokens - removed(&index)).abs() < 0.1 * removed(&index), "{what}");
-        assert_eq!((d.context_before - d.context_after, d.baseline_changed), (d.saved_tokens, true), "{what}");
-        assert_eq!(done.synthetic.usage.total_tokens, d.context_after, "{what}: pi's footer shows the context after");
+        let shown = &done.details;
+        assert_eq!((shown.context_before - shown.context_after, d.baseline_changed), (d.saved_tokens, true), "{what}");
+        assert_eq!(done.synthetic.usage.total_tokens, shown.context_after, "{what}: pi's footer shows the context after");
     }
 }
 
@@ -153,12 +154,12 @@ fn the_saving_of_a_written_rewind_is_the_one_its_result_reported() {
     let mut index = run.index();
     let bs = index.slot_of("bs").unwrap();
     let written = rewind_saving(&mut index, bs).unwrap().expect("the rewind is found");
-    assert_eq!(written.saved_tokens, done.details.saved_tokens);
-    assert_eq!((written.removed_tokens, written.summary_tokens, written.baseline_changed), (done.details.removed_tokens, done.details.summary_tokens, true));
+    assert_eq!(written, done.details.saving);
+    assert!(written.baseline_changed);
     // /anchors shows it: "saved …" and the context before → after as the result said.
     let view = anchors_view(&mut index, 400_000.0).unwrap();
     let row = view.rows.last().unwrap();
-    assert_eq!(row.tokens, done.details.saved_tokens);
+    assert_eq!(row.tokens, done.details.saving.saved_tokens);
     let delta = crate::text::format_context_delta(done.details.context_before, done.details.context_after, 400_000.0);
     assert!(row.text.contains(&delta), "{} vs {delta}", row.text);
     // No rewind of this tool: no saving.
