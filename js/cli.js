@@ -19,7 +19,8 @@ Commands:
   tree    <file> [--json] [--archived]    the whole session tree; --archived: with what archive moved to
                                           <file>.archive merged back, those entries marked [archived] (dim
                                           on a terminal; "archived": "move"|"stub" in --json)
-  stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf
+  stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf, the
+                                          rewinds on the active path and what they saved
   archive <file> [--dry-run] [--min-idle <s>] [--json]
                                           move what pi never sends again out of the session into
                                           <file>.archive (pi lists only *.jsonl as sessions): branches off
