@@ -41,13 +41,14 @@ function proseLines(markdown, { spans = true } = {}) {
 
 /** `[text](target)` and `![alt](target)` links outside code: `{ text, target, line }` (target without a "title"). */
 export function linksOf(markdown) {
-  const links = [];
-  proseLines(markdown).forEach((line, i) => {
-    for (const m of line.matchAll(/!?\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g)) {
-      links.push({ text: m[1], target: m[2], line: i + 1 });
-    }
-  });
-  return links;
+  const prose = proseLines(markdown).join("\n");
+  const lineAt = (offset) => prose.slice(0, offset).split("\n").length;
+  // A link's text may wrap onto the next line.
+  return [...prose.matchAll(/!?\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => ({
+    text: m[1].replace(/\s+/g, " "),
+    target: m[2],
+    line: lineAt(m.index),
+  }));
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces → "-"; repeats get -1, -2, … */
@@ -147,7 +148,7 @@ test("every docs/… file the documents name in their text exists", () => {
   assert.deepEqual(problems, []);
 });
 
-test("the checker finds a missing file, a missing heading and a link that hides its path; code is no link", async (t) => {
+test("the checker finds a missing file, a missing heading, a link that hides its path and one that wraps; code is no link", async (t) => {
   const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
   const root = mkdtempSync(join(tmpdir(), "ptn-links-"));
@@ -159,7 +160,8 @@ test("the checker finds a missing file, a missing heading and a link that hides 
     [
       "[docs/a.md](docs/a.md#its-part-x-y-z) [docs/a.md](docs/a.md#its-part-x-y-z-1) [docs/a.md](https://r.example/x/blob/main/docs/a.md#a-page)",
       "[docs/b.md](docs/b.md) [docs/a.md](docs/a.md#nope) [a page](docs/a.md) [docs/a.md](https://r.example/x/issues)",
-      "`[docs/c.md](docs/c.md)` [elsewhere](https://example.org/c.md)",
+      "`[docs/c.md](docs/c.md)` [elsewhere](https://example.org/c.md) [a link that",
+      "wraps](docs/e.md)",
       "```",
       "[docs/d.md](docs/d.md)",
       "```",
@@ -170,5 +172,6 @@ test("the checker finds a missing file, a missing heading and a link that hides 
     "README.md:2: docs/a.md#nope: docs/a.md has no heading with the anchor #nope",
     "README.md:2: [a page](docs/a.md) does not name docs/a.md in its text (on the npm page the reader needs the path)",
     "README.md:2: https://r.example/x/issues is in the repository but names no file (…/blob/<ref>/<path>)",
+    "README.md:3: docs/e.md → docs/e.md does not exist",
   ]);
 });
