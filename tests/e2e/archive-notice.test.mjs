@@ -14,9 +14,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utime
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
-import { HOST_VERSIONS, PKG_DIR, REPO, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
+import { HOST_VERSIONS, PKG_DIR, REPO, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
-import { tmuxServer, waitFor } from "./lib/tmux.mjs";
+import { tmuxServer, tuiPrerequisites, waitFor } from "./lib/tmux.mjs";
 import { WireModel } from "./lib/wire.mjs";
 
 /** The newest tested pi (versions compared numerically); PTN_TUI_HOST picks another. */
@@ -87,9 +87,7 @@ async function startPi(t, name, session, { env = {}, config } = {}) {
 const NOTICE = "tree-navigator: this session file is";
 
 const prerequisites = () => {
-  const missing = [];
-  if (spawnSync("tmux", ["-V"]).status !== 0) missing.push("tmux (scripts/setup.sh installs it)");
-  if (!hostAvailable(HOST)) missing.push(`pi ${HOST} (scripts/setup-hosts.sh)`);
+  const missing = tuiPrerequisites(HOST);
   if (!existsSync(join(PKG_DIR, "archive-notice.js"))) missing.push(`${PKG_DIR}/archive-notice.js (npm run build)`);
   return missing;
 };
