@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,6 +89,23 @@ test("nothing is read without a UI, with the notice off (config or env), for a s
   const on = setup({ env: { PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE: "0" }, facts: bigFacts });
   await on.emit("session_start", on.ctxOf(big).ctx);
   assert.equal(on.notes.length, 1);
+});
+
+test("with PI_TREE_NAVIGATOR_DEBUG, one line per look says what it decided, once it is over", async () => {
+  const log = join(work, "debug.log");
+  const cases = [
+    [{ facts: bigFacts }, sized("debug-big.jsonl", 60e6), "shown (60000000 bytes, 45000000 of them for the archive)"],
+    [{ facts: () => ({ fileBytes: 60e6, savedBytes: 29e6 }) }, sized("debug-on-path.jsonl", 60e6), "not due (60000000 bytes, 29000000 of them for the archive)"],
+    [{ facts: () => null }, sized("debug-refused.jsonl", 60e6), "not measured (archive would refuse the file, or it could not be read)"],
+    [{ env: { PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE: "1" }, facts: bigFacts }, sized("debug-off.jsonl", 60e6), "off"],
+    [{ facts: bigFacts }, sized("debug-small.jsonl", 1000), "1000 bytes: too small to read"],
+  ];
+  for (const [options, file, want] of cases) {
+    writeFileSync(log, "");
+    const s = setup({ ...options, env: { ...options.env, PI_TREE_NAVIGATOR_DEBUG: log } });
+    await s.emit("session_start", s.ctxOf(file).ctx);
+    assert.equal(readFileSync(log, "utf8"), `[pi-tree-navigator] archive notice: ${want}\n`);
+  }
 });
 
 test("not due (under half off the path, or archive would refuse the file): measured, nothing said", async () => {
