@@ -311,8 +311,44 @@ fn no_import_circle_in_src() {
     assert_eq!(find_circle(&graph), None, "an import circle in src/");
     let named = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.iter().any(|n| n == to));
     assert!(named("tool", "session") || named("tool::plan", "session::index"), "the checker reads `crate::` paths");
-    assert!(named("tool::recall", "tool::collapsed"), "the checker reads `super::` paths");
+    assert!(named("tool::recall::pages", "tool::recall::entries"), "the checker reads `super::` paths");
     assert!(named("tool::anchors", "tool::plan"), "the checker follows a re-export to its module");
+}
+
+/// The rooms of a split module, in the order their imports run: each may name only rooms before it (its
+/// `mod.rs` only declares and re-exports them; its `tests.rs` may use them all).
+const ROOMS: &[(&str, &[&str])] = &[
+    ("compaction", &["fields", "mode", "instruction", "reply", "files", "entry", "notices"]),
+    ("tool::recall", &["entries", "items", "pages"]),
+];
+
+/// Every file of a split module has its place in [`ROOMS`], and its imports point back up that order only.
+#[test]
+fn split_modules_keep_their_rooms_in_order() {
+    let modules = modules();
+    let graph = import_graph(&modules);
+    let mut wrong = Vec::new();
+    for (parent, rooms) in ROOMS {
+        let prefix = format!("{parent}::");
+        let mut on_disk: Vec<&str> = modules.keys().filter_map(|m| m.strip_prefix(&prefix)).filter(|m| *m != "tests").collect();
+        on_disk.sort_unstable();
+        let mut placed = rooms.to_vec();
+        placed.sort_unstable();
+        assert_eq!(on_disk, placed, "the rooms of {parent} and ROOMS (tests/layering.rs) differ");
+        assert!(graph.get(*parent).is_some_and(Vec::is_empty), "{parent}'s mod.rs names another module with a path: it only declares and re-exports");
+        for (rank, room) in rooms.iter().enumerate() {
+            for target in graph.get(&format!("{prefix}{room}")).into_iter().flatten() {
+                let Some(other) = target.strip_prefix(&prefix) else { continue };
+                if !rooms[..rank].contains(&other) {
+                    wrong.push(format!("{parent}::{room} names {other}, which is not before it"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports against the rooms' order:\n{}", wrong.join("\n"));
+    let named = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.iter().any(|n| n == to));
+    assert!(named("compaction::entry", "compaction::instruction"), "the checker sees a room name another");
+    assert!(named("tool::recall::pages", "tool::recall::entries"), "the checker sees a room name another");
 }
 
 /// The checker finds what it must: the circle `tool/plan.rs` and `tool/recall.rs` had (each named the
