@@ -2,7 +2,8 @@
 //! may name only modules above it in [`PIPELINE`] (unit tests aside, which may use the whole crate). Read
 //! from the sources themselves — every `super::<module>` path, every `crate::session::<module>` path, and
 //! the names `session/mod.rs` re-exports — so a new import against the order, or a module not placed in it,
-//! fails here. Every file of `src/` (`tool/plan.rs` as much as `session/`) is checked for import circles too.
+//! fails here. Every file of `src/` (`tool/plan.rs` as much as `session/`) is checked for import circles too,
+//! the rooms of a split module for their order ([`ROOMS`]), and every file for its length ([`MAX_FILE_LINES`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -349,6 +350,30 @@ fn split_modules_keep_their_rooms_in_order() {
     let named = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.iter().any(|n| n == to));
     assert!(named("compaction::entry", "compaction::instruction"), "the checker sees a room name another");
     assert!(named("tool::recall::pages", "tool::recall::entries"), "the checker sees a room name another");
+}
+
+/// The most lines a file of `src/` may have (unit-test files, `tests.rs`, aside): past it a file holds more than
+/// one room, and becomes a directory of rooms named for what they hold (as `compaction/` and `tool/recall/` did).
+const MAX_FILE_LINES: usize = 700;
+
+#[test]
+fn no_core_file_is_over_700_lines() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in fs::read_dir(dir).expect("a source directory").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") && path.file_name().is_some_and(|n| n != "tests.rs") {
+                let lines = fs::read_to_string(&path).expect("a source file").lines().count();
+                if lines > MAX_FILE_LINES {
+                    out.push(format!("{} has {lines} lines", path.display()));
+                }
+            }
+        }
+    }
+    let mut over = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut over);
+    assert!(over.is_empty(), "files over {MAX_FILE_LINES} lines (split them into rooms):\n{}", over.join("\n"));
 }
 
 /// The checker finds what it must: the circle `tool/plan.rs` and `tool/recall.rs` had (each named the
