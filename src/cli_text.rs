@@ -7,6 +7,7 @@
 //! and a report that names them all is one wall of text nobody reads.
 
 use crate::archive::Plan;
+use crate::loops::waste::Waste;
 use crate::js::to_fixed;
 use crate::session::{Profile, ProfileSource, Stats};
 #[cfg(doc)]
@@ -252,6 +253,50 @@ fn largest_first(values: &[f64], k: usize) -> Vec<usize> {
         out.push(b);
     }
     out
+}
+
+/// The `stats` lines for the loops in a file ([`crate::loops::waste`]): a count with the calls, requests and
+/// money, then the loops that came most often (ten, the rest counted), each with its call, how often, what
+/// repeated, its requests and money, and whether it is off the active path.
+pub fn waste_text(w: &Waste) -> String {
+    if w.loops.is_empty() {
+        return format!("  loops: none (a call or failure repeated {} times)", w.threshold);
+    }
+    let money = |usd: Option<f64>| usd.map_or_else(|| "no prices recorded".to_string(), usd_text);
+    let mut lines = vec![format!(
+        "  loops: {} ({} in {}, {})",
+        w.loops.len(),
+        count(w.calls as usize, "call", "calls"),
+        count(w.requests as usize, "request", "requests"),
+        money(w.usd)
+    )];
+    let repeats: Vec<f64> = w.loops.iter().map(|l| f64::from(l.repeats)).collect();
+    for i in largest_first(&repeats, MAX_NAMES_SHOWN) {
+        let l = &w.loops[i];
+        let what = match (&l.error, l.kind) {
+            (Some(line), _) if !line.is_empty() => format!("the same failure: {}", one_line(line)),
+            (Some(_), _) => "the same failure".to_string(),
+            (None, _) => "the same result".to_string(),
+        };
+        let off = if l.active_path { "" } else { ", off the active path" };
+        lines.push(format!(
+            "    {} `{}` ×{} ({what}): {}, {}{off}",
+            l.tool,
+            l.call,
+            l.repeats,
+            count(l.request_ids.len(), "request", "requests"),
+            money(l.usd)
+        ));
+    }
+    if w.loops.len() > MAX_NAMES_SHOWN {
+        lines.push(format!("    and {} more", w.loops.len() - MAX_NAMES_SHOWN));
+    }
+    lines.join("\n")
+}
+
+/// Dollars as people read them: cents for a dollar and more, four places below (a request can cost $0.0042).
+fn usd_text(usd: f64) -> String {
+    format!("${}", to_fixed(usd, if usd >= 1.0 { 2 } else { 4 }))
 }
 
 /// `1 branch`, `3 branches`.

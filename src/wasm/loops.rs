@@ -1,0 +1,91 @@
+//! Binding for the loop rule (`crate::loops`): the live detector, the hint, and every loop in a file.
+
+use wasm_bindgen::prelude::*;
+
+use super::error::{invalid, js_error};
+use super::{to_js, SessionIndex};
+use crate::config::DEFAULT_LOOP_HINT;
+use crate::loops::{self, waste, CallDigest, LoopStep, ResultDigest};
+
+/// The `customType` of the loop hint message.
+#[wasm_bindgen(js_name = loopHintType)]
+pub fn loop_hint_type() -> String {
+    crate::guidance::LOOP_HINT_TYPE.into()
+}
+
+/// One session's loop detector (see `crate::loops`).
+#[wasm_bindgen(js_name = LoopDetector)]
+#[derive(Debug)]
+pub struct LoopDetectorJs {
+    inner: loops::LoopDetector,
+}
+
+#[wasm_bindgen(js_class = LoopDetector)]
+impl LoopDetectorJs {
+    /// A detector for which `repeats` (2–20, the config's `loopHint`) make a loop.
+    #[wasm_bindgen(constructor)]
+    pub fn new(repeats: u8) -> LoopDetectorJs {
+        LoopDetectorJs { inner: loops::LoopDetector::new(repeats) }
+    }
+
+    /// A new run (a user message).
+    pub fn reset(&mut self) {
+        self.inner.reset();
+    }
+
+    /// One tool call and its result: `arguments` as JSON text, `text` the result's text parts joined by
+    /// newlines. Returns the loop when this result completes one (once per loop), else `null`.
+    #[wasm_bindgen(unchecked_return_type = "Loop | null")]
+    pub fn observe(&mut self, call_id: &str, tool: &str, arguments: &str, text: &str, is_error: bool) -> Result<JsValue, JsValue> {
+        match self.inner.observe(&CallDigest::of(call_id, tool, arguments), &ResultDigest::of(text, is_error)) {
+            LoopStep::Found(found) => to_js(&found),
+            LoopStep::None | LoopStep::Repeat { .. } => Ok(JsValue::NULL),
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl SessionIndex {
+    /// The loop hint for `found` (what `LoopDetector.observe` returned) at the current leaf:
+    /// `{text, headline, anchor, note}`.
+    #[wasm_bindgen(js_name = loopMessage, unchecked_return_type = "LoopMessage")]
+    pub fn loop_message(&mut self, #[wasm_bindgen(unchecked_param_type = "Loop")] found: JsValue) -> Result<JsValue, JsValue> {
+        let found: loops::Loop = serde_wasm_bindgen::from_value(found).map_err(|e| invalid(&format!("loop: {e}")))?;
+        to_js(&loops::loop_message(&mut self.inner, &found).map_err(js_error)?)
+    }
+
+    /// Reads what the loop rule needs of each entry as the index is fed from now on (call it before
+    /// `beginFile`), for `waste` on an index that keeps no texts.
+    #[wasm_bindgen(js_name = collectLoops)]
+    pub fn collect_loops(&mut self) {
+        self.loop_steps = Some(waste::Steps::collect(&mut self.inner));
+    }
+
+    /// Every loop in the session (every branch): `repeats` make one (default 3). Needs `collectLoops`
+    /// before the index was fed, or a full index.
+    #[wasm_bindgen(unchecked_return_type = "Waste")]
+    pub fn waste(&mut self, repeats: Option<u8>) -> Result<JsValue, JsValue> {
+        to_js(&self.loops(repeats)?)
+    }
+
+    /// `waste` as the CLI's `stats` prints it.
+    #[wasm_bindgen(js_name = wasteText)]
+    pub fn waste_text(&mut self, repeats: Option<u8>) -> Result<String, JsValue> {
+        Ok(crate::cli_text::waste_text(&self.loops(repeats)?))
+    }
+}
+
+impl SessionIndex {
+    fn loops(&mut self, repeats: Option<u8>) -> Result<waste::Waste, JsValue> {
+        let repeats = repeats.unwrap_or(DEFAULT_LOOP_HINT);
+        let result = match &self.loop_steps {
+            Some(steps) => waste::waste(&mut self.inner, &steps.borrow(), repeats),
+            None if self.inner.mode() == crate::session::Mode::Full => {
+                let steps = waste::Steps::from_full(&self.inner);
+                waste::waste(&mut self.inner, &steps, repeats)
+            }
+            None => return Err(invalid("waste needs collectLoops() before the index is fed, or a full index")),
+        };
+        result.map_err(js_error)
+    }
+}
