@@ -20,18 +20,24 @@ export function envFlag(name, env = process.env) {
 /**
  * Steers a hint into the running loop (`pi.sendMessage`: while the agent streams, pi delivers it before the next
  * request); a host that cannot steer gets it as a custom message entry in the session (the next context carries
- * it), and when the session cannot take that either the user gets `text` as a note. Never throws.
+ * it), and when the session cannot take that either the user gets `text` as a note. `later(store)`: where the entry
+ * must wait for the turn's end (mid-turn it would land between a tool call and its result), `store(ctx)` is handed
+ * to it instead of called. Never throws.
  */
-export function steerHint({ pi, ctx, customType, text, details, notify }) {
+export function steerHint({ pi, ctx, customType, text, details, notify, later }) {
   try {
     pi.sendMessage({ customType, content: text, display: true, details });
-  } catch {
+    return;
+  } catch {}
+  const store = (at) => {
     try {
-      ctx.sessionManager.appendCustomMessageEntry(customType, text, true, details);
+      at.sessionManager.appendCustomMessageEntry(customType, text, true, details);
     } catch {
-      notify(ctx, text, "warning");
+      notify(at, text, "warning");
     }
-  }
+  };
+  if (later) later(store);
+  else store(ctx);
 }
 
 /** Shows `text` as a UI note at `level` when the host has a UI; a UI that cannot is no reason to fail a turn. */
@@ -57,7 +63,7 @@ export function ledgerTokensOf(config, env = process.env) {
  * Installs the hooks. `core()` returns the live wasm API (null while the core is down); `withIndex(sm, fn)`
  * runs `fn` on the session's synced index; `resume`: js/resume.js's read of a resumed session's file (`reading`,
  * `ready`, `settle`); `host`: js/host.js's adapter (the start anchor reads the active path's labels and the leaf
- * from pi: no index needed). Returns `{ stateOf(sm) }` (per-session state: config, tracker, turn count,
+ * from pi: no index needed). Returns `{ stateOf(sm), configOf(ctx) }` (per-session state: config, tracker, turn count,
  * whether the start anchor is done) for the tool and for tests.
  */
 export function installAgentFeatures({ pi, core, withIndex, resume = NO_RESUME, host, toolName, pkg, env = process.env }) {
@@ -217,5 +223,5 @@ export function installAgentFeatures({ pi, core, withIndex, resume = NO_RESUME, 
     } catch {}
   });
 
-  return { stateOf: (sm) => sessions.get(sm) ?? null };
+  return { stateOf: (sm) => sessions.get(sm) ?? null, configOf: (ctx) => stateOf(ctx)?.config ?? null };
 }

@@ -592,6 +592,19 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines(), ...renderers }, execute);
   installCapture(pi, captures);
   installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex: withReadIndex, settle: resume.settle, host, tui });
+  // The loop hint is steered from `tool_result`, before the turn ends; the pressure hint from `turn_end`. pi
+  // delivers one steered message per request, so when one turn brings both the loop hint is the one the very next
+  // request carries.
+  const loopHint = installLoopHint({
+    pi,
+    core: () => current?.api ?? null,
+    withIndex,
+    configOf: (ctx) => agent.configOf(ctx),
+    busy: (sm) => (rewinding.get(sm) ?? 0) > 0,
+    resume,
+    tui,
+    keyHint: host.keyHint(),
+  });
   const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, resume, host, toolName: definition.name, pkg: hostOptions?.pkg });
   installCompaction({
     pi,
@@ -606,16 +619,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     pkg: hostOptions?.pkg,
   });
   installArchiveNotice({ pi, core: () => current?.api ?? null, configOf: (sm) => agent.stateOf(sm)?.config, after: resume.readDone });
-  const loopHint = installLoopHint({
-    pi,
-    core: () => current?.api ?? null,
-    withIndex,
-    configOf: (sm) => agent.stateOf(sm)?.config,
-    busy: (sm) => (rewinding.get(sm) ?? 0) > 0,
-    resume,
-    tui,
-    keyHint: host.keyHint(),
-  });
+
   return {
     host,
     execute,
