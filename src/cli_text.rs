@@ -279,10 +279,9 @@ pub fn waste_text(w: &Waste) -> String {
             (None, _) => "the same result".to_string(),
         };
         let off = if l.active_path { "" } else { ", off the active path" };
+        let call = crate::guidance::LoopFacts { tool: &l.tool, call: &l.call, error: l.error.as_deref(), times: l.repeats }.call();
         lines.push(format!(
-            "    {} `{}` ×{} ({what}): {}, {}{off}",
-            l.tool,
-            l.call,
+            "    {call} ×{} ({what}): {}, {}{off}",
             l.repeats,
             count(l.request_ids.len(), "request", "requests"),
             money(l.usd)

@@ -81,7 +81,7 @@ pub struct LoopFacts<'a> {
 impl LoopFacts<'_> {
     /// The tool and its call quoted as code (`bash` then `cargo build` in backticks); a backtick inside the call
     /// would end the quote early, so it becomes `'`.
-    fn call(&self) -> String {
+    pub fn call(&self) -> String {
         format!("{} `{}`", self.tool, self.call.replace('`', "'"))
     }
 
@@ -124,11 +124,16 @@ pub fn loop_hint(facts: &LoopFacts<'_>, rewind: Option<(&str, &str)>) -> String 
     }
 }
 
+/// The call as the TUI's one line shows it: cut shorter than in the hint, so the line fits a terminal's width.
+const HEADLINE_CALL_MAX: usize = 40;
+
 /// The one line pi's TUI shows for the loop hint (expanded: the hint itself).
 pub fn loop_headline(facts: &LoopFacts<'_>, anchor: Option<&str>) -> String {
-    let how = if facts.error.is_some() { "the same failure" } else { "the same result" };
+    let how = if facts.error.is_some() { "same failure" } else { "same result" };
     let way_out = anchor.map_or_else(|| " (no anchor before it)".to_string(), |a| format!(" → rewind to '{a}'"));
-    format!("loop hint: {} ×{}, {how}{way_out}", facts.call(), facts.times)
+    let call = crate::text::to_one_line(facts.call, HEADLINE_CALL_MAX).unwrap_or_default();
+    let short = LoopFacts { call: &call, ..*facts };
+    format!("loop: {} ×{}, {how}{way_out}", short.call(), facts.times)
 }
 
 /// The UI note when the model repeats itself and there is no anchor before the loop to rewind to (the hint

@@ -335,7 +335,7 @@ fn the_hint_names_the_newest_anchor_before_the_loop() {
     );
     assert!(m.text.starts_with("[loop] You have called bash `cargo build` 3 times and it failed each time with: error[E0308]"), "{}", m.text);
     assert!(m.text.ends_with("then take a different approach — or ask the user."), "{}", m.text);
-    assert_eq!(m.headline, "loop hint: bash `cargo build` ×3, the same failure → rewind to 'before-build'");
+    assert_eq!(m.headline, "loop: bash `cargo build` ×3, same failure → rewind to 'before-build'");
     // The loop starting before every anchor: no rewind, a note for the user.
     let m = loop_message(&mut index, &the_loop(2).clone()).unwrap();
     assert!(m.anchor.is_some());
@@ -349,7 +349,7 @@ fn the_hint_names_the_newest_anchor_before_the_loop() {
     assert!(!m.text.contains("navigate_tree"), "{}", m.text);
     assert!(m.text.ends_with("Take a different approach, or ask the user."), "{}", m.text);
     assert!(m.note.as_deref().is_some_and(|n| n.contains("no anchor before the loop") && n.contains("anchor:<name>")), "{:?}", m.note);
-    assert_eq!(m.headline, "loop hint: bash `cargo build` ×3, the same failure (no anchor before it)");
+    assert_eq!(m.headline, "loop: bash `cargo build` ×3, same failure (no anchor before it)");
 }
 
 #[test]
@@ -366,6 +366,11 @@ fn the_hint_for_the_same_result_and_quotes_in_the_focus() {
     let l = Loop { kind: LoopKind::SameResult, tool: "bash".into(), call: "echo 'hi'".into(), error: None, times: 3, call_ids: vec!["c1".into(), "c2".into(), "c3".into()] };
     let m = loop_message(&mut index, &l).unwrap();
     assert!(m.text.contains("and it got the same result each time."), "{}", m.text);
+    assert_eq!(m.headline, "loop: bash `echo 'hi'` ×3, same result → rewind to 'loop-exit'");
     // The anchor is called like the proposed new one: another name; the call's ' do not end the focus.
     assert!(m.text.contains("labelStart='loop-exit', labelEnd='loop-exit-2', summaryFocus='bash `echo \"hi\"` gave the same result 3 times; do not retry it unchanged')"), "{}", m.text);
+    // A long call is cut shorter on the TUI's one line than in the hint.
+    let long = Loop { call: "x".repeat(100), ..l.clone() };
+    let m = loop_message(&mut index, &long).unwrap();
+    assert!(m.headline.starts_with(&format!("loop: bash `{}…` ×3", "x".repeat(39))), "{}", m.headline);
 }
