@@ -7,12 +7,14 @@
 //! and a report that names them all is one wall of text nobody reads.
 
 use crate::archive::Plan;
-use crate::loops::waste::Waste;
+use crate::loops::waste::{Waste, WasteLoop};
 use crate::js::to_fixed;
 use crate::session::{Profile, ProfileSource, Stats};
 #[cfg(doc)]
 use crate::session::IngestReport;
 use crate::text::{format_bytes, name_list, one_line, shown_of, MAX_NAMES_SHOWN};
+use serde::Serialize;
+use tsify_next::Tsify;
 
 /// What `archive` did to a file (or would do, in a dry run), besides its plan: the names and sizes written.
 #[derive(Debug, Clone, PartialEq)]
@@ -255,42 +257,66 @@ fn largest_first(values: &[f64], k: usize) -> Vec<usize> {
     out
 }
 
-/// The `stats` lines for the loops in a file ([`crate::loops::waste`]): a count with the calls, requests and
-/// money, then the loops that came most often (ten, the rest counted), each with its call, how often, what
-/// repeated, its requests and money, and whether it is off the active path.
+/// The `stats` lines for the loops in a file ([`crate::loops::waste`]): [`waste_summary`], then the loops that came
+/// most often (ten, the rest counted), each as [`waste_loop_line`].
 pub fn waste_text(w: &Waste) -> String {
-    if w.loops.is_empty() {
-        return format!("  loops: none (a call or failure repeated {} times)", w.threshold);
-    }
-    let money = |usd: Option<f64>| usd.map_or_else(|| "no prices recorded".to_string(), usd_text);
-    let mut lines = vec![format!(
-        "  loops: {} ({} in {}, {})",
-        w.loops.len(),
-        count(w.calls as usize, "call", "calls"),
-        count(w.requests as usize, "request", "requests"),
-        money(w.usd)
-    )];
+    let mut lines = vec![format!("  {}", waste_summary(w))];
     let repeats: Vec<f64> = w.loops.iter().map(|l| f64::from(l.repeats)).collect();
     for i in largest_first(&repeats, MAX_NAMES_SHOWN) {
-        let l = &w.loops[i];
-        let what = match (&l.error, l.kind) {
-            (Some(line), _) if !line.is_empty() => format!("the same failure: {}", one_line(line)),
-            (Some(_), _) => "the same failure".to_string(),
-            (None, _) => "the same result".to_string(),
-        };
-        let off = if l.active_path { "" } else { ", off the active path" };
-        let call = crate::guidance::LoopFacts { tool: &l.tool, call: &l.call, error: l.error.as_deref(), times: l.repeats }.call();
-        lines.push(format!(
-            "    {call} ×{} ({what}): {}, {}{off}",
-            l.repeats,
-            count(l.request_ids.len(), "request", "requests"),
-            money(l.usd)
-        ));
+        lines.push(format!("    {}", waste_loop_line(&w.loops[i])));
     }
     if w.loops.len() > MAX_NAMES_SHOWN {
         lines.push(format!("    and {} more", w.loops.len() - MAX_NAMES_SHOWN));
     }
     lines.join("\n")
+}
+
+/// `loops: 2 (43 calls in 43 requests, $1.23)`, or `loops: none (…)` with the rule's repeats.
+pub fn waste_summary(w: &Waste) -> String {
+    if w.loops.is_empty() {
+        return format!("loops: none (a call or failure repeated {} times)", w.threshold);
+    }
+    format!(
+        "loops: {} ({} in {}, {})",
+        w.loops.len(),
+        count(w.calls as usize, "call", "calls"),
+        count(w.requests as usize, "request", "requests"),
+        money(w.usd)
+    )
+}
+
+/// One loop: its call, how often, what repeated, its requests and money, and whether it is off the active path.
+pub fn waste_loop_line(l: &WasteLoop) -> String {
+    let what = match &l.error {
+        Some(line) if !line.is_empty() => format!("the same failure: {}", one_line(line)),
+        Some(_) => "the same failure".to_string(),
+        None => "the same result".to_string(),
+    };
+    let call = crate::guidance::LoopFacts { tool: &l.tool, call: &l.call, error: l.error.as_deref(), times: l.repeats }.call();
+    let off = if l.active_path { "" } else { ", off the active path" };
+    format!("{call} ×{} ({what}): {}, {}{off}", l.repeats, count(l.request_ids.len(), "request", "requests"), money(l.usd))
+}
+
+/// What the viewer shows of the loops: the data, [`waste_summary`] and each loop's [`waste_loop_line`] (in
+/// `waste.loops`' order).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct WasteView {
+    /// The loops.
+    pub waste: Waste,
+    /// The summary line.
+    pub summary: String,
+    /// One line per loop.
+    pub lines: Vec<String>,
+}
+
+/// [`WasteView`] of `waste`.
+pub fn waste_view(waste: Waste) -> WasteView {
+    WasteView { summary: waste_summary(&waste), lines: waste.loops.iter().map(waste_loop_line).collect(), waste }
+}
+
+/// Money the way the texts show it: dollars, or "no prices recorded" (never `$0.00` for work that was never priced).
+fn money(usd: Option<f64>) -> String {
+    usd.map_or_else(|| "no prices recorded".to_string(), usd_text)
 }
 
 /// Dollars as people read them: cents for a dollar and more, four places below (a request can cost $0.0042).

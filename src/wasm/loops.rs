@@ -68,6 +68,12 @@ impl SessionIndex {
         to_js(&self.loops(repeats)?)
     }
 
+    /// `waste` with the lines the viewer shows: `{waste, summary, lines}`.
+    #[wasm_bindgen(js_name = wasteView, unchecked_return_type = "WasteView")]
+    pub fn waste_view(&mut self, repeats: Option<u8>) -> Result<JsValue, JsValue> {
+        to_js(&crate::cli_text::waste_view(self.loops(repeats)?))
+    }
+
     /// `waste` as the CLI's `stats` prints it.
     #[wasm_bindgen(js_name = wasteText)]
     pub fn waste_text(&mut self, repeats: Option<u8>) -> Result<String, JsValue> {
