@@ -27,8 +27,8 @@ use tsify_next::Tsify;
 
 use crate::error::SessionError;
 use crate::guidance;
-use crate::session::{Leaf, SessionIndex, Slot};
-use crate::text::to_one_line;
+use crate::session::SessionIndex;
+use crate::text::{anchor_name, to_one_line};
 use crate::tool::{exit_code, first_error_line, first_line, TOOL_NAME};
 
 /// How many of the latest tool calls a same-result loop is looked for in (or the repeats that make a loop,
@@ -331,13 +331,13 @@ pub fn loop_message(index: &mut SessionIndex, found: &Loop) -> Result<LoopMessag
 }
 
 /// The newest anchor on the active path before the entry holding the call `first_call_id` (`None`: no such
-/// anchor, or the call is not on the path).
+/// anchor, or the call is not on the path). Names only, read off the path's labels: no estimate is needed.
 fn anchor_before(index: &mut SessionIndex, first_call_id: &str) -> Result<Option<String>, SessionError> {
     let path = index.path(index.leaf())?;
-    let Some(start) = path.iter().rposition(|&slot| index.entry(slot).assistant().is_some_and(|a| a.tool_calls().any(|(id, _)| id == first_call_id))) else { return Ok(None) };
-    let before: std::collections::HashSet<Slot> = path[..start].iter().copied().collect();
-    let anchors = index.anchors(Leaf::Current)?;
-    Ok(anchors.into_iter().rev().find(|a| before.contains(&a.slot)).map(|a| a.name))
+    let Some(start) = path.iter().rposition(|&slot| index.entry(slot).assistant().is_some_and(|a| a.tool_calls().any(|(id, _)| id == first_call_id))) else {
+        return Ok(None);
+    };
+    Ok(path[..start].iter().rev().find_map(|&slot| index.label_at(slot).and_then(anchor_name).filter(|n| !n.is_empty())).map(String::from))
 }
 
 #[cfg(test)]
