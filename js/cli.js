@@ -217,7 +217,7 @@ function run(api, opts) {
         out(`${index.statsText(basename(opts.file), bytes)}\n${index.wasteText()}`);
         return;
       }
-      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel(), waste: index.waste() }));
+      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel(), waste: index.wasteView().waste }));
       return;
     }
   }

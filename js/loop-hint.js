@@ -72,7 +72,7 @@ export function installLoopHint({ pi, core, withIndex, configOf, busy = () => fa
       if (!found || busy(sm)) return undefined;
       // The hint names the anchor before the loop: it needs the session's index (a resumed one's may still be read).
       if (resume.reading(sm)) await resume.settle(sm);
-      const message = withIndex(sm, (index) => index.loopMessage(found));
+      const message = withIndex(sm, (index) => index.loopMessage(state.detector));
       if (message.note) {
         notify(ctx, message.note, "info");
         state.notes++;

@@ -18,10 +18,9 @@
 
 pub mod waste;
 
-use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use tsify_next::Tsify;
 
@@ -68,11 +67,22 @@ impl CallDigest {
     /// The call `id` of `tool` with `arguments` (their JSON text, as `JSON.stringify` or the session file
     /// wrote it; text that does not parse is taken as it is).
     pub fn of(id: &str, tool: &str, arguments: &str) -> CallDigest {
-        let parsed = serde_json::from_str::<Value>(arguments).ok();
+        match serde_json::from_str::<Value>(arguments) {
+            Ok(parsed) => CallDigest::of_value(id, tool, Some(&parsed)),
+            Err(_) => CallDigest::with(id, tool, None, arguments.to_string()),
+        }
+    }
+
+    /// The call `id` of `tool` with `arguments` as read from a session line (`None`: none given, read as `{}`).
+    pub fn of_value(id: &str, tool: &str, arguments: Option<&Value>) -> CallDigest {
         // serde_json's map is ordered by key: printing a parsed value is its canonical form.
-        let canonical = parsed.as_ref().map_or_else(|| arguments.to_string(), Value::to_string);
-        let shown = parsed.as_ref().and_then(|a| a.get("command")).and_then(Value::as_str).unwrap_or(&canonical);
-        let rewind = tool == TOOL_NAME && parsed.as_ref().and_then(|a| a.get("action")).and_then(Value::as_str) == Some("rewind");
+        let canonical = arguments.map_or_else(|| "{}".to_string(), Value::to_string);
+        CallDigest::with(id, tool, arguments, canonical)
+    }
+
+    fn with(id: &str, tool: &str, parsed: Option<&Value>, canonical: String) -> CallDigest {
+        let shown = parsed.and_then(|a| a.get("command")).and_then(Value::as_str).unwrap_or(&canonical);
+        let rewind = tool == TOOL_NAME && parsed.and_then(|a| a.get("action")).and_then(Value::as_str) == Some("rewind");
         CallDigest {
             id: id.to_string(),
             tool: tool.to_string(),
@@ -112,7 +122,7 @@ impl ResultDigest {
 }
 
 /// Which rule found a loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
 #[serde(rename_all = "kebab-case")]
 pub enum LoopKind {
     /// The same call, answered the same way.
@@ -122,7 +132,7 @@ pub enum LoopKind {
 }
 
 /// A loop, as found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct Loop {
     /// Which rule found it.
@@ -194,7 +204,7 @@ struct Streak {
 #[derive(Debug, Clone)]
 pub struct LoopDetector {
     repeats: u32,
-    window: VecDeque<Seen>,
+    window: Vec<Seen>,
     reported: Vec<Reported>,
     streaks: Vec<Streak>,
 }
@@ -202,7 +212,7 @@ pub struct LoopDetector {
 impl LoopDetector {
     /// A detector for which `repeats` (at least 2) make a loop.
     pub fn new(repeats: u8) -> LoopDetector {
-        LoopDetector { repeats: u32::from(repeats.max(2)), window: VecDeque::with_capacity(WINDOW + 1), reported: Vec::new(), streaks: Vec::new() }
+        LoopDetector { repeats: u32::from(repeats.max(2)), window: Vec::with_capacity(WINDOW + 1), reported: Vec::new(), streaks: Vec::new() }
     }
 
     /// A new run: nothing seen.
@@ -236,9 +246,9 @@ impl LoopDetector {
             // A different result re-arms this call.
             self.reported.retain(|r| r.key != call.key);
         }
-        self.window.push_back(Seen { key: call.key, result: result.key, call_id: call.id.clone() });
+        self.window.push(Seen { key: call.key, result: result.key, call_id: call.id.clone() });
         if self.window.len() > WINDOW.max(self.repeats as usize) {
-            self.window.pop_front();
+            self.window.remove(0);
         }
 
         // The tool's failures in a row.

@@ -7,18 +7,15 @@
 //! from the entry's JSON text: as the entries are taken ([`Steps::collect`], an index fed from a file) or
 //! from a full index's texts ([`Steps::from_full`]).
 
-use std::borrow::Cow;
-use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
-
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
+use serde::Serialize;
+use serde_json::Value;
 use tsify_next::Tsify;
 
 use super::{CallDigest, LoopDetector, LoopKind, LoopStep, ResultDigest};
 use crate::error::SessionError;
 use crate::session::{SessionIndex, Slot};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// What one entry is to the rule.
 #[derive(Debug, Clone)]
@@ -31,13 +28,14 @@ enum Step {
     Result { call_id: String, digest: ResultDigest },
 }
 
-/// What the rule needs of a session's entries, by slot, and what each request cost.
+/// What the rule needs of a session's entries, by slot, and what each request cost. Kept in vectors in slot
+/// order (searched by halving) rather than maps: the module carries no map or sort code of its own for it.
 #[derive(Debug, Default)]
 pub struct Steps {
     /// Ascending by slot (entries come in slot order).
     by_slot: Vec<(Slot, Step)>,
-    /// Each assistant message's recorded `usage.cost.total`, by slot (those that record one).
-    costs: HashMap<Slot, f64>,
+    /// Each assistant message's recorded `usage.cost.total`, ascending by slot (those that record one).
+    costs: Vec<(Slot, f64)>,
     /// Whether any request records a price above zero.
     priced: bool,
 }
@@ -65,24 +63,21 @@ impl Steps {
 
     /// Reads the entry at `slot` from its JSON text (a line that is no message, or does not read, is no step).
     pub fn take(&mut self, slot: Slot, text: &str) {
-        let Ok(Line { kind: Some(kind), message: Some(message) }) = serde_json::from_str::<Line<'_>>(text) else { return };
-        if kind != "message" {
-            return;
-        }
-        let step = match message.role.as_deref() {
+        let Ok(line) = serde_json::from_str::<Value>(text) else { return };
+        let Some(message) = line.get("message").filter(|_| line.get("type").and_then(Value::as_str) == Some("message")) else { return };
+        let blocks = message.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let step = match message.get("role").and_then(Value::as_str) {
             Some("user") => Step::User,
             Some("assistant") => {
-                if let Some(cost) = message.usage.and_then(cost_of) {
+                if let Some(cost) = cost_of(message) {
                     self.priced |= cost > 0.0;
-                    self.costs.insert(slot, cost);
+                    self.costs.push((slot, cost));
                 }
-                let calls: Vec<CallDigest> = blocks(message.content)
-                    .into_iter()
-                    .filter(|b| b.kind.as_deref() == Some("toolCall"))
-                    .map(|b| {
-                        let arguments = b.arguments.map_or("{}", RawValue::get);
-                        CallDigest::of(b.id.as_deref().unwrap_or(""), b.name.as_deref().unwrap_or(""), arguments)
-                    })
+                let str_of = |b: &Value, key: &str| b.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+                let calls: Vec<CallDigest> = blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+                    .map(|b| CallDigest::of_value(&str_of(b, "id"), &str_of(b, "name"), b.get("arguments")))
                     .collect();
                 if calls.is_empty() {
                     return;
@@ -90,9 +85,9 @@ impl Steps {
                 Step::Calls(calls)
             }
             Some("toolResult") => {
-                let Some(call_id) = message.tool_call_id else { return };
-                let failed = message.is_error.is_some_and(|v| v.get() == "true");
-                Step::Result { call_id: call_id.into_owned(), digest: ResultDigest::of(&text_of(message.content), failed) }
+                let Some(call_id) = message.get("toolCallId").and_then(Value::as_str) else { return };
+                let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
+                Step::Result { call_id: call_id.to_string(), digest: ResultDigest::of(&text_of(message.get("content"), blocks), failed) }
             }
             _ => return,
         };
@@ -102,76 +97,30 @@ impl Steps {
     fn at(&self, slot: Slot) -> Option<&Step> {
         self.by_slot.binary_search_by_key(&slot, |(s, _)| *s).ok().and_then(|i| self.by_slot.get(i)).map(|(_, step)| step)
     }
-}
 
-/// One JSONL line, as far as the rule reads it.
-#[derive(Deserialize)]
-struct Line<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    message: Option<Message<'a>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Message<'a> {
-    #[serde(borrow, default)]
-    role: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    tool_call_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    is_error: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
-}
-
-/// A content block, as far as the rule reads it.
-#[derive(Deserialize)]
-struct Block<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-}
-
-/// The blocks of a message's `content` (none when it is not an array of objects).
-fn blocks(content: Option<&RawValue>) -> Vec<Block<'_>> {
-    content.and_then(|c| serde_json::from_str::<Vec<Block<'_>>>(c.get()).ok()).unwrap_or_default()
+    fn cost_at(&self, slot: Slot) -> f64 {
+        self.costs.binary_search_by_key(&slot, |(s, _)| *s).ok().and_then(|i| self.costs.get(i)).map_or(0.0, |(_, c)| *c)
+    }
 }
 
 /// A result's text: a string content, or its text blocks joined by newlines (as the shim joins them).
-fn text_of(content: Option<&RawValue>) -> String {
-    if let Some(Ok(text)) = content.filter(|c| c.get().starts_with('"')).map(|c| serde_json::from_str::<String>(c.get())) {
-        return text;
+fn text_of(content: Option<&Value>, blocks: &[Value]) -> String {
+    if let Some(text) = content.and_then(Value::as_str) {
+        return text.to_string();
     }
-    let parts: Vec<Cow<'_, str>> = blocks(content).into_iter().filter(|b| b.kind.as_deref() == Some("text")).filter_map(|b| b.text).collect();
-    parts.join("\n")
-}
-
-#[derive(Deserialize)]
-struct Usage {
-    #[serde(default)]
-    cost: Option<Cost>,
-}
-
-#[derive(Deserialize)]
-struct Cost {
-    #[serde(default)]
-    total: Option<f64>,
+    let mut out = String::new();
+    for text in blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("text")).filter_map(|b| b.get("text").and_then(Value::as_str)) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(text);
+    }
+    out
 }
 
 /// A request's recorded `usage.cost.total` (USD), when it is a number ≥ 0.
-fn cost_of(usage: &RawValue) -> Option<f64> {
-    let total = serde_json::from_str::<Usage>(usage.get()).ok()?.cost?.total?;
+fn cost_of(message: &Value) -> Option<f64> {
+    let total = message.get("usage")?.get("cost")?.get("total")?.as_f64()?;
     (total.is_finite() && total >= 0.0).then_some(total)
 }
 
@@ -180,7 +129,7 @@ fn cost_of(usage: &RawValue) -> Option<f64> {
 /// says "$0.00" for work that was never priced. (Issue 39's cost model is the session's money; this is
 /// only what the loops' own requests recorded.)
 fn requests_usd(steps: &Steps, requests: &[Slot]) -> Option<f64> {
-    steps.priced.then(|| requests.iter().filter_map(|slot| steps.costs.get(slot)).sum())
+    steps.priced.then(|| requests.iter().map(|&slot| steps.cost_at(slot)).sum())
 }
 
 /// Every loop in a file.
@@ -223,58 +172,67 @@ pub struct WasteLoop {
     pub usd: Option<f64>,
 }
 
-/// A loop being gathered.
+/// A loop being gathered: as found, and its calls (each once) with the request that made each.
 #[derive(Debug)]
 struct Gathered {
     found: super::Loop,
-    calls: Vec<String>,
+    calls: Vec<(String, Slot)>,
 }
 
-/// The state of one path: the rule's, and the calls waiting for their results.
+impl Gathered {
+    fn add(&mut self, call_id: &str, request: Option<Slot>) {
+        if let (false, Some(slot)) = (self.calls.iter().any(|(c, _)| c == call_id), request) {
+            self.calls.push((call_id.to_string(), slot));
+        }
+    }
+}
+
+/// The state of one path: the rule's, the calls waiting for their results (with the request that made each), and
+/// the run's calls already answered, by id (a loop's earlier calls are named by id when it is found).
 #[derive(Debug, Clone)]
 struct Run {
     detector: LoopDetector,
-    pending: Vec<CallDigest>,
+    pending: Vec<(CallDigest, Slot)>,
+    answered: Vec<(String, Slot)>,
+}
+
+impl Run {
+    fn request_of(&self, call_id: &str) -> Option<Slot> {
+        self.answered.iter().rev().find(|(c, _)| c == call_id).map(|(_, s)| *s)
+    }
 }
 
 /// Every loop in `index`'s tree, read with `steps`; `repeats` make a loop.
 pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Waste, SessionError> {
-    // Which request made each call (the later one should an id repeat: a rewind's synthetic call reuses its id).
-    let mut request_of: HashMap<&str, Slot> = HashMap::new();
-    for (slot, step) in &steps.by_slot {
-        if let Step::Calls(calls) = step {
-            for c in calls {
-                request_of.insert(&c.id, *slot);
-            }
-        }
-    }
     let mut gathered: Vec<Gathered> = Vec::new();
-    let mut by_first: HashMap<String, usize> = HashMap::new();
-    let fresh = Run { detector: LoopDetector::new(repeats), pending: Vec::new() };
+    let fresh = Run { detector: LoopDetector::new(repeats), pending: Vec::new(), answered: Vec::new() };
     let mut stack: Vec<(Slot, Run)> = index.roots().into_iter().rev().map(|r| (r, fresh.clone())).collect();
     while let Some((slot, mut run)) = stack.pop() {
         match steps.at(slot) {
             Some(Step::User) => {
                 run.detector.reset();
                 run.pending.clear();
+                run.answered.clear();
             }
-            Some(Step::Calls(calls)) => run.pending.extend(calls.iter().cloned()),
+            Some(Step::Calls(calls)) => run.pending.extend(calls.iter().map(|c| (c.clone(), slot))),
             Some(Step::Result { call_id, digest }) => {
-                if let Some(at) = run.pending.iter().position(|c| &c.id == call_id) {
-                    let call = run.pending.remove(at);
+                if let Some(at) = run.pending.iter().position(|(c, _)| &c.id == call_id) {
+                    let (call, request) = run.pending.remove(at);
+                    run.answered.push((call.id.clone(), request));
                     match run.detector.observe(&call, digest) {
                         LoopStep::Found(found) => {
-                            if let Some(&g) = by_first.get(found.first_call_id()) {
-                                // Found again on another branch from the same start: one loop.
-                                gathered[g].calls.extend(found.call_ids.iter().cloned());
-                            } else {
-                                by_first.insert(found.first_call_id().to_string(), gathered.len());
-                                gathered.push(Gathered { calls: found.call_ids.clone(), found });
+                            let at = gathered.iter().position(|g| g.found.first_call_id() == found.first_call_id()).unwrap_or_else(|| {
+                                gathered.push(Gathered { calls: Vec::new(), found: found.clone() });
+                                gathered.len() - 1
+                            });
+                            // Found again on another branch from the same start: one loop, its calls from both.
+                            for c in &found.call_ids {
+                                gathered[at].add(c, run.request_of(c));
                             }
                         }
                         LoopStep::Repeat { first_call_id } => {
-                            if let Some(&g) = by_first.get(&first_call_id) {
-                                gathered[g].calls.push(call.id);
+                            if let Some(g) = gathered.iter_mut().find(|g| g.found.first_call_id() == first_call_id) {
+                                g.add(&call.id, Some(request));
                             }
                         }
                         LoopStep::None => {}
@@ -290,35 +248,43 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
             stack.extend(children.into_iter().rev().map(|c| (c, run.clone())));
         }
     }
-    let active: HashSet<Slot> = index.path(index.leaf())?.into_iter().collect();
-    let mut loops: Vec<(Slot, WasteLoop)> = Vec::new();
-    let mut all_requests: Vec<Slot> = Vec::new();
-    for g in gathered {
-        let mut calls = g.calls;
-        calls.sort_unstable();
-        calls.dedup();
-        let mut requests: Vec<Slot> = calls.iter().filter_map(|c| request_of.get(c.as_str()).copied()).collect();
-        requests.sort_unstable();
-        requests.dedup();
-        let (Some(&first), Some(&last)) = (requests.first(), requests.last()) else { continue };
-        all_requests.extend(&requests);
-        loops.push((
-            first,
-            WasteLoop {
-                kind: g.found.kind,
-                tool: g.found.tool,
-                call: g.found.call,
-                error: g.found.error,
-                repeats: calls.len() as u32,
-                usd: requests_usd(steps, &requests),
-                request_ids: requests.iter().map(|&s| index.id_of(s).to_string()).collect(),
-                active_path: active.contains(&last),
-            },
-        ));
+    let n = index.len();
+    let mut active = vec![false; n];
+    for slot in index.path(index.leaf())? {
+        active[slot as usize] = true;
     }
-    loops.sort_by_key(|(first, _)| *first);
-    all_requests.sort_unstable();
-    all_requests.dedup();
+    let mut counted = vec![false; n];
+    let mut all_requests: Vec<Slot> = Vec::new();
+    let mut loops: Vec<(Slot, WasteLoop)> = Vec::new();
+    for g in gathered {
+        // The requests in slot order (file order), each once.
+        let mut requests: Vec<Slot> = Vec::new();
+        for &(_, slot) in &g.calls {
+            if let Err(at) = requests.binary_search(&slot) {
+                requests.insert(at, slot);
+            }
+        }
+        let (Some(&first), Some(&last)) = (requests.first(), requests.last()) else { continue };
+        for &r in &requests {
+            if !counted[r as usize] {
+                counted[r as usize] = true;
+                all_requests.push(r);
+            }
+        }
+        let item = WasteLoop {
+            kind: g.found.kind,
+            tool: g.found.tool,
+            call: g.found.call,
+            error: g.found.error,
+            repeats: g.calls.len() as u32,
+            usd: requests_usd(steps, &requests),
+            request_ids: requests.iter().map(|&s| index.id_of(s).to_string()).collect(),
+            active_path: active[last as usize],
+        };
+        // In the order the loops started.
+        let at = loops.iter().position(|(s, _)| *s > first).unwrap_or(loops.len());
+        loops.insert(at, (first, item));
+    }
     Ok(Waste {
         threshold: u32::from(repeats),
         priced: steps.priced,

@@ -18,6 +18,8 @@ pub fn loop_hint_type() -> String {
 #[derive(Debug)]
 pub struct LoopDetectorJs {
     inner: loops::LoopDetector,
+    /// The loop `observe` found last, for `SessionIndex.loopMessage` (it stays here rather than crossing back).
+    found: Option<loops::Loop>,
 }
 
 #[wasm_bindgen(js_class = LoopDetector)]
@@ -25,7 +27,7 @@ impl LoopDetectorJs {
     /// A detector for which `repeats` (2–20, the config's `loopHint`) make a loop.
     #[wasm_bindgen(constructor)]
     pub fn new(repeats: u8) -> LoopDetectorJs {
-        LoopDetectorJs { inner: loops::LoopDetector::new(repeats) }
+        LoopDetectorJs { inner: loops::LoopDetector::new(repeats), found: None }
     }
 
     /// A new run (a user message).
@@ -38,7 +40,11 @@ impl LoopDetectorJs {
     #[wasm_bindgen(unchecked_return_type = "Loop | null")]
     pub fn observe(&mut self, call_id: &str, tool: &str, arguments: &str, text: &str, is_error: bool) -> Result<JsValue, JsValue> {
         match self.inner.observe(&CallDigest::of(call_id, tool, arguments), &ResultDigest::of(text, is_error)) {
-            LoopStep::Found(found) => to_js(&found),
+            LoopStep::Found(found) => {
+                let out = to_js(&found);
+                self.found = Some(found);
+                out
+            }
             LoopStep::None | LoopStep::Repeat { .. } => Ok(JsValue::NULL),
         }
     }
@@ -46,12 +52,11 @@ impl LoopDetectorJs {
 
 #[wasm_bindgen]
 impl SessionIndex {
-    /// The loop hint for `found` (what `LoopDetector.observe` returned) at the current leaf:
-    /// `{text, headline, anchor, note}`.
+    /// The loop hint for the loop `detector` found last, at the current leaf: `{text, headline, anchor, note}`.
     #[wasm_bindgen(js_name = loopMessage, unchecked_return_type = "LoopMessage")]
-    pub fn loop_message(&mut self, #[wasm_bindgen(unchecked_param_type = "Loop")] found: JsValue) -> Result<JsValue, JsValue> {
-        let found: loops::Loop = serde_wasm_bindgen::from_value(found).map_err(|e| invalid(&format!("loop: {e}")))?;
-        to_js(&loops::loop_message(&mut self.inner, &found).map_err(js_error)?)
+    pub fn loop_message(&mut self, detector: &LoopDetectorJs) -> Result<JsValue, JsValue> {
+        let found = detector.found.as_ref().ok_or_else(|| invalid("loopMessage: the detector found no loop"))?;
+        to_js(&loops::loop_message(&mut self.inner, found).map_err(js_error)?)
     }
 
     /// Reads what the loop rule needs of each entry as the index is fed from now on (call it before
@@ -61,20 +66,14 @@ impl SessionIndex {
         self.loop_steps = Some(waste::Steps::collect(&mut self.inner));
     }
 
-    /// Every loop in the session (every branch): `repeats` make one (default 3). Needs `collectLoops`
-    /// before the index was fed, or a full index.
-    #[wasm_bindgen(unchecked_return_type = "Waste")]
-    pub fn waste(&mut self, repeats: Option<u8>) -> Result<JsValue, JsValue> {
-        to_js(&self.loops(repeats)?)
-    }
-
-    /// `waste` with the lines the viewer shows: `{waste, summary, lines}`.
+    /// Every loop in the session (every branch; `repeats` make one, default 3) with the lines the viewer shows:
+    /// `{waste, summary, lines}`. Needs `collectLoops` before the index was fed, or a full index.
     #[wasm_bindgen(js_name = wasteView, unchecked_return_type = "WasteView")]
     pub fn waste_view(&mut self, repeats: Option<u8>) -> Result<JsValue, JsValue> {
         to_js(&crate::cli_text::waste_view(self.loops(repeats)?))
     }
 
-    /// `waste` as the CLI's `stats` prints it.
+    /// The loops as the CLI's `stats` prints them.
     #[wasm_bindgen(js_name = wasteText)]
     pub fn waste_text(&mut self, repeats: Option<u8>) -> Result<String, JsValue> {
         Ok(crate::cli_text::waste_text(&self.loops(repeats)?))
