@@ -17,59 +17,64 @@ const NO_RESUME = { reading: () => false, settle: async () => {} };
  * host's pi-tui components and key hints. Returns `{ stateOf(sm) }` (`hints`, `notes`: counts, for tests).
  */
 export function installLoopHint({ pi, core, withIndex, configOf, busy = () => false, resume = NO_RESUME, tui, keyHint, env = process.env }) {
-  /** SessionManager → { detector, api, repeats, hints, notes, unsent (hints to store at the turn's end) }. */
+  /** SessionManager → { detector (null: the hint is off), api, repeats, hints, notes, unsent (hints to store at the turn's end) }. */
   const sessions = new WeakMap();
 
-  /** The session's state with a detector for `repeats` in `api` (a new one after a core restart or a config change). */
-  function stateOf(sm, api, repeats) {
+  /**
+   * The session's state, its detector made for the configured repeats in the live core: at a run's start, and
+   * after a core restart. The config and the env switch are read then, not at every result.
+   */
+  function stateOf(ctx, sm, api, fresh = false) {
     let state = sessions.get(sm);
     if (!state) sessions.set(sm, (state = { detector: null, api: null, repeats: null, hints: 0, notes: 0, unsent: [] }));
+    if (!fresh && state.api === api) return state;
+    const repeats = envFlag(ENV_NO_LOOP_HINT, env) ? null : (configOf(ctx)?.loopHint ?? null);
     if (state.api !== api || state.repeats !== repeats) {
       try {
         state.detector?.free();
       } catch {}
-      state.detector = new api.LoopDetector(repeats);
+      state.detector = repeats === null ? null : new api.LoopDetector(repeats);
       state.api = api;
       state.repeats = repeats;
     }
     return state;
   }
 
-  /** The configured repeats for the session, or null when the hint is off (config `loopHint`, the env switch). */
-  function repeatsFor(ctx) {
-    if (envFlag(ENV_NO_LOOP_HINT, env)) return null;
-    return configOf(ctx)?.loopHint ?? null;
-  }
-
-  /** A new run: what came before is no loop of this one. */
-  function reset(ctx) {
-    try {
-      const state = sessions.get(ctx?.sessionManager);
-      if (state?.api === core()) state.detector.reset();
-    } catch {}
-  }
   // A run starts (prompt) or the user steers a message into it: both start afresh.
   pi.on("before_agent_start", function loopHintRunStart(_event, ctx) {
-    reset(ctx);
+    try {
+      const sm = ctx?.sessionManager;
+      const api = core();
+      if (sm && api) stateOf(ctx, sm, api, true).detector?.reset();
+    } catch {}
   });
   pi.on("message_end", function loopHintMessageEnd(event, ctx) {
-    if (event?.message?.role === "user") reset(ctx);
+    try {
+      if (event?.message?.role !== "user") return;
+      const state = sessions.get(ctx?.sessionManager);
+      if (state?.api === core()) state.detector?.reset();
+    } catch {}
   });
 
   // Each result as pi hands it over, before the next one runs: every tested pi awaits `tool_result` handlers
   // (they may change the result), while on pi 0.74/0.75 `turn_end` handlers run from a queue the agent loop does
   // not wait for. A message steered here reaches the model with the next request, after the whole batch: pi takes
-  // steered messages only between turns.
-  pi.on("tool_result", async function loopHintToolResult(event, ctx) {
+  // steered messages only between turns. Synchronous unless a loop is found (it runs for every result).
+  pi.on("tool_result", function loopHintToolResult(event, ctx) {
     try {
       const sm = ctx?.sessionManager;
       const api = core();
       if (!sm || !api || !event) return undefined;
-      const repeats = repeatsFor(ctx);
-      if (repeats === null) return undefined;
-      const state = stateOf(sm, api, repeats);
-      const found = state.detector.observe(String(event.toolCallId ?? ""), String(event.toolName ?? ""), argumentsText(event.input), textOf(event), event.isError === true);
-      if (!found || busy(sm)) return undefined;
+      const state = stateOf(ctx, sm, api);
+      const found = state.detector?.observe(String(event.toolCallId ?? ""), String(event.toolName ?? ""), argumentsText(event.input), textOf(event), event.isError === true);
+      if (found && !busy(sm)) return hint(ctx, sm, api, state);
+    } catch {}
+    return undefined;
+  });
+
+  /** Steers the hint for the loop `state.detector` found last. Never throws. */
+  async function hint(ctx, sm, api, state) {
+    try {
       // The hint names the anchor before the loop: it needs the session's index (a resumed one's may still be read).
       if (resume.reading(sm)) await resume.settle(sm);
       const message = withIndex(sm, (index) => index.loopMessage(state.detector));
@@ -82,7 +87,7 @@ export function installLoopHint({ pi, core, withIndex, configOf, busy = () => fa
       state.hints++;
     } catch {}
     return undefined;
-  });
+  }
 
   // A hint the host could not steer goes into the session when the turn is over: its results are all stored then.
   pi.on("turn_end", function loopHintTurnEnd(_event, ctx) {

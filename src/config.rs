@@ -477,6 +477,19 @@ mod tests {
         assert_eq!(r.warnings.len(), 1);
     }
 
+    /// Each `(value, effective, warns)` of `cases` as the global layer's `key`: the config `get` reads, and one
+    /// warning naming the key and ending `effect` where it warns.
+    fn check_values<T: PartialEq + std::fmt::Debug>(key: &str, cases: &[(&str, T, bool)], get: impl Fn(&Config) -> T, effect: &str) {
+        for (value, effective, warns) in cases {
+            let r = one(&format!("{{\"{key}\": {value}}}"));
+            assert_eq!(get(&r.config), *effective, "{key} {value}");
+            assert_eq!(r.warnings.len(), usize::from(*warns), "{key} {value}: {:?}", r.warnings);
+            if *warns {
+                assert!(r.warnings[0].contains(&format!("`{key}`")) && r.warnings[0].ends_with(effect), "{}", r.warnings[0]);
+            }
+        }
+    }
+
     #[test]
     fn ledger_token_values() {
         let cases: &[(&str, Option<u32>, bool)] = &[
@@ -496,14 +509,7 @@ mod tests {
             ("\"lots\"", Some(600), true),
             ("[600]", Some(600), true),
         ];
-        for (value, effective, warns) in cases {
-            let r = one(&format!("{{\"ledgerTokens\": {value}}}"));
-            assert_eq!(r.config.ledger_tokens, *effective, "ledgerTokens {value}");
-            assert_eq!(r.warnings.len(), usize::from(*warns), "ledgerTokens {value}: {:?}", r.warnings);
-            if *warns {
-                assert!(r.warnings[0].contains("`ledgerTokens`") && r.warnings[0].ends_with("using 600 tokens."), "{}", r.warnings[0]);
-            }
-        }
+        check_values("ledgerTokens", cases, |c| c.ledger_tokens, "using 600 tokens.");
         // The project layer wins; an invalid project value falls back to the global one.
         let r = load(&text("{\"ledgerTokens\": 300}"), &text("{\"ledgerTokens\": \"off\"}"));
         assert_eq!(r.config.ledger_tokens, None);
@@ -530,14 +536,7 @@ mod tests {
             ("\"often\"", Some(3), true),
             ("[3]", Some(3), true),
         ];
-        for (value, effective, warns) in cases {
-            let r = one(&format!("{{\"loopHint\": {value}}}"));
-            assert_eq!(r.config.loop_hint, *effective, "loopHint {value}");
-            assert_eq!(r.warnings.len(), usize::from(*warns), "loopHint {value}: {:?}", r.warnings);
-            if *warns {
-                assert!(r.warnings[0].contains("`loopHint`") && r.warnings[0].ends_with("using 3 repeats."), "{}", r.warnings[0]);
-            }
-        }
+        check_values("loopHint", cases, |c| c.loop_hint, "using 3 repeats.");
         assert_eq!(load(&LayerInput::Missing, &LayerInput::Missing).config.loop_hint, Some(3));
         // The project layer wins; an invalid project value falls back to the global one.
         assert_eq!(load(&text("{\"loopHint\": 4}"), &text("{\"loopHint\": \"off\"}")).config.loop_hint, None);

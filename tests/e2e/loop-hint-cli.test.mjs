@@ -13,7 +13,7 @@ import { join } from "node:path";
 import test from "node:test";
 import { hostAvailable, nodeFor, piCliPath, PKG_DIR, runChild } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
-import { textOf, WireModel } from "./lib/wire.mjs";
+import { cliAgent, textOf } from "./lib/wire.mjs";
 
 const HOST = process.env.PTN_LOOP_CLI_HOST ?? "1.6.0";
 const LOOP = "[loop] ";
@@ -29,16 +29,11 @@ const hintsPerRequest = (mock) => mock.requests.map((r) => (r.full.messages ?? [
 async function printRun(t, { calls, files = {}, config = null }) {
   const root = mkdtempSync(join(tmpdir(), `ptn-loop-cli-`));
   t.after(() => rmSync(root, { recursive: true, force: true }));
-  const agent = join(root, "agent");
-  const cwd = join(root, "work");
-  mkdirSync(agent);
-  mkdirSync(join(cwd, "src"), { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
   const mock = await startAnthropicMock({ replies: [...calls.map((c) => ({ calls: [c] })), { text: "done" }] });
   t.after(() => mock.close());
-  const model = new WireModel({ api: "anthropic-messages", baseUrl: mock.url, modelId: "mock-model" });
-  writeFileSync(join(agent, "models.json"), JSON.stringify(model.modelsJson()));
-  writeFileSync(join(agent, "settings.json"), JSON.stringify({ defaultProvider: model.providerId, defaultModel: model.modelId, packages: [PKG_DIR] }));
+  const { agent, work: cwd } = cliAgent(root, mock.url);
+  mkdirSync(join(cwd, "src"), { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
   if (config) writeFileSync(join(agent, "tree-navigator.json"), JSON.stringify(config));
   const env = { ...process.env, PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" };
   for (const k of Object.keys(env)) if (k.startsWith("PI_TREE_NAVIGATOR_")) delete env[k];

@@ -15,10 +15,10 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import test from "node:test";
 import { assertAllPaired, resultEntry } from "./lib/checks.mjs";
 import { createSession, loadHost, ScriptedModel, testDir, useAgentDir } from "./lib/harness.mjs";
+import { wrappedExtension } from "./lib/wrap.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
 // The driver switches the pressure hint off for the older scenarios; the first test here wants it. The automatic
@@ -184,57 +184,25 @@ test("PI_TREE_NAVIGATOR_NO_LOOP_HINT=1: no hint", async (t) => {
   assert.deepEqual([off.hints, off.entries], [0, 0]);
 });
 
-/**
- * The package loaded through a wrapper whose `pi.sendMessage` throws when `throwingSend` (a host that cannot
- * steer), and whose handlers see a context with a UI that records its notes (`globalThis.__ptnLoop.notes`).
- */
-function wrapper(t, { throwingSend }) {
-  const { dir } = testDir(t, "ptn-loop-wrap-");
-  const file = join(dir, "wrap.mjs");
-  writeFileSync(
-    file,
-    `import ext from ${JSON.stringify(pathToFileURL(join(PKG_DIR, "extension.js")).href)};
-export default function (pi) {
-  const seen = (globalThis.__ptnLoop = { sends: 0, notes: [] });
-  const api = Object.create(pi);
-  if (${throwingSend}) api.sendMessage = () => { seen.sends++; throw new Error("this host cannot steer a message (test)"); };
-  const ui = { notify: (text, level) => seen.notes.push({ text, level }) };
-  const withUi = (ctx) => new Proxy(ctx, {
-    get(target, key) {
-      if (key === "hasUI") return true;
-      if (key === "ui") return ui;
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  api.on = (event, handler) => pi.on(event, (e, ctx) => handler(e, ctx ? withUi(ctx) : ctx));
-  return ext(api);
-}
-`,
-  );
-  t.after(() => delete globalThis.__ptnLoop);
-  return file;
-}
-
 test("no anchor before the loop: the hint without a rewind, and a note for the user", async (t) => {
   const build = (id) => ["bash", { command: BUILD }, id];
-  const { m, s } = await start(t, [build("b1"), build("b2"), build("b3"), "stopped"], { extension: wrapper(t, { throwingSend: false }) });
+  const { m, s } = await start(t, [build("b1"), build("b2"), build("b3"), "stopped"], { extension: wrappedExtension(t, { ui: true }) });
   await s.session.prompt("build the app");
   const hints = carrying(m.requests[3], LOOP).map(textOf);
   assert.equal(hints.length, 1);
   assert.ok(!hints[0].includes("navigate_tree("), hints[0]);
   assert.match(hints[0], /Take a different approach, or ask the user\.$/);
-  const notes = globalThis.__ptnLoop.notes.filter((n) => n.text.includes("no anchor before the loop"));
-  assert.equal(notes.length, 1, JSON.stringify(globalThis.__ptnLoop.notes));
+  const notes = globalThis.__ptnWrap.notes.filter((n) => n.text.includes("no anchor before the loop"));
+  assert.equal(notes.length, 1, JSON.stringify(globalThis.__ptnWrap.notes));
 });
 
 test("a host that cannot steer gets the hint as a session entry", async (t) => {
   const build = (id) => ["bash", { command: BUILD }, id];
   const { m, s, sm } = await start(t, [["navigate_tree", { action: "anchor", name: "start" }, "a1"], build("b1"), build("b2"), build("b3"), "stopped"], {
-    extension: wrapper(t, { throwingSend: true }),
+    extension: wrappedExtension(t, { throwingSend: true }),
   });
   await s.session.prompt("build the app");
-  assert.equal(globalThis.__ptnLoop.sends, 1, "one loop, one attempt to steer");
+  assert.equal(globalThis.__ptnWrap.sends, 1, "one loop, one attempt to steer");
   assert.equal(loopEntries(sm).length, 1, "stored once, as a custom message the next context carries");
   assert.match(textOf(loopEntries(sm)[0]), /^\[loop\] You have called bash/);
   assert.equal(m.requests.length, 5, "the run is not disturbed");

@@ -7,14 +7,14 @@
 // The screen is printed (the report's "what the user sees"). Needs tmux, the hosts and `npm run build`. ~5 s.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
-import { HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
+import { HOST_VERSIONS, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
 import { tmuxServer, waitFor } from "./lib/tmux.mjs";
-import { WireModel } from "./lib/wire.mjs";
+import { cliAgent } from "./lib/wire.mjs";
 
 const HOST = process.env.PTN_TUI_HOST ?? [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
 const SOCKET_DIR = mkdtempSync(join(tmpdir(), "ptn-tui-loop-"));
@@ -37,13 +37,7 @@ test(`pi ${HOST}'s interactive TUI: the loop hint is one line, expanded its text
     await mock.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const agent = join(dir, "agent");
-  const work = join(dir, "work");
-  mkdirSync(agent);
-  mkdirSync(work);
-  const model = new WireModel({ api: "anthropic-messages", baseUrl: mock.url, modelId: "mock-model" });
-  writeFileSync(join(agent, "models.json"), JSON.stringify(model.modelsJson()));
-  writeFileSync(join(agent, "settings.json"), JSON.stringify({ defaultProvider: model.providerId, defaultModel: model.modelId, quietStartup: true, packages: [PKG_DIR] }));
+  const { agent, work } = cliAgent(dir, mock.url, { quietStartup: true });
   const env = { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" };
   const q = (s) => `'${String(s).replaceAll("'", "'\\''")}'`;
   const command = ["env", ...Object.entries(env).map(([k, v]) => q(`${k}=${v}`)), q(nodeFor(HOST)), q(piCliPath(HOST))].join(" ");
