@@ -69,7 +69,7 @@ impl CallDigest {
     pub fn of(id: &str, tool: &str, arguments: &str) -> CallDigest {
         match serde_json::from_str::<Value>(arguments) {
             Ok(parsed) => CallDigest::of_value(id, tool, Some(&parsed)),
-            Err(_) => CallDigest::with(id, tool, None, arguments.to_string()),
+            Err(_) => CallDigest::with(id, tool, None, arguments),
         }
     }
 
@@ -77,16 +77,16 @@ impl CallDigest {
     pub fn of_value(id: &str, tool: &str, arguments: Option<&Value>) -> CallDigest {
         // serde_json's map is ordered by key: printing a parsed value is its canonical form.
         let canonical = arguments.map_or_else(|| "{}".to_string(), Value::to_string);
-        CallDigest::with(id, tool, arguments, canonical)
+        CallDigest::with(id, tool, arguments, &canonical)
     }
 
-    fn with(id: &str, tool: &str, parsed: Option<&Value>, canonical: String) -> CallDigest {
-        let shown = parsed.and_then(|a| a.get("command")).and_then(Value::as_str).unwrap_or(&canonical);
+    fn with(id: &str, tool: &str, parsed: Option<&Value>, canonical: &str) -> CallDigest {
+        let shown = parsed.and_then(|a| a.get("command")).and_then(Value::as_str).unwrap_or(canonical);
         let rewind = tool == TOOL_NAME && parsed.and_then(|a| a.get("action")).and_then(Value::as_str) == Some("rewind");
         CallDigest {
             id: id.to_string(),
             tool: tool.to_string(),
-            key: digest(&[tool, &canonical]),
+            key: digest(&[tool, canonical]),
             line: to_one_line(shown, CALL_LINE_MAX).unwrap_or_default(),
             rewind,
         }
