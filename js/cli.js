@@ -213,11 +213,12 @@ function run(api, opts) {
       out(opts.json ? JSON.stringify(index.treeRows()) : index.renderTree());
       return;
     case "stats": {
+      const loops = index.wasteView();
       if (!opts.json) {
-        out(`${index.statsText(basename(opts.file), bytes)}\n${index.wasteText()}`);
+        out(`${index.statsText(basename(opts.file), bytes)}\n${loops.text}`);
         return;
       }
-      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel(), waste: index.wasteView().waste }));
+      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel(), waste: loops.waste }));
       return;
     }
   }

@@ -297,8 +297,8 @@ pub fn waste_loop_line(l: &WasteLoop) -> String {
     format!("{call} ×{} ({what}): {}, {}{off}", l.repeats, count(l.request_ids.len(), "request", "requests"), money(l.usd))
 }
 
-/// What the viewer shows of the loops: the data, [`waste_summary`] and each loop's [`waste_loop_line`] (in
-/// `waste.loops`' order).
+/// What the viewer and `stats` show of the loops: the data, [`waste_summary`], each loop's [`waste_loop_line`] (in
+/// `waste.loops`' order) and [`waste_text`].
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 pub struct WasteView {
     /// The loops.
@@ -307,11 +307,13 @@ pub struct WasteView {
     pub summary: String,
     /// One line per loop.
     pub lines: Vec<String>,
+    /// The lines `stats` prints.
+    pub text: String,
 }
 
 /// [`WasteView`] of `waste`.
 pub fn waste_view(waste: Waste) -> WasteView {
-    WasteView { summary: waste_summary(&waste), lines: waste.loops.iter().map(waste_loop_line).collect(), waste }
+    WasteView { summary: waste_summary(&waste), lines: waste.loops.iter().map(waste_loop_line).collect(), text: waste_text(&waste), waste }
 }
 
 /// Money the way the texts show it: dollars, or "no prices recorded" (never `$0.00` for work that was never priced).

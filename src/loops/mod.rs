@@ -132,8 +132,7 @@ pub enum LoopKind {
 }
 
 /// A loop, as found.
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Loop {
     /// Which rule found it.
     pub kind: LoopKind,

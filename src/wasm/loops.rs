@@ -36,16 +36,14 @@ impl LoopDetectorJs {
     }
 
     /// One tool call and its result: `arguments` as JSON text, `text` the result's text parts joined by
-    /// newlines. Returns the loop when this result completes one (once per loop), else `null`.
-    #[wasm_bindgen(unchecked_return_type = "Loop | null")]
-    pub fn observe(&mut self, call_id: &str, tool: &str, arguments: &str, text: &str, is_error: bool) -> Result<JsValue, JsValue> {
+    /// newlines. Whether this result completes a loop (once per loop): then `SessionIndex.loopMessage(this)`.
+    pub fn observe(&mut self, call_id: &str, tool: &str, arguments: &str, text: &str, is_error: bool) -> bool {
         match self.inner.observe(&CallDigest::of(call_id, tool, arguments), &ResultDigest::of(text, is_error)) {
             LoopStep::Found(found) => {
-                let out = to_js(&found);
                 self.found = Some(found);
-                out
+                true
             }
-            LoopStep::None | LoopStep::Repeat { .. } => Ok(JsValue::NULL),
+            LoopStep::None | LoopStep::Repeat { .. } => false,
         }
     }
 }
@@ -66,17 +64,12 @@ impl SessionIndex {
         self.loop_steps = Some(waste::Steps::collect(&mut self.inner));
     }
 
-    /// Every loop in the session (every branch; `repeats` make one, default 3) with the lines the viewer shows:
-    /// `{waste, summary, lines}`. Needs `collectLoops` before the index was fed, or a full index.
+    /// Every loop in the session (every branch; `repeats` make one, default 3) with the lines the viewer shows
+    /// and the lines `stats` prints: `{waste, summary, lines, text}`. Needs `collectLoops` before the index was
+    /// fed, or a full index.
     #[wasm_bindgen(js_name = wasteView, unchecked_return_type = "WasteView")]
     pub fn waste_view(&mut self, repeats: Option<u8>) -> Result<JsValue, JsValue> {
         to_js(&crate::cli_text::waste_view(self.loops(repeats)?))
-    }
-
-    /// The loops as the CLI's `stats` prints them.
-    #[wasm_bindgen(js_name = wasteText)]
-    pub fn waste_text(&mut self, repeats: Option<u8>) -> Result<String, JsValue> {
-        Ok(crate::cli_text::waste_text(&self.loops(repeats)?))
     }
 }
 

@@ -47,7 +47,8 @@ async function printRun(t, { calls, files = {}, config = null }) {
   return { mock, file: dirOf(join(agent, "sessions"))[0], env, cwd };
 }
 
-test(`the loop hint in pi ${HOST}'s print mode, real tools, pi's Anthropic provider against the mock`, { skip: !hostAvailable(HOST) && `pi ${HOST} is not installed`, timeout: 180_000 }, async (t) => {
+test(`the loop hint in pi ${HOST}'s print mode, real tools, pi's Anthropic provider against the mock`, { timeout: 180_000 }, async (t) => {
+  assert.ok(hostAvailable(HOST), `pi ${HOST} (scripts/setup-hosts.sh)`);
   const bash = (command) => ({ name: "bash", input: { command } });
   const read = { name: "read", input: { path: "src/lib.rs" } };
   const edit = { name: "edit", input: { path: "src/lib.rs", edits: [{ oldText: "fn a()", newText: "fn b()" }] } };

@@ -6,14 +6,13 @@
 // - pi's expand key (ctrl+o) shows the hint's text.
 // The screen is printed (the report's "what the user sees"). Needs tmux, the hosts and `npm run build`. ~5 s.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
-import { HOST_VERSIONS, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
+import { HOST_VERSIONS, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
-import { tmuxServer, waitFor } from "./lib/tmux.mjs";
+import { tmuxServer, tuiPrerequisites, waitFor } from "./lib/tmux.mjs";
 import { cliAgent } from "./lib/wire.mjs";
 
 const HOST = process.env.PTN_TUI_HOST ?? [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
@@ -27,7 +26,7 @@ test(`pi ${HOST}'s interactive TUI: the loop hint is one line, expanded its text
     kill();
     rmSync(SOCKET_DIR, { recursive: true, force: true });
   });
-  if (spawnSync("tmux", ["-V"]).status !== 0 || !hostAvailable(HOST)) return t.skip("needs tmux and the newest host");
+  assert.deepEqual(tuiPrerequisites(HOST), [], "prerequisites");
   const dir = mkdtempSync(join(tmpdir(), "ptn-tui-loop-"));
   const build = { calls: [{ name: "bash", input: { command: BUILD } }] };
   const mock = await startAnthropicMock({
