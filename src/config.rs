@@ -7,7 +7,8 @@
 //! falls back to the other layer, then to the default.
 //!
 //! ```json
-//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true, "archiveNotice": true, "ledgerTokens": 600 }
+//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true, "archiveNotice": true, "ledgerTokens": 600,
+//!   "archiveOnExit": false, "archiveOnExitMinMB": 10 }
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,11 @@ pub const DEFAULT_LEDGER_TOKENS: u32 = 600;
 /// Accepted bounds of the ledger, in tokens: below 50 it holds a fact or two, above 4000 it would cost more
 /// than most rewinds save.
 pub const LEDGER_TOKENS_RANGE: (u32, u32) = (50, 4000);
+/// Default smallest session file `archiveOnExit` archives, in MB (10⁶ bytes): below it pi opens a file in a
+/// fraction of a second anyway.
+pub const DEFAULT_ARCHIVE_ON_EXIT_MIN_MB: u32 = 10;
+/// Accepted sizes, in MB: 0 (any size) to 100,000.
+pub const ARCHIVE_ON_EXIT_MIN_MB_RANGE: (u32, u32) = (0, 100_000);
 
 /// Which file a value or warning comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -90,6 +96,10 @@ pub struct Config {
     pub archive_notice: bool,
     /// The bound of the ledger of facts under a summary, in tokens; `None`: no ledger.
     pub ledger_tokens: Option<u32>,
+    /// Whether a session file worth it ([`crate::notice::exit_archive_due`]) is archived after pi quits.
+    pub archive_on_exit: bool,
+    /// The smallest session file `archive_on_exit` archives, in MB.
+    pub archive_on_exit_min_mb: u32,
 }
 
 impl Default for Config {
@@ -101,6 +111,8 @@ impl Default for Config {
             cache_compaction: true,
             archive_notice: true,
             ledger_tokens: Some(DEFAULT_LEDGER_TOKENS),
+            archive_on_exit: false,
+            archive_on_exit_min_mb: DEFAULT_ARCHIVE_ON_EXIT_MIN_MB,
         }
     }
 }
@@ -155,7 +167,15 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
         (Field::Set(v), _) | (_, Field::Set(v)) => *v,
         _ => Some(DEFAULT_LEDGER_TOKENS),
     };
-    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction, archive_notice, ledger_tokens };
+    let archive_on_exit = match (&p.exit, &g.exit) {
+        (Field::Set(v), _) | (_, Field::Set(v)) => *v,
+        _ => false,
+    };
+    let archive_on_exit_min_mb = match (&p.exit_min, &g.exit_min) {
+        (Field::Set(v), _) | (_, Field::Set(v)) => *v,
+        _ => DEFAULT_ARCHIVE_ON_EXIT_MIN_MB,
+    };
+    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction, archive_notice, ledger_tokens, archive_on_exit, archive_on_exit_min_mb };
     for (layer, fields) in [(Layer::Global, &g), (Layer::Project, &p)] {
         for (key, reason) in fields.invalid() {
             let effect = match (key, layer) {
@@ -165,6 +185,8 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
                 ("cacheCompaction", _) => format!("cacheCompaction is {}", config.cache_compaction),
                 ("archiveNotice", _) => format!("archiveNotice is {}", config.archive_notice),
                 ("ledgerTokens", _) => describe_ledger(config.ledger_tokens),
+                ("archiveOnExit", _) => format!("archiveOnExit is {}", config.archive_on_exit),
+                ("archiveOnExitMinMB", _) => format!("using {} MB", config.archive_on_exit_min_mb),
                 _ => format!("cacheSummary is {}", config.cache_summary),
             };
             warnings.push(format!("tree-navigator: {} config: `{key}` {reason}; {effect}.", layer.name()));
@@ -194,11 +216,13 @@ struct Fields {
     compaction: Field<bool>,
     notice: Field<bool>,
     ledger: Field<Option<u32>>,
+    exit: Field<bool>,
+    exit_min: Field<u32>,
 }
 
 impl Fields {
     fn none() -> Self {
-        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent, notice: Field::Absent, ledger: Field::Absent }
+        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent, notice: Field::Absent, ledger: Field::Absent, exit: Field::Absent, exit_min: Field::Absent }
     }
 
     fn invalid(&self) -> Vec<(&'static str, &str)> {
@@ -220,6 +244,12 @@ impl Fields {
         }
         if let Field::Invalid(r) = &self.ledger {
             out.push(("ledgerTokens", r.as_str()));
+        }
+        if let Field::Invalid(r) = &self.exit {
+            out.push(("archiveOnExit", r.as_str()));
+        }
+        if let Field::Invalid(r) = &self.exit_min {
+            out.push(("archiveOnExitMinMB", r.as_str()));
         }
         out
     }
@@ -262,6 +292,12 @@ fn read_layer(layer: Layer, input: &LayerInput, warnings: &mut Vec<String>) -> F
         compaction: root.get("cacheCompaction").map_or(Field::Absent, boolean),
         notice: root.get("archiveNotice").map_or(Field::Absent, boolean),
         ledger: root.get("ledgerTokens").map_or(Field::Absent, |v| switchable_int(v, LEDGER_TOKENS_RANGE, "a token count", true)),
+        exit: root.get("archiveOnExit").map_or(Field::Absent, boolean),
+        exit_min: root.get("archiveOnExitMinMB").map_or(Field::Absent, |v| match switchable_int(v, ARCHIVE_ON_EXIT_MIN_MB_RANGE, "a size in MB", false) {
+            Field::Set(Some(mb)) => Field::Set(mb),
+            // A minimum has no "off": 0 is any size.
+            _ => Field::Invalid(format!("is {v}, not a whole number of MB (0–100000)")),
+        }),
     }
 }
 
@@ -327,6 +363,8 @@ mod tests {
         assert!(r.config.cache_summary);
         assert!(r.config.archive_notice);
         assert_eq!(r.config.ledger_tokens, Some(600));
+        assert!(!r.config.archive_on_exit, "off by default: it changes what pi's /tree shows");
+        assert_eq!(r.config.archive_on_exit_min_mb, 10);
         assert!(r.warnings.is_empty());
     }
 
@@ -491,6 +529,25 @@ mod tests {
     }
 
     #[test]
+    fn archive_on_exit_values() {
+        assert!(one("{\"archiveOnExit\": true}").config.archive_on_exit);
+        let r = one("{\"archiveOnExit\": 1}");
+        assert!(!r.config.archive_on_exit);
+        assert_eq!(r.warnings, ["tree-navigator: global config: `archiveOnExit` is 1, not true or false; archiveOnExit is false."]);
+        // Per field: the project's false wins over the global true.
+        assert!(!load(&text("{\"archiveOnExit\": true}"), &text("{\"archiveOnExit\": false}")).config.archive_on_exit);
+        for (value, mb) in [("0", 0), ("1", 1), ("\"25\"", 25), ("100000", 100_000)] {
+            let r = one(&format!("{{\"archiveOnExitMinMB\": {value}}}"));
+            assert_eq!((r.config.archive_on_exit_min_mb, r.warnings.len()), (mb, 0), "{value}");
+        }
+        for bad in ["-1", "2.5", "100001", "\"off\"", "null", "false", "true", "[10]"] {
+            let r = load(&text("{\"archiveOnExitMinMB\": 30}"), &text(&format!("{{\"archiveOnExitMinMB\": {bad}}}")));
+            assert_eq!(r.config.archive_on_exit_min_mb, 30, "{bad}: the global value stays");
+            assert_eq!(r.warnings, [format!("tree-navigator: project config: `archiveOnExitMinMB` is {bad}, not a whole number of MB (0–100000); using 30 MB.")]);
+        }
+    }
+
+    #[test]
     fn unknown_fields_are_ignored() {
         let r = one("{\"somethingElse\": 1, \"contextHint\": 50}");
         assert_eq!(r.config.hint_percent, Some(50));
@@ -502,7 +559,7 @@ mod tests {
         let g = text("{\"contextHint\": 50, \"startAnchorTurn\": 4, \"cacheSummary\": false}");
         let p = text("{\"startAnchorTurn\": 3}");
         let r = load(&g, &p);
-        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true, archive_notice: true, ledger_tokens: Some(600) });
+        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true, archive_notice: true, ledger_tokens: Some(600), ..Config::default() });
         assert!(r.warnings.is_empty());
         // Project turns the hint off; global value is overridden.
         let r = load(&g, &text("{\"contextHint\": \"off\"}"));
