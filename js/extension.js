@@ -29,6 +29,7 @@ import { makeRenderers } from "./render.js";
 import { installAnchorsCommand } from "./anchors-command.js";
 import { readArchivedEntries } from "./archive.js";
 import { installArchiveNotice } from "./archive-notice.js";
+import { installArchiveOnExit } from "./archive-on-exit.js";
 import { installResume } from "./resume.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
@@ -592,6 +593,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     pkg: hostOptions?.pkg,
   });
   installArchiveNotice({ pi, core: () => current?.api ?? null, configOf: (sm) => agent.stateOf(sm)?.config, after: resume.readDone });
+  installArchiveOnExit({ pi, core: () => current?.api ?? null, configOf: (sm) => agent.stateOf(sm)?.config, pkg: hostOptions?.pkg });
   return {
     host,
     execute,
