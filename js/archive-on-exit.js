@@ -54,34 +54,38 @@ export function installArchiveOnExit({ pi, core, configOf, pkg, env = process.en
   const cli = () => cliWords(CLI_PATH);
   const text = (what, file, bytes = 0, report) => core()?.exitArchiveText(what, file ?? "", bytes, logPath(pkg), cli(), report) ?? "";
 
-  /** `{file, minMb}` to archive for `ctx`'s session at its shutdown (minMb null: the user asked), or null. */
+  /** `{file, minMb}` to archive for `ctx`'s session at its shutdown (minMb null: the user asked), or why not. */
   function wanted(ctx) {
     const sm = ctx?.sessionManager;
     const file = sm?.getSessionFile?.();
     const api = core();
-    if (!file || !api) return null;
+    if (!file || !api) return `not looked at (${api ? "no session file" : "no core"})`;
     if (state.asked.has(file)) return { file, minMb: null };
     const config = configOf(sm);
-    if (!archiveOnExitOn(config, env)) return null;
+    if (!archiveOnExitOn(config, env)) return "off";
     const minMb = config?.archiveOnExitMinMB ?? 10;
     let size;
     try {
       size = statSync(file).size;
     } catch {
-      return null; // nothing written
+      return "nothing written";
     }
     // The rule's size half now (one stat); the share is measured by the archiver, after pi has exited.
-    return api.exitArchiveDue(size, size, minMb) ? { file, minMb } : null;
+    return api.exitArchiveDue(size, size, minMb) ? { file, minMb } : `${size} bytes: under ${minMb} MB`;
   }
 
   pi.on("session_shutdown", (event, ctx) => {
     const t0 = performance.now();
     // A reload keeps the session; leaving it for another (`/resume`, `/new`, a fork) keeps this pi running.
     if (event?.reason === "reload") return;
+    let want;
     try {
-      const want = wanted(ctx);
-      if (want) state.left.set(want.file, want.minMb);
-    } catch {}
+      want = wanted(ctx);
+    } catch (e) {
+      want = `failed (${e?.message ?? e})`;
+    }
+    if (typeof want === "string") debug(`archive on exit: ${want}`);
+    else state.left.set(want.file, want.minMb);
     if (event?.reason !== undefined && event.reason !== "quit") return;
     const files = [...state.left.keys()];
     for (const [file, minMb] of state.left) {

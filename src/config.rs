@@ -99,6 +99,7 @@ pub struct Config {
     /// Whether a session file worth it ([`crate::notice::exit_archive_due`]) is archived after pi quits.
     pub archive_on_exit: bool,
     /// The smallest session file `archive_on_exit` archives, in MB.
+    #[serde(rename = "archiveOnExitMinMB")]
     pub archive_on_exit_min_mb: u32,
 }
 
