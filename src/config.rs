@@ -80,6 +80,8 @@ pub enum LayerInput {
 }
 
 /// The effective settings.
+// Each bool is a switch of its own feature (the README's switch table), not a state to fold into an enum.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct Config {
