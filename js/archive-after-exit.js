@@ -111,7 +111,7 @@ export async function archiveAfterExit(api, file, pid, { log, minMb, minIdle, cl
     }
     const holders = openElsewhere(file);
     if (holders?.length) {
-      write("skipped", api.exitSkipOpen(holders, cli, file));
+      write("skipped", api.exitSkipOpen(holders));
       return 0;
     }
     // Where no one can say who has the file open: the min-idle rule (`--min-idle`: always).

@@ -122,7 +122,7 @@ export function installArchiveOnExit({ pi, core, configOf, pkg, env = process.en
       if (!dry.ok) return say(ctx, dry.text, "warning");
       if (!(await ctx.ui.confirm(text("title", file), text("confirm", file, bytes, dry.text)))) return;
       state.asked.add(file);
-      say(ctx, text("scheduled", file, bytes), "info");
+      say(ctx, text("quit", file, bytes), "info");
     },
   });
 }

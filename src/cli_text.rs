@@ -159,29 +159,11 @@ pub fn restore_text(r: &RestoreOutcome) -> String {
     )
 }
 
-/// How an archive after pi quit ended (`archive --after-exit`), for its log entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitOutcome {
-    /// Archived: the text is `archive`'s report.
-    Archived,
-    /// Not archived, by rule: the file is open elsewhere, not worth it, or pi did not exit.
-    Skipped,
-    /// `archive` refused the file (changed, already archived, a format it never rewrites).
-    Refused,
-    /// An error (a read or write failed).
-    Failed,
-}
-
-/// One entry of the log an archive after pi quit writes (never the model's): when, after which pi, how it
-/// ended and the file, then `text` (the report, or why not) indented under it.
-pub fn exit_log_entry(time: &str, pid: u32, outcome: ExitOutcome, file: &str, text: &str) -> String {
-    let how = match outcome {
-        ExitOutcome::Archived => "archived",
-        ExitOutcome::Skipped => "skipped",
-        ExitOutcome::Refused => "refused",
-        ExitOutcome::Failed => "failed",
-    };
-    let mut out = format!("{time} archive after pi (pid {pid}) quit: {how}: {file}");
+/// One entry of the log an archive after pi quit writes (`archive --after-exit`; never the model's): when, after
+/// which pi, how it ended (`outcome`: `archived` — `text` is the report —, `skipped` by rule, `refused` by
+/// `archive`, or `failed`) and the file, then `text` (the report, or why not) indented under it.
+pub fn exit_log_entry(time: &str, pid: u32, outcome: &str, file: &str, text: &str) -> String {
+    let mut out = format!("{time} archive after pi (pid {pid}) quit: {outcome}: {file}");
     for line in text.lines() {
         out.push_str("\n  ");
         out.push_str(line);
@@ -190,13 +172,9 @@ pub fn exit_log_entry(time: &str, pid: u32, outcome: ExitOutcome, file: &str, te
 }
 
 /// Why an archive after pi quit skipped the file: another process has it open (`holders`: a pid and its
-/// command each), nothing changed; the command that archives it later.
-pub fn exit_skip_open<S: AsRef<str>>(holders: &[S], cli: &[S], file: &str) -> String {
-    format!(
-        "another process has the file open ({}), so nothing was changed; once it is closed: {}",
-        name_list(holders),
-        command_line(cli, &["archive", file])
-    )
+/// command each), so nothing changed.
+pub fn exit_skip_open<S: AsRef<str>>(holders: &[S]) -> String {
+    format!("another process has the file open ({}), so nothing was changed", name_list(holders))
 }
 
 /// Why an archive after pi quit skipped a file of `file_bytes` of which `saved_bytes` would move (an upper
@@ -549,14 +527,9 @@ mod tests {
 
     #[test]
     fn an_archive_after_pi_quit_logs_how_it_ended() {
-        let entry = exit_log_entry("2026-11-29T10:00:00.000Z", 4242, ExitOutcome::Skipped, "/s/a.jsonl", "why\n  detail");
+        let entry = exit_log_entry("2026-11-29T10:00:00.000Z", 4242, "skipped", "/s/a.jsonl", "why\n  detail");
         assert_eq!(entry, "2026-11-29T10:00:00.000Z archive after pi (pid 4242) quit: skipped: /s/a.jsonl\n  why\n    detail");
-        let holders = ["1234 node", "99 less"];
-        let cli = ["pi-tree-navigator", "x"];
-        assert_eq!(
-            exit_skip_open(&holders, &cli[..1], "/s/a b.jsonl"),
-            "another process has the file open (1234 node, 99 less), so nothing was changed; once it is closed: pi-tree-navigator archive '/s/a b.jsonl'"
-        );
+        assert_eq!(exit_skip_open(&["1234 node", "99 less"]), "another process has the file open (1234 node, 99 less), so nothing was changed");
         assert_eq!(exit_skip_not_worth(9_500_000.0, 9e6, 10.0), "9.50 MB is under archiveOnExitMinMB (10 MB)");
         assert_eq!(
             exit_skip_not_worth(40e6, 19_999_999.0, 10.0),

@@ -318,10 +318,11 @@ fn read_layer(layer: Layer, input: &LayerInput, warnings: &mut Vec<String>) -> F
         ledger: root.get("ledgerTokens").map_or(Field::Absent, |v| switchable_int(v, LEDGER_TOKENS_RANGE, "a token count", true)),
         loops: root.get("loopHint").map_or(Field::Absent, |v| small(v, LOOP_HINT_RANGE, "a repeat count")),
         exit: root.get("archiveOnExit").map_or(Field::Absent, boolean),
-        exit_min: root.get("archiveOnExitMinMB").map_or(Field::Absent, |v| match switchable_int(v, ARCHIVE_ON_EXIT_MIN_MB_RANGE, "a size in MB", false) {
-            Field::Set(Some(mb)) => Field::Set(mb),
-            // A minimum has no "off": 0 is any size.
-            _ => Field::Invalid(format!("is {v}, not a whole number of MB (0–100000)")),
+        // "off" (no minimum) is 0: any size.
+        exit_min: root.get("archiveOnExitMinMB").map_or(Field::Absent, |v| match switchable_int(v, ARCHIVE_ON_EXIT_MIN_MB_RANGE, "a size in MB", true) {
+            Field::Set(mb) => Field::Set(mb.unwrap_or(0)),
+            Field::Invalid(r) => Field::Invalid(r),
+            Field::Absent => Field::Absent,
         }),
     }
 }
@@ -596,14 +597,14 @@ mod tests {
         assert_eq!(r.warnings, ["tree-navigator: global config: `archiveOnExit` is 1, not true or false; archiveOnExit is false."]);
         // Per field: the project's false wins over the global true.
         assert!(!load(&text("{\"archiveOnExit\": true}"), &text("{\"archiveOnExit\": false}")).config.archive_on_exit);
-        for (value, mb) in [("0", 0), ("1", 1), ("\"25\"", 25), ("100000", 100_000)] {
+        for (value, mb) in [("0", 0), ("1", 1), ("\"25\"", 25), ("100000", 100_000), ("\"off\"", 0), ("null", 0), ("false", 0)] {
             let r = one(&format!("{{\"archiveOnExitMinMB\": {value}}}"));
             assert_eq!((r.config.archive_on_exit_min_mb, r.warnings.len()), (mb, 0), "{value}");
         }
-        for bad in ["-1", "2.5", "100001", "\"off\"", "null", "false", "true", "[10]"] {
+        for (bad, why) in [("-1", "not an integer 0–100000"), ("2.5", "not an integer 0–100000"), ("100001", "not an integer 0–100000"), ("true", "not a size in MB (0–100000) or \"off\""), ("[10]", "not a size in MB (0–100000) or \"off\"")] {
             let r = load(&text("{\"archiveOnExitMinMB\": 30}"), &text(&format!("{{\"archiveOnExitMinMB\": {bad}}}")));
             assert_eq!(r.config.archive_on_exit_min_mb, 30, "{bad}: the global value stays");
-            assert_eq!(r.warnings, [format!("tree-navigator: project config: `archiveOnExitMinMB` is {bad}, not a whole number of MB (0–100000); using 30 MB.")]);
+            assert_eq!(r.warnings, [format!("tree-navigator: project config: `archiveOnExitMinMB` is {bad}, {why}; using 30 MB.")]);
         }
     }
 

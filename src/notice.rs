@@ -85,14 +85,12 @@ pub fn archive_notice(facts: &NoticeFacts) -> Option<String> {
 /// A text of `/archive` and of `archiveOnExit` for pi's UI (never the model).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExitText {
-    /// The one line on quit: the file will be archived once pi has exited.
+    /// The file will be archived once pi has exited: the one line on quit, and `/archive`'s answer to Yes.
     Quit,
     /// `/archive`'s question (the dialog's title).
     Title,
     /// `/archive`'s dialog: `archive --dry-run`'s report, then what confirming does.
     Confirm(String),
-    /// After the user confirmed.
-    Scheduled,
     /// While `/archive` measures a big file.
     Measuring,
     /// `/archive` where pi has no dialogs (print mode): the command to run instead.
@@ -125,7 +123,6 @@ pub fn exit_archive_text(what: &ExitText, facts: &ExitFacts) -> String {
             "{report}\n\nWhen you quit pi, a background process waits until pi has exited, then archives the file \
              (nothing is lost; `restore` puts it back). The result goes to {log}."
         ),
-        ExitText::Scheduled => format!("tree-navigator: {name} will be archived when you quit pi (the result goes to {log})."),
         ExitText::Measuring => format!("tree-navigator: measuring what archive would move out of {name} ({})…", format_bytes(facts.file_bytes)),
         ExitText::NoUi => format!(
             "tree-navigator: /archive asks you to confirm, which needs pi's interactive UI. After you quit pi, run:\n  {}",

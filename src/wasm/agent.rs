@@ -202,22 +202,20 @@ pub fn exit_archive_due(file_bytes: f64, saved_bytes: f64, min_mb: f64) -> bool 
 }
 
 /// A text of `/archive` and `archiveOnExit` for pi's UI: `what` is `quit`, `title`, `confirm` (with `report`,
-/// `archive --dry-run`'s text), `scheduled`, `measuring`, `no-ui` or `no-file`; `file` the session's path of
-/// `fileBytes` bytes, `log` the archiver's log file, `cli` the words that run the CLI.
+/// `archive --dry-run`'s text), `measuring`, `no-ui` or `no-file` (any other: `no-file`'s); `file` the session's
+/// path of `fileBytes` bytes, `log` the archiver's log file, `cli` the words that run the CLI.
 #[wasm_bindgen(js_name = exitArchiveText)]
-pub fn exit_archive_text(what: &str, file: String, file_bytes: f64, log: String, cli: Vec<String>, report: Option<String>) -> Result<String, JsValue> {
+pub fn exit_archive_text(what: &str, file: String, file_bytes: f64, log: String, cli: Vec<String>, report: Option<String>) -> String {
     use crate::notice::ExitText;
     let what = match what {
         "quit" => ExitText::Quit,
         "title" => ExitText::Title,
         "confirm" => ExitText::Confirm(report.unwrap_or_default()),
-        "scheduled" => ExitText::Scheduled,
         "measuring" => ExitText::Measuring,
         "no-ui" => ExitText::NoUi,
-        "no-file" => ExitText::NoFile,
-        other => return Err(invalid(&format!("what: unknown `{other}`"))),
+        _ => ExitText::NoFile,
     };
-    Ok(crate::notice::exit_archive_text(&what, &crate::notice::ExitFacts { file, file_bytes, log, cli }))
+    crate::notice::exit_archive_text(&what, &crate::notice::ExitFacts { file, file_bytes, log, cli })
 }
 
 /// The label the start anchor writes (`anchor:start`); the shim asks the host whether it is on the active path.

@@ -2,9 +2,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::error::{invalid, js_error};
+use super::error::js_error;
 use super::SessionIndex;
-use crate::cli_text::{self, ExitOutcome, RestoreOutcome};
+use crate::cli_text::{self, RestoreOutcome};
 
 /// The text `restore` prints: `restored` archived lines put back into the session file `name`, now `bytes`
 /// long, `appendedSince` of them what pi appended after archiving; the archive `archiveName` removed.
@@ -41,21 +41,14 @@ impl SessionIndex {
 /// One entry of the log of an archive after pi quit: `outcome` is `archived`, `skipped`, `refused` or
 /// `failed`; `text` (the report, or why not) is indented under the first line.
 #[wasm_bindgen(js_name = exitLogEntry)]
-pub fn exit_log_entry(time: &str, pid: u32, outcome: &str, file: &str, text: &str) -> Result<String, JsValue> {
-    let outcome = match outcome {
-        "archived" => ExitOutcome::Archived,
-        "skipped" => ExitOutcome::Skipped,
-        "refused" => ExitOutcome::Refused,
-        "failed" => ExitOutcome::Failed,
-        other => return Err(invalid(&format!("outcome: unknown `{other}`"))),
-    };
-    Ok(cli_text::exit_log_entry(time, pid, outcome, file, text))
+pub fn exit_log_entry(time: &str, pid: u32, outcome: &str, file: &str, text: &str) -> String {
+    cli_text::exit_log_entry(time, pid, outcome, file, text)
 }
 
-/// Why an archive after pi quit skipped `file`: another process has it open (`holders`: "pid command" each).
+/// Why an archive after pi quit skipped its file: another process has it open (`holders`: "pid command" each).
 #[wasm_bindgen(js_name = exitSkipOpen)]
-pub fn exit_skip_open(holders: Vec<String>, cli: Vec<String>, file: &str) -> String {
-    cli_text::exit_skip_open(&holders, &cli, file)
+pub fn exit_skip_open(holders: Vec<String>) -> String {
+    cli_text::exit_skip_open(&holders)
 }
 
 /// Why an archive after pi quit skipped a file of `fileBytes` of which `savedBytes` would move (at most).

@@ -98,3 +98,55 @@ export function fmtBytes(b) {
 export function fmtRatio(x) {
   return x >= 100 ? `${Math.round(x)}×` : x >= 10 ? `${x.toFixed(1)}×` : `${x.toFixed(2)}×`;
 }
+
+/**
+ * The bench lock: one benchmark at a time on this machine (several engineers share it, and two benchmarks side by
+ * side measure each other). An exclusive file `$PTN_CACHE/bench.lock` holding the holder's pid; a holder that is
+ * gone leaves a stale lock, taken over. Waits (saying so every minute) until it is free; returns `release()`, also
+ * run at exit. PTN_BENCH_LOCK_HELD=1: an outer script holds it already (run.mjs for its children).
+ */
+export async function benchLock(log = (m) => console.error(`[bench] ${m}`)) {
+  if (process.env.PTN_BENCH_LOCK_HELD === "1") return () => {};
+  const { mkdirSync, openSync, closeSync, readFileSync, rmSync, writeSync } = await import("node:fs");
+  const { ptnCache } = await import("../../scripts/hosts.mjs");
+  const path = join(ptnCache(), "bench.lock");
+  mkdirSync(dirname(path), { recursive: true });
+  for (let waited = 0; ; waited++) {
+    try {
+      const fd = openSync(path, "wx");
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      break;
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+      let holder = NaN;
+      try {
+        holder = Number(readFileSync(path, "utf8").trim());
+      } catch {}
+      let alive = false;
+      try {
+        process.kill(holder, 0);
+        alive = true;
+      } catch (k) {
+        alive = k.code === "EPERM";
+      }
+      if (!alive) {
+        rmSync(path, { force: true }); // its holder is gone
+        continue;
+      }
+      if (waited % 12 === 0) log(`waiting for the bench lock ${path} (held by pid ${holder})`);
+      await new Promise((r) => setTimeout(r, 5000));
+    }
+  }
+  let held = true;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    try {
+      if (readFileSync(path, "utf8").trim() === String(process.pid)) rmSync(path, { force: true });
+    } catch {}
+  };
+  process.on("exit", release);
+  process.env.PTN_BENCH_LOCK_HELD = "1";
+  return release;
+}
