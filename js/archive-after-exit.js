@@ -8,8 +8,9 @@
 // and refuses a file changed since (archive's own check). pi itself keeps no session file open between writes,
 // so once it has exited the file is normally closed everywhere.
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { setPriority } from "node:os";
+import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ArchiveError, ArchiveSkipped, DEFAULT_MIN_IDLE, alive, archiveFile } from "./archive.js";
 
@@ -101,8 +102,9 @@ export async function archiveAfterExit(api, file, pid, { log, minMb, minIdle, cl
   } catch {}
   const write = (outcome, text) => {
     const entry = `${api.exitLogEntry(new Date().toISOString(), pid, outcome, file, text)}\n`;
-    if (log) appendFileSync(log, entry);
-    else process.stdout.write(entry);
+    if (!log) return process.stdout.write(entry);
+    mkdirSync(dirname(log), { recursive: true });
+    appendFileSync(log, entry);
   };
   try {
     if (!(await waitForExit(pid))) {

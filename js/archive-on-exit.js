@@ -52,7 +52,8 @@ export function installArchiveOnExit({ pi, core, configOf, pkg, env = process.en
   reg.exitArchive ??= { asked: new Set(), left: new Map(), started: new Set() };
   const state = reg.exitArchive;
   const cli = () => cliWords(CLI_PATH);
-  const text = (what, file, bytes = 0, report) => core()?.exitArchiveText(what, file ?? "", bytes, logPath(pkg), cli(), report) ?? "";
+  // Only `no-ui` names the command: the others need no look along the PATH (the quit line is on the quit's clock).
+  const text = (what, file, bytes = 0, report) => core()?.exitArchiveText(what, file ?? "", bytes, logPath(pkg), what === "no-ui" ? cli() : [], report) ?? "";
 
   /** `{file, minMb}` to archive for `ctx`'s session at its shutdown (minMb null: the user asked), or why not. */
   function wanted(ctx) {
