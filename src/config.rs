@@ -591,21 +591,26 @@ mod tests {
 
     #[test]
     fn archive_on_exit_values() {
-        assert!(one("{\"archiveOnExit\": true}").config.archive_on_exit);
-        let r = one("{\"archiveOnExit\": 1}");
-        assert!(!r.config.archive_on_exit);
-        assert_eq!(r.warnings, ["tree-navigator: global config: `archiveOnExit` is 1, not true or false; archiveOnExit is false."]);
+        check_values("archiveOnExit", &[("true", true, false), ("false", false, false), ("1", false, true), ("\"yes\"", false, true)], |c| c.archive_on_exit, "archiveOnExit is false.");
         // Per field: the project's false wins over the global true.
         assert!(!load(&text("{\"archiveOnExit\": true}"), &text("{\"archiveOnExit\": false}")).config.archive_on_exit);
-        for (value, mb) in [("0", 0), ("1", 1), ("\"25\"", 25), ("100000", 100_000), ("\"off\"", 0), ("null", 0), ("false", 0)] {
-            let r = one(&format!("{{\"archiveOnExitMinMB\": {value}}}"));
-            assert_eq!((r.config.archive_on_exit_min_mb, r.warnings.len()), (mb, 0), "{value}");
-        }
-        for (bad, why) in [("-1", "not an integer 0–100000"), ("2.5", "not an integer 0–100000"), ("100001", "not an integer 0–100000"), ("true", "not a size in MB (0–100000) or \"off\""), ("[10]", "not a size in MB (0–100000) or \"off\"")] {
-            let r = load(&text("{\"archiveOnExitMinMB\": 30}"), &text(&format!("{{\"archiveOnExitMinMB\": {bad}}}")));
-            assert_eq!(r.config.archive_on_exit_min_mb, 30, "{bad}: the global value stays");
-            assert_eq!(r.warnings, [format!("tree-navigator: project config: `archiveOnExitMinMB` is {bad}, {why}; using 30 MB.")]);
-        }
+        let cases: &[(&str, u32, bool)] = &[
+            ("0", 0, false),
+            ("1", 1, false),
+            ("\"25\"", 25, false),
+            ("100000", 100_000, false),
+            ("\"off\"", 0, false),
+            ("null", 0, false),
+            ("-1", 10, true),
+            ("2.5", 10, true),
+            ("100001", 10, true),
+            ("true", 10, true),
+            ("[10]", 10, true),
+        ];
+        check_values("archiveOnExitMinMB", cases, |c| c.archive_on_exit_min_mb, "using 10 MB.");
+        let r = load(&text("{\"archiveOnExitMinMB\": 30}"), &text("{\"archiveOnExitMinMB\": -1}"));
+        assert_eq!(r.config.archive_on_exit_min_mb, 30, "an invalid project value leaves the global one");
+        assert_eq!(r.warnings, ["tree-navigator: project config: `archiveOnExitMinMB` is -1, not an integer 0–100000; using 30 MB."]);
     }
 
     #[test]

@@ -7,11 +7,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fakePi, loadPkg } from "./fake-pi.js";
+import { fakePi, loadPkg, sparseFile } from "./fake-pi.js";
 
 const work = mkdtempSync(join(tmpdir(), "ptn-exit-unit-"));
 const agent = join(work, "agent");
@@ -25,13 +25,8 @@ const CLI = fileURLToPath(new URL("../../pkg/cli.js", import.meta.url));
 const LOG = join(agent, "tree-navigator.log");
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-/** A file of `bytes` bytes that takes no room (sparse). */
-function sized(name, bytes) {
-  const file = join(work, name);
-  writeFileSync(file, "");
-  truncateSync(file, bytes);
-  return file;
-}
+/** A sparse file of `bytes` bytes: the shim only stats it. */
+const sized = (name, bytes) => sparseFile(join(work, name), bytes);
 
 /** A fake pi in a fresh process (registry): `quit(file, reason)` emits session_shutdown; `starts`: the archivers. */
 function setup({ config = {}, env = {}, dryRun } = {}) {
