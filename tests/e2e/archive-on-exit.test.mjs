@@ -8,6 +8,8 @@
 //   switch wins both ways (=0 over the config's true, =1 without the config's key); with neither nothing starts.
 // - the TUI under tmux: `/archive` shows `archive --dry-run`'s report and asks; Yes; quitting prints the one line;
 //   the archive appears; the log says "archived".
+// - and on every host of the matrix (0.74.2 … 1.6.0), the end of print mode archives a session with archiveOnExit:
+//   each host's `pi -p` ends with session_shutdown, reason "quit".
 // Needs tmux (scripts/setup.sh), the hosts (scripts/setup-hosts.sh) and `npm run build`.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -90,6 +92,27 @@ function piOpens(host, files) {
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.trim().split("\n").slice(1).map((l) => JSON.parse(l));
 }
+
+test("every host of the matrix: the end of print mode is pi's quit (session_shutdown, reason quit): the session is archived", { timeout: 600_000 }, async (t) => {
+  const root = join(WORK, "matrix");
+  const project = join(root, "project");
+  mkdirSync(project, { recursive: true });
+  const { writeLongSession } = await import(join(REPO, "tests/bench/long-session.mjs"));
+  const source = join(root, "source.jsonl");
+  writeLongSession(source, { mb: 1, cwd: project });
+  const mock = await startAnthropicMock({ replies: () => ({ text: "ok" }) });
+  t.after(() => mock.close());
+  for (const host of HOST_VERSIONS) {
+    const agent = agentDir(`agent-${host}-matrix`, mock, { archiveOnExit: true, archiveOnExitMinMB: 0 });
+    const file = join(root, `${host}.jsonl`);
+    cpSync(source, file);
+    const debug = join(root, `${host}.debug`);
+    const r = await piPrint(host, agent, ["--session", file, "say ok"], { debug, cwd: project });
+    assert.equal(r.status, 0, `pi ${host}: ${r.stderr}`);
+    assert.match(debugLines(debug).join("\n"), /archiver started for /, `pi ${host}`);
+    await archivedWithinAMinute(file, agent);
+  }
+});
 
 for (const host of HOSTS) {
   test(`pi ${host}, print mode: archived when pi quits, resumed the same, recall and /anchors read what was collapsed`, { timeout: 600_000 }, async (t) => {
