@@ -1,7 +1,12 @@
-// scratch (not committed): one process: first listFileBytes, second, plugin ingest, list
+// One process of tests/bench/build-ab.mjs: a package's import, then on one session file the first
+// `listFileBytes` of the process, the second, a plugin index's `appendJsonlBytes`, `listAnchors` (mean of 20)
+// and a full index's `appendJsonlBytes`. Prints the times in ms as JSON.
+//
+//   node tests/bench/child-build-ab.mjs <pkg dir> <session.jsonl>
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+
 const [pkg, file] = process.argv.slice(2);
 const bytes = readFileSync(file);
 const t0 = performance.now();
