@@ -22,9 +22,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
  * packed, 410.7 → 415.8 kB: each assistant's usage source read and kept, the saving's one rule, and its reporters —
  * the guard at the summary, stats, the viewer, the pressure hint); 420 → 425 kB for archiveOnExit and `/archive` (issue 42: +7.2 kB
  * packed; the wasm +6.7 kB raw: the config keys, the exit rule, the texts and four bindings; the shim: the archiver,
- * archive-after-exit.js, and the pi side, archive-on-exit.js, ~1.5 kB each). Both are to be cut back to 400 kB.
+ * archive-after-exit.js, and the pi side, archive-on-exit.js, ~1.5 kB each). Back to 400 kB (issue 38: 415.8 →
+ * 377.6 kB) by cuts that leave every feature and test: no stable sort and four unused exports less in the module,
+ * the shipped .js minified, reference types, wasm-opt's --low-memory-unused, opt-level "z" with the inliner of "s"
+ * (as fast: docs/benchmarks.md, "Build choice") and ryu-js's small tables.
  */
-export const PACKED_PACKAGE_CAP = 425_000;
+export const PACKED_PACKAGE_CAP = 400_000;
 
 /**
  * Packs `pkgDir` with `npm pack` into `outDir` (created when missing) and returns
