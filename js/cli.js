@@ -214,7 +214,7 @@ function run(api, opts) {
         out(index.statsText(basename(opts.file), bytes));
         return;
       }
-      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel() }));
+      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel(), cost: index.cost() }));
       return;
     }
   }

@@ -123,6 +123,18 @@ pub fn format_tokens(tokens: f64) -> String {
     format!("{}M", to_fixed(tokens / 1_000_000.0, 1))
 }
 
+/// An amount of USD as people read it: `$4.96`, `$0.42`; `<$0.01` for less than a cent but more than
+/// nothing (a summary served from the cache costs fractions of a cent); a negative amount with its sign.
+pub fn format_usd(usd: f64) -> String {
+    if usd > 0.0 && usd < 0.005 {
+        return "<$0.01".into();
+    }
+    if usd < 0.0 {
+        return format!("−{}", format_usd(-usd));
+    }
+    format!("${}", to_fixed(usd, 2))
+}
+
 /// A window size as `1.0M` or `200k`; empty when unknown.
 pub fn format_window(context_window: f64) -> String {
     if context_window <= 0.0 {

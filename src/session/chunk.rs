@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use super::entry::{Facts, Kind, RoleKind};
+use super::entry::{Facts, Kind, RoleKind, Spend, SpendSource};
 use super::feed::{utf8_lossy, Feed, IngestReport, Sink};
 use super::profile::Profile;
 use super::record::Slot;
@@ -89,6 +89,32 @@ mod has {
     pub(super) const REPLACEMENT: u16 = 1 << 11;
     pub(super) const EMITS: u16 = 1 << 12;
     pub(super) const ZERO_IO: u16 = 1 << 13;
+    pub(super) const SPEND: u16 = 1 << 14;
+    pub(super) const TOKENS_BEFORE: u16 = 1 << 15;
+}
+
+/// Every spend source, by its code in a facts stream (the position).
+const SOURCES: [SpendSource; 5] = [
+    SpendSource::Assistant,
+    SpendSource::ToolResult,
+    SpendSource::Usage { cache_warm: false },
+    SpendSource::Usage { cache_warm: true },
+    SpendSource::Summary,
+];
+
+/// A spend's record in a stream: source, provider, model, response model (a flag byte, then the text),
+/// tokens, cost.
+fn encode_spend(out: &mut Vec<u8>, s: &Spend<'_>) {
+    out.push(SOURCES.iter().position(|&x| x == s.source).unwrap_or_default() as u8);
+    put_str(out, &s.provider);
+    put_str(out, &s.model);
+    out.push(u8::from(s.response_model.is_some()));
+    if let Some(r) = &s.response_model {
+        put_str(out, r);
+    }
+    for x in s.tokens.iter().chain(&s.cost) {
+        put_f64(out, *x);
+    }
 }
 
 /// Appends one entry's facts to a stream.
@@ -109,6 +135,8 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
         (f.replacement_tokens.is_some(), has::REPLACEMENT),
         (f.emits, has::EMITS),
         (f.zero_io, has::ZERO_IO),
+        (f.spend.is_some(), has::SPEND),
+        (f.tokens_before.is_some(), has::TOKENS_BEFORE),
     ];
     for (set, bit) in bits {
         if set {
@@ -162,6 +190,12 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
     }
     for x in f.replacement_tokens.iter().flatten() {
         put_f64(out, *x);
+    }
+    if let Some(spend) = &f.spend {
+        encode_spend(out, spend);
+    }
+    if let Some(t) = f.tokens_before {
+        put_f64(out, t);
     }
 }
 
@@ -266,7 +300,29 @@ impl<'a> FactsStream<'a> {
         }
         f.emits = on(has::EMITS);
         f.zero_io = on(has::ZERO_IO);
+        if on(has::SPEND) {
+            f.spend = Some(self.spend()?);
+        }
+        if on(has::TOKENS_BEFORE) {
+            f.tokens_before = Some(self.f64()?);
+        }
         Ok(f)
+    }
+
+    fn spend(&mut self) -> Result<Spend<'a>, BadStream> {
+        let source = *SOURCES.get(usize::from(self.byte()?)).ok_or(BadStream)?;
+        let provider = self.text()?;
+        let model = self.text()?;
+        let response_model = if self.byte()? != 0 { Some(self.text()?) } else { None };
+        let mut tokens = [0.0; 4];
+        for x in &mut tokens {
+            *x = self.f64()?;
+        }
+        let mut cost = [0.0; 5];
+        for x in &mut cost {
+            *x = self.f64()?;
+        }
+        Ok(Spend { source, provider, model, response_model, tokens, cost })
     }
 
     fn byte(&mut self) -> Result<u8, BadStream> {

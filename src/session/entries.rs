@@ -7,6 +7,7 @@ use super::labels::Labels;
 use super::profile::Profile;
 use super::read::{ceil_quarter, read_line};
 use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, PENDING};
+use super::spend::{SpendRecord, Spends};
 use super::store::{Arena, Chunks, IdTable, Keys, Span};
 
 /// The id of the record at `slot` (empty past the end): how the id table sees the records.
@@ -45,6 +46,8 @@ pub(super) struct Entries {
     duplicate_ids: bool,
     /// Current label per target id (latest change wins).
     labels: Labels,
+    /// The usage entries record, and the compactions' `tokensBefore`.
+    spends: Spends,
 }
 
 impl Entries {
@@ -68,6 +71,21 @@ impl Entries {
         if let Some(record) = self.records.get_mut(slot as usize) {
             record.flags |= flag::SKIMMED;
         }
+    }
+
+    /// Every recorded usage, in file order.
+    pub(super) fn spends(&self) -> &[SpendRecord] {
+        self.spends.items()
+    }
+
+    /// A spend's key (see [`SpendRecord::breakdown_key`]).
+    pub(super) fn spend_key(&self, id: u32) -> &str {
+        self.spends.key(id)
+    }
+
+    /// The `tokensBefore` of the compaction at `slot`.
+    pub(super) fn tokens_before(&self, slot: Slot) -> Option<f64> {
+        self.spends.tokens_before(slot)
     }
 
     /// The string at `span` in the arena.
@@ -201,6 +219,12 @@ impl Entries {
         };
         if let Some(hint) = &facts.hint {
             record.hint = self.arena.push(hint);
+        }
+        if let Some(spend) = &facts.spend {
+            self.spends.add(slot, spend);
+        }
+        if let Some(tokens) = facts.tokens_before {
+            self.spends.add_tokens_before(slot, tokens);
         }
         match facts.kind {
             Kind::Message(RoleKind::Assistant) => {

@@ -212,6 +212,60 @@ pub struct Facts<'a> {
     /// toolResult message, as the content of an assistant]`; `None` when it is not an object (`null`:
     /// the target leaves the context).
     pub replacement_tokens: Option<[f64; 2]>,
+    /// The usage this entry records, where pi's session totals count one (see [`Spend`]).
+    pub spend: Option<Spend<'a>>,
+    /// A compaction's `tokensBefore` (a number).
+    pub tokens_before: Option<f64>,
+}
+
+/// Where a recorded usage comes from, as pi 1.6.0's session totals (`getSessionStats`) tell them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpendSource {
+    /// An assistant message's `usage`: a model request.
+    Assistant,
+    /// A tool result's `usage` (a tool that ran a model itself).
+    ToolResult,
+    /// A `usage` entry (pi ≥1.5 writes one per cache-warming request, `kind: "cache_warm"`).
+    Usage {
+        /// `kind` is `"cache_warm"`.
+        cache_warm: bool,
+    },
+    /// A `branch_summary`'s or `compaction`'s `usage`: the summary request's.
+    Summary,
+}
+
+/// The usage an entry records, as written: its tokens and what pi priced them at. A field that is not a
+/// finite number ≥ 0 is NaN here, so whoever sums them can leave the item out and count it instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spend<'a> {
+    /// Which kind of entry recorded it.
+    pub source: SpendSource,
+    /// `provider` as a JavaScript template literal writes it (`undefined` when missing): assistant and
+    /// `usage` entries.
+    pub provider: Cow<'a, str>,
+    /// `model`, the same way.
+    pub model: Cow<'a, str>,
+    /// An assistant's `responseModel`, when it is neither `null` nor missing.
+    pub response_model: Option<Cow<'a, str>>,
+    /// `input`, `output`, `cacheRead`, `cacheWrite`.
+    pub tokens: [f64; 4],
+    /// `cost.input`, `.output`, `.cacheRead`, `.cacheWrite`, `.total` (USD; all NaN when `cost` is no object).
+    pub cost: [f64; 5],
+}
+
+impl Spend<'_> {
+    /// The same spend owning its strings.
+    pub fn into_owned(self) -> Spend<'static> {
+        let own = |s: Cow<'_, str>| Cow::Owned(s.into_owned());
+        Spend {
+            source: self.source,
+            provider: own(self.provider),
+            model: own(self.model),
+            response_model: self.response_model.map(own),
+            tokens: self.tokens,
+            cost: self.cost,
+        }
+    }
 }
 
 impl<'a> Facts<'a> {
@@ -239,6 +293,8 @@ impl<'a> Facts<'a> {
             system_patch: None,
             edit_target: None,
             replacement_tokens: None,
+            spend: None,
+            tokens_before: None,
         }
     }
 
@@ -266,6 +322,8 @@ impl<'a> Facts<'a> {
             system_patch: self.system_patch,
             edit_target: self.edit_target.map(own),
             replacement_tokens: self.replacement_tokens,
+            spend: self.spend.map(Spend::into_owned),
+            tokens_before: self.tokens_before,
         }
     }
 

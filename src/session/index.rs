@@ -404,6 +404,22 @@ impl SessionIndex {
         tree::entries_between(&mut self.entries, old_leaf, target)
     }
 
+    /// Every usage the entries record (model requests, cache warming, tool results, summaries), in file
+    /// order.
+    pub fn spends(&self) -> &[super::SpendRecord] {
+        self.entries.spends()
+    }
+
+    /// The key a [`super::SpendRecord`] names by index (`provider/model`, or pi's `Tools/summaries`).
+    pub fn spend_key(&self, id: u32) -> &str {
+        self.entries.spend_key(id)
+    }
+
+    /// The `tokensBefore` the compaction at `slot` wrote, when it is a number.
+    pub fn tokens_before(&self, slot: Slot) -> Option<f64> {
+        self.entries.tokens_before(slot)
+    }
+
     /// Whether the entry at `slot` holds a usage pi's estimate may anchor on.
     pub(super) fn has_usage(&self, slot: Slot) -> bool {
         self.entries.get(slot).is_some_and(|r| r.usage().is_some())

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
 
-use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind};
+use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendSource};
 use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, StringifyLen, Usage};
 use crate::js::{parse_iso_date, time_clip};
 use crate::error::SessionError;
@@ -83,6 +83,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
         return Ok(Line::Entry(facts));
     }
     facts.kind = Kind::of_type(&ty);
+    facts.spend = entry_spend(e, facts.kind);
     match facts.kind {
         Kind::Unknown => facts.name = ty,
         Kind::CustomMessage => {
@@ -98,6 +99,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
         }
         Kind::Compaction => {
             facts.first_kept = e.first_kept_entry_id.text();
+            facts.tokens_before = e.tokens_before.num();
             facts.tokens = ceil_quarter(e.summary.units());
             // pi ≥0.87: `entry.systemMessage ? [systemMessage, summary] : [summary]`.
             let system = e.system_message.0.as_deref().filter(|m| m.truthy);
@@ -157,6 +159,9 @@ fn read_message<'a>(msg: &'a Message<'a>, line: &str, legacy_v2: bool, facts: &m
             assistant_facts(msg, facts)
         }
         RoleKind::ToolResult | RoleKind::Custom => {
+            if role == RoleKind::ToolResult {
+                facts.spend = tool_result_spend(msg);
+            }
             let (chars, images) = content_chars(&msg.content);
             facts.images = images;
             chars + images * IMAGE_CHARS
@@ -266,7 +271,66 @@ fn content_chars(content: &Content<'_>) -> (usize, usize) {
 /// An assistant's tool calls, stop reason, usage and `zero_io` into `facts`; returns its characters.
 fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
     usage_facts(&msg.usage, &msg.stop_reason, facts);
+    facts.spend = Some(assistant_spend(msg));
     assistant_chars(&msg.content, |b| facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default())))
+}
+
+/// What a usage records, as [`Spend`] holds it.
+fn spend_of<'a>(usage: Option<&'a Obj<Usage<'a>>>, source: SpendSource, provider: &'a Js<'a>, model: &'a Js<'a>) -> Spend<'a> {
+    // pi sums these as they are; a field that is no finite number ≥ 0 would make its sums NaN or wrong, so
+    // it is kept as NaN and the item counted apart (src/cost.rs).
+    let amount = |v: &Js<'_>| match v.num() {
+        Some(x) if x.is_finite() && x >= 0.0 => x,
+        _ => f64::NAN,
+    };
+    let usage = usage.filter(|u| u.is_object).map(|u| &u.value);
+    let tokens = usage.map_or([f64::NAN; 4], |u| [amount(&u.input), amount(&u.output), amount(&u.cache_read), amount(&u.cache_write)]);
+    let cost = usage.filter(|u| u.cost.is_object).map(|u| &u.cost.value);
+    let cost = cost.map_or([f64::NAN; 5], |c| [amount(&c.input), amount(&c.output), amount(&c.cache_read), amount(&c.cache_write), amount(&c.total)]);
+    Spend { source, provider: js_string(provider), model: js_string(model), response_model: None, tokens, cost }
+}
+
+/// `String(value)`, as a template literal writes a field (an array, which no pi writes here, as `""`).
+fn js_string<'a>(v: &'a Js<'a>) -> Cow<'a, str> {
+    match v {
+        Js::Absent => Cow::Borrowed("undefined"),
+        Js::Null => Cow::Borrowed("null"),
+        Js::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+        Js::Num(x) => Cow::Owned(crate::js::number_to_string(*x)),
+        Js::Str(s) => s.text(),
+        Js::Arr => Cow::Borrowed(""),
+        Js::Obj => Cow::Borrowed("[object Object]"),
+    }
+}
+
+/// An assistant's spend: pi counts every assistant's `usage` (a missing one makes every field NaN).
+fn assistant_spend<'a>(msg: &'a Message<'a>) -> Spend<'a> {
+    let mut spend = spend_of(Some(&msg.usage), SpendSource::Assistant, &msg.provider, &msg.model);
+    // `responseModel ?? model`.
+    if !matches!(msg.response_model, Js::Absent | Js::Null) {
+        spend.response_model = Some(js_string(&msg.response_model));
+    }
+    spend
+}
+
+/// A tool result's spend, when it records a (truthy) usage.
+fn tool_result_spend<'a>(msg: &'a Message<'a>) -> Option<Spend<'a>> {
+    msg.usage.truthy.then(|| spend_of(Some(&msg.usage), SpendSource::ToolResult, &Js::Absent, &Js::Absent))
+}
+
+/// The spend of a `usage` entry (always counted by pi) or of a summary entry with a truthy `usage`.
+fn entry_spend<'a>(e: &'a wire::Entry<'a>, kind: Kind) -> Option<Spend<'a>> {
+    let usage = e.usage.0.as_deref();
+    match kind {
+        Kind::Usage => {
+            let cache_warm = e.kind.str().is_some_and(|k| k.is("cache_warm"));
+            Some(spend_of(usage, SpendSource::Usage { cache_warm }, &e.provider, &e.model))
+        }
+        Kind::BranchSummary | Kind::Compaction if usage.is_some_and(|u| u.truthy) => {
+            Some(spend_of(usage, SpendSource::Summary, &Js::Absent, &Js::Absent))
+        }
+        _ => None,
+    }
 }
 
 /// An assistant's stop reason, usage and `zero_io` into `facts` (what [`skim_line`] reads too).
@@ -299,6 +363,9 @@ pub(super) fn skim_line<R>(line: &str, legacy_v2: bool, take: impl FnOnce(&Facts
         facts.tokens = f64::NAN;
         if role == RoleKind::Assistant {
             usage_facts(&msg.usage, &msg.stop_reason, &mut facts);
+            facts.spend = Some(assistant_spend(msg));
+        } else if role == RoleKind::ToolResult {
+            facts.spend = tool_result_spend(msg);
         }
         Some(take(&facts))
     })

@@ -96,7 +96,24 @@ pub struct Block<'a> {
     pub arguments: StringifyLen,
 }
 
-/// An assistant's `usage` counters.
+/// A usage's `cost`: USD as pi computed it from the model's prices.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Cost<'a> {
+    /// `input`.
+    #[serde(borrow)] pub input: Js<'a>,
+    /// `output`.
+    #[serde(borrow)] pub output: Js<'a>,
+    /// `cacheRead`.
+    #[serde(borrow)] pub cache_read: Js<'a>,
+    /// `cacheWrite`.
+    #[serde(borrow)] pub cache_write: Js<'a>,
+    /// `total`.
+    #[serde(borrow)] pub total: Js<'a>,
+}
+
+/// A `usage` object (an assistant's or tool result's, a `usage` entry's, a summary entry's): its counters
+/// and their cost.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Usage<'a> {
@@ -110,6 +127,8 @@ pub struct Usage<'a> {
     #[serde(borrow)] pub cache_write: Js<'a>,
     /// `totalTokens`.
     #[serde(borrow)] pub total_tokens: Js<'a>,
+    /// `cost`.
+    #[serde(borrow)] pub cost: Obj<Cost<'a>>,
 }
 
 /// The `message` of a `message` entry.
@@ -120,8 +139,14 @@ pub struct Message<'a> {
     #[serde(borrow)] pub role: Js<'a>,
     /// `content`.
     #[serde(borrow)] pub content: Content<'a>,
-    /// `usage` (assistant).
+    /// `usage` (assistant; a tool result's, when a tool records one).
     #[serde(borrow)] pub usage: Obj<Usage<'a>>,
+    /// `provider` (assistant).
+    #[serde(borrow)] pub provider: Js<'a>,
+    /// `model` (assistant).
+    #[serde(borrow)] pub model: Js<'a>,
+    /// `responseModel` (assistant: the model the provider says answered, when it differs).
+    #[serde(borrow)] pub response_model: Js<'a>,
     /// `stopReason` (assistant).
     #[serde(borrow)] pub stop_reason: Js<'a>,
     /// `command` (bashExecution).
@@ -169,6 +194,17 @@ pub struct Entry<'a> {
     #[serde(borrow)] pub version: Js<'a>,
     /// `cwd` (header).
     #[serde(borrow)] pub cwd: Js<'a>,
+    /// `usage` (`usage` entries; `branch_summary` and `compaction` entries of pi ≥1.6: the summary
+    /// request's). Rare, so held out of line.
+    #[serde(borrow)] pub usage: Rare<Obj<Usage<'a>>>,
+    /// `provider` (`usage` entries).
+    #[serde(borrow)] pub provider: Js<'a>,
+    /// `model` (`usage` entries).
+    #[serde(borrow)] pub model: Js<'a>,
+    /// `kind` (`usage` entries: `cache_warm`).
+    #[serde(borrow)] pub kind: Js<'a>,
+    /// `tokensBefore` (`compaction`).
+    #[serde(borrow)] pub tokens_before: Js<'a>,
 }
 
 thread_local! {
