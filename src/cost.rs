@@ -92,7 +92,8 @@ pub struct Messages {
     pub cache_write: f64,
 }
 
-/// The summary requests (`branch_summary` and `compaction` entries).
+/// The summary requests (`branch_summary` and `compaction` entries): their `usage`, and the usage this plugin
+/// kept in `details.summaryUsage` on a pi whose entries have no `usage` field (which pi's totals do not count).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 #[tsify(missing_as_null)]
@@ -377,7 +378,15 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
     let (mut total, mut messages, mut summaries, mut active, mut abandoned) = (Sums::default(), Sums::default(), Sums::default(), 0.0, 0.0);
     let mut requests = 0;
     let mut by_key: Vec<(u32, Sums)> = Vec::new();
+    let mut kept = Sums::default();
     for r in spends {
+        if r.source == SpendSource::SummaryDetails {
+            // Ours, where pi had no field for it: a summary's cost, not in pi's totals.
+            if tokens_ok(r) {
+                kept.add(r);
+            }
+            continue;
+        }
         if !priced_ok(r) {
             unpriced += 1;
         }
@@ -431,7 +440,7 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
             let t = messages.total(any_price);
             Messages { usd: t.usd, requests, input: t.input, output: t.output, cache_read: t.cache_read, cache_write: t.cache_write }
         },
-        summaries: Summaries { usd: money(summaries.usd), recorded, unrecorded },
+        summaries: Summaries { usd: money(summaries.usd + kept.usd), recorded, unrecorded },
         by_model,
         cache_misses,
         active_path: Usd { usd: money(active) },

@@ -94,12 +94,13 @@ mod has {
 }
 
 /// Every spend source, by its code in a facts stream (the position).
-const SOURCES: [SpendSource; 5] = [
+const SOURCES: [SpendSource; 6] = [
     SpendSource::Assistant,
     SpendSource::ToolResult,
     SpendSource::Usage { cache_warm: false },
     SpendSource::Usage { cache_warm: true },
     SpendSource::Summary,
+    SpendSource::SummaryDetails,
 ];
 
 /// A spend's record in a stream: source, provider, model, response model (a flag byte, then the text),

@@ -232,6 +232,9 @@ pub enum SpendSource {
     },
     /// A `branch_summary`'s or `compaction`'s `usage`: the summary request's.
     Summary,
+    /// The same kept in `details.summaryUsage`, where the host wrote no `usage` field (pi before 0.87):
+    /// pi's own totals do not see it.
+    SummaryDetails,
 }
 
 /// The usage an entry records, as written: its tokens and what pi priced them at. A field that is not a

@@ -329,6 +329,10 @@ fn entry_spend<'a>(e: &'a wire::Entry<'a>, kind: Kind) -> Option<Spend<'a>> {
         Kind::BranchSummary | Kind::Compaction if usage.is_some_and(|u| u.truthy) => {
             Some(spend_of(usage, SpendSource::Summary, &Js::Absent, &Js::Absent))
         }
+        Kind::BranchSummary | Kind::Compaction => {
+            let kept = e.details.0.as_deref().map(|d| &d.value.summary_usage).filter(|u| u.truthy)?;
+            Some(spend_of(Some(kept), SpendSource::SummaryDetails, &Js::Absent, &Js::Absent))
+        }
         _ => None,
     }
 }

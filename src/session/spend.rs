@@ -50,7 +50,7 @@ impl Spends {
                 };
                 (breakdown_key, model_key)
             }
-            SpendSource::ToolResult | SpendSource::Summary => {
+            SpendSource::ToolResult | SpendSource::Summary | SpendSource::SummaryDetails => {
                 let tools = self.intern(TOOLS_KEY);
                 (tools, tools)
             }

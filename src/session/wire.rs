@@ -205,6 +205,17 @@ pub struct Entry<'a> {
     #[serde(borrow)] pub kind: Js<'a>,
     /// `tokensBefore` (`compaction`).
     #[serde(borrow)] pub tokens_before: Js<'a>,
+    /// `details` (`branch_summary`, `compaction`): read for the summary usage this plugin keeps there on a
+    /// pi whose entries have no `usage` field.
+    #[serde(borrow)] pub details: Rare<Obj<Details<'a>>>,
+}
+
+/// A summary entry's `details`, as far as the cost model reads it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Details<'a> {
+    /// `summaryUsage`: the summary request's usage, where the host's entry had no `usage` field for it.
+    #[serde(borrow)] pub summary_usage: Obj<Usage<'a>>,
 }
 
 thread_local! {
