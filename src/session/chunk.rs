@@ -486,6 +486,10 @@ mod tests {
             r#"{"type":"message","id":"a7","parentId":"a6","timestamp":1,"message":{"role":"system","content":"sys","sections":{"x":"yy"},"toolsAdded":[{"name":"t"}]}}"#,
             r#"{"type":"context_edit","id":"a8","parentId":"a7","timestamp":1,"targetId":"a2","replacement":{"content":"short"}}"#,
             r#"{"type":"message","id":"é\u00e9","parentId":"a8","timestamp":1,"message":{"role":"robot","content":[]}}"#,
+            r#"{"type":"message","id":"b1","parentId":"a8","timestamp":1,"message":{"role":"assistant","content":[],"provider":"p","model":"m","responseModel":"m2","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"cost":{"input":0.1,"output":0.2,"cacheRead":0.3,"cacheWrite":0.4,"total":1}}}}"#,
+            r#"{"type":"message","id":"b2","parentId":"b1","timestamp":1,"message":{"role":"toolResult","content":"x","usage":{"input":5,"output":6,"cacheRead":0,"cacheWrite":0,"cost":{"total":"x"}}}}"#,
+            r#"{"type":"usage","id":"b3","parentId":"b2","timestamp":1,"kind":"cache_warm","provider":"p","model":"m","usage":{"input":7}}"#,
+            r#"{"type":"branch_summary","id":"b4","parentId":"b3","timestamp":1,"summary":"s","details":{"summaryUsage":{"input":8,"output":1,"cacheRead":0,"cacheWrite":0}}}"#,
         ];
         let mut out = Vec::new();
         let all: Vec<Facts<'static>> = lines.iter().map(|l| facts_of(l)).collect();

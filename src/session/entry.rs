@@ -238,8 +238,9 @@ pub enum SpendSource {
 }
 
 /// The usage an entry records, as written: its tokens and what pi priced them at. A field that is not a
-/// finite number ≥ 0 is NaN here, so whoever sums them can leave the item out and count it instead.
-#[derive(Debug, Clone, PartialEq)]
+/// finite number ≥ 0 is NaN here, so whoever sums them can leave the item out and count it instead (two
+/// spends are equal when their numbers are the same bits: a NaN equals a NaN).
+#[derive(Debug, Clone)]
 pub struct Spend<'a> {
     /// Which kind of entry recorded it.
     pub source: SpendSource,
@@ -254,6 +255,15 @@ pub struct Spend<'a> {
     pub tokens: [f64; 4],
     /// `cost.input`, `.output`, `.cacheRead`, `.cacheWrite`, `.total` (USD; all NaN when `cost` is no object).
     pub cost: [f64; 5],
+}
+
+impl PartialEq for Spend<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let bits = |xs: &[f64]| xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        (self.source, &self.provider, &self.model, &self.response_model) == (other.source, &other.provider, &other.model, &other.response_model)
+            && bits(&self.tokens) == bits(&other.tokens)
+            && bits(&self.cost) == bits(&other.cost)
+    }
 }
 
 impl Spend<'_> {
