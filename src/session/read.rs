@@ -99,7 +99,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
         }
         Kind::Compaction => {
             facts.first_kept = e.first_kept_entry_id.text();
-            facts.tokens_before = e.tokens_before.num();
+            facts.tokens_before = e.tokens_before.num().filter(|x| x.is_finite());
             facts.tokens = ceil_quarter(e.summary.units());
             // pi ≥0.87: `entry.systemMessage ? [systemMessage, summary] : [summary]`.
             let system = e.system_message.0.as_deref().filter(|m| m.truthy);
