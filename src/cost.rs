@@ -591,3 +591,49 @@ pub fn session_cost(index: &mut SessionIndex) -> Result<CostReport, SessionError
     // the core: until it is, a rewind's saving is not known (`tokensRemoved: null`), never guessed.
     cost_report(index, |_, _| None)
 }
+
+/// What one entry's recorded usage cost, for a view of that entry (the viewer's context panel).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[tsify(missing_as_null)]
+pub struct EntryCost {
+    /// `cost.total` (`null` when unpriced or unreadable).
+    pub usd: Option<f64>,
+    /// `input` (NaN-free: `null` when unreadable).
+    pub input: Option<f64>,
+    /// `output`.
+    pub output: Option<f64>,
+    /// `cacheRead`.
+    pub cache_read: Option<f64>,
+    /// `cacheWrite`.
+    pub cache_write: Option<f64>,
+}
+
+/// The usage the entry at `slot` records, when it records one (`priced`: whether the session has prices at
+/// all, [`CostReport::priced`]).
+pub fn entry_cost(index: &SessionIndex, slot: Slot, priced: bool) -> Option<EntryCost> {
+    let r = spend_at(index.spends(), slot)?;
+    let n = |x: f64| x.is_finite().then_some(x);
+    Some(EntryCost {
+        usd: (priced && priced_ok(r)).then_some(r.cost[4]),
+        input: n(r.tokens[0]),
+        output: n(r.tokens[1]),
+        cache_read: n(r.tokens[2]),
+        cache_write: n(r.tokens[3]),
+    })
+}
+
+/// The money spent along `path` (root first) up to and including each entry: Σ `cost.total` of the usage the
+/// entries on it record (pi's sources; unreadable ones left out).
+pub fn path_costs(index: &SessionIndex, path: &[Slot]) -> Vec<f64> {
+    let spends = index.spends();
+    let mut sum = 0.0;
+    path.iter()
+        .map(|&s| {
+            if let Some(r) = spend_at(spends, s).filter(|r| r.source != SpendSource::SummaryDetails && priced_ok(r)) {
+                sum += r.cost[4];
+            }
+            sum
+        })
+        .collect()
+}

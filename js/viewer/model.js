@@ -41,6 +41,9 @@ export class SessionModel {
     this.pathPos = new Int32Array(n).fill(-1);
     this.pathRows.forEach((row, pos) => (this.pathPos[row] = pos));
     this.series = index.pathEstimates();
+    /** What the session cost and saved (the core's one result, src/cost.rs), and the money spent along the path. */
+    this.cost = index.cost();
+    this.costs = index.pathCosts();
     /** Rows that start a branch (their parent has several children; or one of several roots): fold handles. */
     this.foldable = new Uint8Array(n);
     let roots = 0;
@@ -99,6 +102,12 @@ export class SessionModel {
     return (this.texts[i] ??= this.index.rowText(i));
   }
 
+  /** What the summary entry `id` saved (the cost model's item for it), or undefined. */
+  saving(id) {
+    const s = this.cost.savings;
+    return s.rewinds.items.find((i) => i.entryId === id) ?? s.compactions.items.find((i) => i.entryId === id);
+  }
+
   /** Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline. */
   markers() {
     const out = [];
@@ -108,8 +117,8 @@ export class SessionModel {
       // Only a labelled row can carry an anchor: its id is looked at then.
       const a = this.labelOf.has(row) ? anchors.get(this.id(row)) : undefined;
       if (a) out.push({ kind: "anchor", pos, id: a.entryId, name: a.name, tokens: a.tokens });
-      if (type === "branch_summary") out.push({ kind: "rewind", pos, id: this.id(row) });
-      else if (type === "compaction") out.push({ kind: "compaction", pos, id: this.id(row) });
+      if (type === "branch_summary") out.push({ kind: "rewind", pos, id: this.id(row), saving: this.saving(this.id(row)) ?? null });
+      else if (type === "compaction") out.push({ kind: "compaction", pos, id: this.id(row), saving: this.saving(this.id(row)) ?? null });
     });
     return out;
   }

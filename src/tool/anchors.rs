@@ -47,8 +47,9 @@ pub struct AnchorsRow {
     pub tokens: f64,
 }
 
-/// A rewind found in the tree: its two names (when still labelled) and its context before and after.
+/// A rewind found in the tree: its summary, its two names (when still labelled) and its context before and after.
 struct Rewind {
+    summary: Slot,
     start: Option<String>,
     end: Option<String>,
     before: f64,
@@ -81,7 +82,7 @@ fn rewinds(index: &mut SessionIndex) -> Result<Vec<Rewind>, SessionError> {
         let id = index.id_of(summary).to_string();
         let after = index.estimate(Leaf::Id(&id))?.tokens;
         let start = index.parent_of(summary).and_then(|t| anchor_name(index, t));
-        found.push(Rewind { start, end: anchor_name(index, summary), before, after });
+        found.push(Rewind { summary, start, end: anchor_name(index, summary), before, after });
     }
     Ok(found)
 }
@@ -96,12 +97,19 @@ pub fn anchors_view(index: &mut SessionIndex, context_window: f64) -> Result<Anc
         .iter()
         .map(|a| AnchorsRow { text: texts::anchors_anchor_row(&a.name, a.tokens, context_window), recall: Some(a.name.clone()), tokens: a.tokens })
         .collect();
+    // The money: the session's in the title, each rewind's saving on its row (src/cost.rs's one result).
+    let cost = crate::cost::session_cost(index)?;
+    let saved_usd = |index: &SessionIndex, slot: Slot| cost.savings.rewinds.items.iter().find(|i| i.entry_id == index.id_of(slot)).and_then(|i| i.usd);
     for (n, r) in rewinds(index)?.into_iter().enumerate() {
         let saved = (r.before - r.after).max(0.0);
-        let text = texts::anchors_rewind_row(n + 1, r.start.as_deref(), r.end.as_deref(), saved, r.before, r.after, context_window);
+        let mut text = texts::anchors_rewind_row(n + 1, r.start.as_deref(), r.end.as_deref(), saved, r.before, r.after, context_window);
+        if let Some(usd) = saved_usd(index, r.summary) {
+            text.push_str(&texts::anchors_rewind_saved(usd));
+        }
         rows.push(AnchorsRow { text, recall: r.end.or(r.start), tokens: saved });
     }
-    let title = if rows.is_empty() { texts::anchors_none(now.tokens, context_window) } else { texts::anchors_title(now.tokens, context_window) };
+    let spent = texts::anchors_spent(&cost);
+    let title = if rows.is_empty() { texts::anchors_none(now.tokens, context_window, &spent) } else { texts::anchors_title(now.tokens, context_window, &spent) };
     Ok(AnchorsView { title, rows, unnamed: texts::anchors_unnamed().into() })
 }
 

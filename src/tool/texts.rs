@@ -3,8 +3,10 @@
 
 use serde::Serialize;
 
+use crate::cost::CostReport;
+use crate::js::to_fixed;
 use crate::session::Anchor;
-use crate::text::{format_context_delta, format_pct1, format_position, format_tokens, one_line};
+use crate::text::{format_context_delta, format_pct1, format_position, format_tokens, format_usd, one_line};
 
 /// Why a call was refused. The shim reports every refusal as a failed tool call (`isError: true`). It
 /// crosses to JavaScript as the variant's name.
@@ -596,16 +598,31 @@ pub(crate) fn view_cache_miss(whose: &str, reason: Option<&str>, uncached: Optio
 // ── What the user's `/anchors` command shows (tool/anchors.rs); never part of the model's text ─────
 
 /// The title of `/anchors` when there is something to choose.
-pub(crate) fn anchors_title(tokens: f64, window: f64) -> String {
-    format!("Anchors and rewinds · context now {} · choose one to read what was collapsed there", format_position(tokens, window))
+pub(crate) fn anchors_title(tokens: f64, window: f64, spent: &str) -> String {
+    format!("Anchors and rewinds · context now {} · {spent} · choose one to read what was collapsed there", format_position(tokens, window))
 }
 
 /// `/anchors` with no anchor and no rewind.
-pub(crate) fn anchors_none(tokens: f64, window: f64) -> String {
+pub(crate) fn anchors_none(tokens: f64, window: f64, spent: &str) -> String {
     format!(
-        "No anchors or rewinds in this session yet (context now {}). The model sets them with navigate_tree.",
+        "No anchors or rewinds in this session yet (context now {}; {spent}). The model sets them with navigate_tree.",
         format_position(tokens, window)
     )
+}
+
+/// What the session cost, for `/anchors`' title: `spent $4.96, 95.2% of prompt tokens from the cache`, or
+/// that no prices were recorded (never `$0.00`).
+pub(crate) fn anchors_spent(cost: &CostReport) -> String {
+    let Some(usd) = cost.total.usd else { return "no prices recorded".into() };
+    match cost.cache_read_share {
+        Some(share) => format!("spent {}, {}% of prompt tokens from the cache", format_usd(usd), to_fixed(share * 100.0, 1)),
+        None => format!("spent {}", format_usd(usd)),
+    }
+}
+
+/// What a rewind saved so far in money, after its row (a lower bound: src/cost.rs).
+pub(crate) fn anchors_rewind_saved(usd: f64) -> String {
+    format!(" · ≈ {} saved so far", format_usd(usd))
 }
 
 /// An anchor's row: the context at it, and its name.
