@@ -153,6 +153,19 @@ function firstPage(file, name) {
   }
 }
 
+/** What the session in `file` cost, as the built core's cost model (src/cost.rs) says and `/anchors` shows it. */
+function spentOf(file) {
+  const index = core.SessionIndex.plugin();
+  try {
+    index.appendJsonl(readFileSync(file, "utf8"));
+    const cost = index.cost();
+    assert.equal(cost.priced, true, "the mock's model is priced (lib/wire.mjs)");
+    return core.formatUsd(cost.total.usd);
+  } finally {
+    index.free();
+  }
+}
+
 /** Types `text` into the pane and presses Enter. */
 function type(name, text) {
   tmux("send-keys", "-t", name, "-l", text);
@@ -246,6 +259,11 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
     assert.match(rows, /anchor +\d+\.\d% +start/);
     assert.match(rows, /anchor +\d+\.\d% +parser-done/);
     assert.match(rows, rewindRow);
+    // The title says what the session cost, as the cost model reads the session file (pi priced every request
+    // at the models.json prices), and the share of prompt tokens read from the cache.
+    const spent = spentOf(join(sessions, Object.keys(before)[0]));
+    assert.ok(rows.includes(`spent ${spent}, `), `the title says the session cost ${spent}:\n${rows}`);
+    assert.match(rows, /spent \$\d+\.\d\d, \d+\.\d% of prompt tokens from the cache/);
 
     // What page 1 holds, from the core over the session file: its first line is what the pager must open at.
     const [file] = Object.keys(before);
