@@ -375,11 +375,11 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     const usd = (x) => api.formatUsd(x);
     if (!c.priced) return [stat("spent", "no prices", "recorded", `${int(c.messages.requests)} requests, none priced (a subscription, a local model)`)];
     const saved = (key, block, what) =>
-      block.items.length ? [stat(key, block.usd === null ? "?" : `≥${usd(block.usd)}`, `saved by ${what}`, `${block.items.length} on the active path; at least what each took out, at the cache-read price of every request after it, less its summary's cost`)] : [];
+      block.items.length ? [stat(key, block.usd === null ? "?" : block.usd < 0.005 ? usd(block.usd) : `≥${usd(block.usd)}`, `saved by ${what}`, `${block.items.length} on the active path; at least what each took out, at the cache-read price of every request after it, less its summary's cost`)] : [];
     return [
       stat("spent", usd(c.total.usd), "spent", `${int(c.messages.requests)} requests; every usage pi recorded, every branch${c.unpriced ? ` (${c.unpriced} unreadable, left out)` : ""}`),
       stat("abandoned-cost", usd(c.abandoned.usd), "on abandoned branches", "spent off the active path"),
-      stat("cache-misses", int(c.cacheMisses.count), `cache misses (${usd(c.cacheMisses.usd)})`, `${int(c.cacheMisses.tokens)} prompt tokens billed again (pi's rule)`),
+      stat("cache-misses", int(c.cacheMisses.count), `${c.cacheMisses.count === 1 ? "cache miss" : "cache misses"} (${usd(c.cacheMisses.usd)})`, `${int(c.cacheMisses.tokens)} prompt tokens billed again (pi's rule)`),
       ...saved("saved-rewinds", c.savings.rewinds, "rewinds"),
       ...saved("saved-compactions", c.savings.compactions, "compactions"),
     ];

@@ -45,6 +45,7 @@ test("cost: the header's chips, the cost lens, the savings on the timeline and a
   assert.equal(await chip(page, "abandoned-cost").locator("b").textContent(), formatUsd(cost.abandoned.usd));
   assert.equal(await chip(page, "cache-misses").locator("b").textContent(), String(cost.cacheMisses.count));
   assert.match(await chip(page, "cache-misses").textContent(), new RegExp(`\\(${formatUsd(cost.cacheMisses.usd).replace("$", "\\$")}\\)`));
+  assert.ok(cost.savings.compactions.usd >= 0.005, "a saving of a cent or more");
   assert.equal(await chip(page, "saved-compactions").locator("b").textContent(), `≥${formatUsd(cost.savings.compactions.usd)}`);
   // Rewinds whose saving this cost model cannot tell yet show as unknown, never as money.
   if (cost.savings.rewinds.items.length) assert.equal(await chip(page, "saved-rewinds").locator("b").textContent(), cost.savings.rewinds.usd === null ? "?" : `≥${formatUsd(cost.savings.rewinds.usd)}`);

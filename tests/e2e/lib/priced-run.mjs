@@ -1,6 +1,6 @@
 // A generated priced run, as a session file's text: what the docs' screenshot and the viewer's cost tests show
 // (never a real user's session). An anchor, big reads, a rewind to the anchor (the abandoned branch keeps its
-// requests), five more requests, a compaction served from the cache, three more; every request priced as pi
+// requests), five more requests, a compaction served from the cache, twelve more; every request priced as pi
 // prices one at Claude Sonnet's rates (USD per million tokens), one of them a cache miss.
 const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
@@ -60,6 +60,6 @@ export function pricedRun() {
   const before = prompt;
   add({ type: "compaction", summary: "Checkpoint: lockfile updated, nightly build green, tests pass.", firstKeptEntryId: kept, tokensBefore: before, fromHook: true, usage: usageOf(1200, 600, before - 1200, 0) });
   prompt = 2600;
-  for (let i = 0; i < 3; i++) reply(`Changelog, part ${i + 1}.`);
+  for (let i = 0; i < 12; i++) reply(i < 3 ? `Changelog, part ${i + 1}.` : `Release step ${i - 2}.`);
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
