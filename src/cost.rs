@@ -73,23 +73,16 @@ pub struct Total {
     pub cache_write: f64,
 }
 
-/// The assistant messages' usage.
+/// The assistant messages' usage: their sums, and how many they are.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 #[tsify(missing_as_null)]
 pub struct Messages {
-    /// Σ `cost.total` (`null` when unpriced).
-    pub usd: Option<f64>,
+    /// Σ `cost.total` and the tokens.
+    #[serde(flatten)]
+    pub sums: Total,
     /// Assistant messages whose usage could be read.
     pub requests: usize,
-    /// Σ `input`.
-    pub input: f64,
-    /// Σ `output`.
-    pub output: f64,
-    /// Σ `cacheRead`.
-    pub cache_read: f64,
-    /// Σ `cacheWrite`.
-    pub cache_write: f64,
 }
 
 /// The summary requests (`branch_summary` and `compaction` entries): their `usage`, and the usage this plugin
@@ -164,20 +157,26 @@ pub struct Usd {
 #[tsify(missing_as_null)]
 pub struct Savings {
     /// Every `branch_summary` on the active path.
-    pub rewinds: RewindSavings,
+    pub rewinds: SavingsOf<RewindSaving>,
     /// Every `compaction` on the active path.
-    pub compactions: CompactionSavings,
+    pub compactions: SavingsOf<CompactionSaving>,
 }
 
-/// The rewinds' savings.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Tsify)]
+/// The savings of one kind of summary: each item, and their sum.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 #[tsify(missing_as_null)]
-pub struct RewindSavings {
+pub struct SavingsOf<T> {
     /// Σ the items' `usd` (`null` when unpriced or none is known).
     pub usd: Option<f64>,
     /// Oldest first.
-    pub items: Vec<RewindSaving>,
+    pub items: Vec<T>,
+}
+
+impl<T> Default for SavingsOf<T> {
+    fn default() -> Self {
+        SavingsOf { usd: None, items: Vec::new() }
+    }
 }
 
 /// What one rewind saved: at least `tokensRemoved` × the cache-read price of every request after it (up to
@@ -200,16 +199,6 @@ pub struct RewindSaving {
     pub summary_usd: Option<f64>,
 }
 
-/// The compactions' savings.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-#[tsify(missing_as_null)]
-pub struct CompactionSavings {
-    /// Σ the items' `usd` (`null` when unpriced or none is known).
-    pub usd: Option<f64>,
-    /// Oldest first.
-    pub items: Vec<CompactionSaving>,
-}
 
 /// What one compaction saved, the same way as a rewind: `tokensRemoved` = its `tokensBefore` minus the
 /// estimate of the context it leaves.
@@ -436,10 +425,7 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
         priced: any_price,
         unpriced,
         total: total.total(any_price),
-        messages: {
-            let t = messages.total(any_price);
-            Messages { usd: t.usd, requests, input: t.input, output: t.output, cache_read: t.cache_read, cache_write: t.cache_write }
-        },
+        messages: Messages { sums: messages.total(any_price), requests },
         summaries: Summaries { usd: money(summaries.usd + kept.usd), recorded, unrecorded },
         by_model,
         cache_misses,

@@ -16,10 +16,10 @@
 // getUsageCostBreakdown is exported by its bundle chunk; computeCacheWaste and collectCacheMisses are not, so their
 // chunk is loaded through a module hook that appends one export line — the very functions pi runs, nothing copied.
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import * as nodeModule from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { exportFromChunk } from "./reference.mjs";
 
 function arg(name) {
   const i = process.argv.indexOf(name);
@@ -40,14 +40,7 @@ export async function loadPiCost(hostDir) {
   const chunks = join(bundle, "chunks");
   const wasteChunk = chunkDefining(chunks, "computeCacheWaste");
   const wasteUrl = pathToFileURL(wasteChunk).href;
-  nodeModule.registerHooks({
-    load(url, context, nextLoad) {
-      const r = nextLoad(url, context);
-      if (url !== wasteUrl) return r;
-      const src = typeof r.source === "string" ? r.source : Buffer.from(r.source).toString("utf8");
-      return { ...r, source: `${src}\nexport { computeCacheWaste as __ptnComputeCacheWaste, collectCacheMisses as __ptnCollectCacheMisses };\n` };
-    },
-  });
+  exportFromChunk(wasteUrl, "computeCacheWaste as __ptnComputeCacheWaste, collectCacheMisses as __ptnCollectCacheMisses");
   const pi = await import(pathToFileURL(join(bundle, "index.js")).href);
   const waste = await import(wasteUrl);
   const breakdown = await import(pathToFileURL(chunkDefining(chunks, "getUsageCostBreakdown")).href);

@@ -6,18 +6,8 @@
 // field is well-formed (pi's own sums break on hostile ones: that is tests/js/cost.test.js's part).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { rng } from "../bench/rng.mjs";
 
-/** mulberry32: a small seeded generator (the same sessions for the same seed). */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Per-million prices: input, output, cacheRead, cacheWrite. */
 const MODELS = [
