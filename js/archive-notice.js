@@ -7,12 +7,14 @@
 // and `archive --dry-run` give the same numbers) in a worker thread with its own wasm instance at the lowest
 // priority, so nothing of it runs on pi's thread, and only once the resume read of the same file (js/resume.js)
 // is done with it. The worker is unref'd (it never keeps pi from exiting) and stopped when the session shuts down.
+// With PI_TREE_NAVIGATOR_DEBUG set, one debug line says what each look decided, once it is over.
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { envFlag, ENV_NO_ARCHIVE_NOTICE } from "./agent.js";
 import { registry } from "./host.js";
 import { cliWords } from "./archive.js";
+import { debugLog } from "./resume.js";
 
 /** The CLI's file, next to this one in the package. */
 const CLI_PATH = fileURLToPath(new URL("./cli.js", import.meta.url));
@@ -47,6 +49,7 @@ export function measureInWorker(file, onWorker = () => {}) {
  */
 export function installArchiveNotice({ pi, core, configOf, after = async () => {}, env = process.env, readFacts = measureInWorker }) {
   const reg = registry();
+  const debug = debugLog(env);
   /** Session files already looked at in this process (a `/reload` or a second resume says nothing new). */
   reg.archiveNoticeSeen ??= new Set();
   /** SessionManager → the worker reading its file. */
@@ -61,35 +64,45 @@ export function installArchiveNotice({ pi, core, configOf, after = async () => {
     }
   }
 
+  /** Looks at the session's file and shows the notice when it is due; returns what it decided (the debug line). */
   async function check(ctx) {
     const sm = ctx?.sessionManager;
     const file = sm?.getSessionFile?.();
     const api = core();
-    if (!file || !api || !ctx?.hasUI || reg.archiveNoticeSeen.has(file)) return;
+    if (!file) return "no session file";
+    if (!api || !ctx?.hasUI) return `not looked at (${api ? "no UI" : "no core"})`;
+    if (reg.archiveNoticeSeen.has(file)) return "looked at already in this process";
     const enabled = configOf(sm)?.archiveNotice === true && !envFlag(ENV_NO_ARCHIVE_NOTICE, env);
     let size;
     try {
       size = statSync(file).size;
     } catch {
-      return; // a new session: nothing written yet
+      return "nothing written yet"; // a new session
     }
-    if (!api.archiveNoticeWanted(size, enabled)) return;
+    if (!api.archiveNoticeWanted(size, enabled)) return enabled ? `${size} bytes: too small to read` : "off";
     reg.archiveNoticeSeen.add(file);
     await after(sm);
     const facts = stillOn(ctx, file) ? await readFacts(file, (w) => workers.set(sm, w)) : null;
     workers.delete(sm);
     if (!stillOn(ctx, file)) {
       reg.archiveNoticeSeen.delete(file); // looked at again when it is resumed again
-      return;
+      return "the session changed before the measure ended";
     }
-    if (!facts) return;
+    if (!facts) return "not measured (archive would refuse the file, or it could not be read)";
+    const measured = `${facts.fileBytes} bytes, ${facts.savedBytes} of them for the archive`;
     const text = core()?.archiveNotice(facts.fileBytes, facts.savedBytes, file, cliWords(CLI_PATH));
-    if (text) ctx.ui.notify(text, "info");
+    if (!text) return `not due (${measured})`;
+    ctx.ui.notify(text, "info");
+    return `shown (${measured})`;
   }
 
   pi.on("session_start", (_event, ctx) => {
-    // Not awaited: pi's startup never waits for the read.
-    check(ctx).catch(() => {});
+    // Not awaited: pi's startup never waits for the read. The debug line comes once the check is over (tests wait
+    // for it: after it, no notice can come for this session start).
+    check(ctx).then(
+      (what) => debug(`archive notice: ${what}`),
+      (e) => debug(`archive notice: failed (${e instanceof Error ? e.message : String(e)})`),
+    );
   });
   pi.on("session_shutdown", (_event, ctx) => {
     const sm = ctx?.sessionManager;

@@ -1,5 +1,5 @@
 // The pi versions this package is tested in: the one list that the setup scripts (scripts/hosts.mjs,
-// scripts/setup-hosts.sh), every host test, `doctor` and the README's version table read or are checked against.
+// scripts/setup-hosts.sh), every host test, `doctor` and the version table in docs/hosts.md read or are checked against.
 // `install`: "npm" — a plain `npm install` of the package; "bundle" — pi >= 0.99, whose pinned dependencies are not
 // all on the registry: the published tarball unpacked and its self-contained SDK bundle imported by path.
 // `node`: the Node major the host runs on in the tests (pi >= 0.75 needs Node >= 22.19).

@@ -5,7 +5,8 @@
 //      and ~/.cargo/bin next (wasm-bindgen-cli = Cargo.lock version, wasm-pack 0.15.1; see scripts/setup.sh);
 //   2. merges pkg.json over the generated pkg/package.json (pkg.json wins, "files" are unioned);
 //   3. copies js/ (loaders, entry points, index.d.ts, cli.js, extension files, viewer/ …) into pkg/, and
-//      drops whole-line comments from every shipped .js (scripts/strip-comments.mjs).
+//      drops whole-line comments from every shipped .js and from the generated pi_tree_navigator.d.ts
+//      (scripts/strip-comments.mjs).
 // Usage: node scripts/build.mjs [--dev]   (--dev: debug build, no wasm-opt)
 import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -67,7 +68,7 @@ log(`copied from js/: ${copied.join(" ")}`);
 
 // The shipped JavaScript without whole-line comments (scripts/strip-comments.mjs: checked to be the same
 // program), the generated glue included: its JSDoc blocks repeat pi_tree_navigator.d.ts. The repo's js/
-// keeps its comments; so does the .d.ts, which editors read.
+// keeps its comments.
 const { stripComments } = await import("./strip-comments.mjs");
 let saved = 0;
 const stripTree = (dir) => {
@@ -88,6 +89,21 @@ try {
   die(e.message);
 }
 log(`comments stripped from the shipped .js: ${saved} bytes`);
+
+// The generated declarations without their doc comments (the core's `///` docs that tsify copies, ~14 kB of the
+// packed package, issue 38): the types stay whole; the docs are read in src/ and HACKING.md.
+{
+  const dtsPath = join(pkgDir, "pi_tree_navigator.d.ts");
+  const dts = readFileSync(dtsPath, "utf8");
+  let out;
+  try {
+    out = stripComments(dts, "pi_tree_navigator.d.ts");
+  } catch (e) {
+    die(e.message);
+  }
+  writeFileSync(dtsPath, out);
+  log(`doc comments stripped from pi_tree_navigator.d.ts: ${dts.length - out.length} bytes`);
+}
 
 // --- 3. package.json -----------------------------------------------------------------------------
 const generated = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));

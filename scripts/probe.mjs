@@ -93,6 +93,6 @@ const failed = results.filter((r) => !r.ok).map((r) => r.name);
 const surfaceWord = surface.empty ? "same as tested" : "changed (read the diff above)";
 console.log(`\nprobe verdict: pi ${version} — ${failed.length ? `BROKEN (${failed.join(", ")} failed)` : "GREEN"}; e2e, differential tests, doctor ${failed.some((f) => f !== "surface") ? "did not all pass" : "passed"}; surface ${surfaceWord}`);
 if (!failed.length && compareVersions(version, NEWEST_TESTED) > 0) {
-  console.log(`Next: add { version: "${version}", install: "${installKind(version)}", node: 22 } to js/tested-hosts.js and a row to the README's version table (tests/js/tested-hosts.test.js checks it), then npm test.`);
+  console.log(`Next: add { version: "${version}", install: "${installKind(version)}", node: 22 } to js/tested-hosts.js and a row to docs/hosts.md's version table (tests/js/tested-hosts.test.js checks it), then npm test.`);
 }
 process.exit(failed.length ? 1 : 0);

@@ -1,5 +1,7 @@
 // The shipped shim without its whole-line comments: the repo's js/ is the documented source; pkg/ is what
-// npm packs, and the comments are ~12 KB of the packed package (docs/benchmarks.md, "Artifact"). Only
+// npm packs, and the comments are ~12 KB of the packed package (docs/benchmarks.md, "Artifact"). The same for
+// the generated TypeScript declarations (a `.ts` name): their doc comments, copied from the core's `///` docs,
+// were ~14 kB of it (issue 38); src/ and HACKING.md are where those docs are read. Only
 // comments that fill their lines are removed (`// …` lines and `/* … */` blocks), never one inside a string,
 // template or regular expression literal — and the result must print to the same program as the input
 // (TypeScript's printer, comments off), or the build stops.
@@ -7,7 +9,8 @@ import ts from "typescript";
 
 /** `source` without its whole-line comments; throws when that would change the program. */
 export function stripComments(source, fileName) {
-  const parse = (text) => ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const kind = /\.[cm]?ts$/.test(fileName) ? ts.ScriptKind.TS : ts.ScriptKind.JS;
+  const parse = (text) => ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
   const original = parse(source);
   // Where literals are: a comment-like line inside one is text, not a comment.
   const literals = [];

@@ -312,7 +312,7 @@ const md = render();
 console.log(md);
 if (WRITE) {
   writeDoc(md);
-  if ([1, 2, 3, 4, 5, 6].every((r) => ROWS.has(r)) && !QUICK) writeReadme();
+  if ([1, 2, 3, 4, 5, 6].every((r) => ROWS.has(r)) && !QUICK) writeHeadline();
 }
 log(`done in ${wallS.toFixed(0)} s`);
 
@@ -488,7 +488,7 @@ function render() {
   return out.join("\n");
 }
 
-/** One line of headline ratios for the README (between its bench:headline markers). */
+/** One line of headline ratios (between the bench:headline markers of docs/benchmarks.md). */
 function headline() {
   const parts = [];
   const l10 = R.list.find((r) => r.size === 10000 && r.anchors === 100);
@@ -505,16 +505,16 @@ function headline() {
   return parts.join("; ") + ".";
 }
 
-function writeReadme() {
-  const readme = join(REPO, "README.md");
+function writeHeadline() {
+  const doc = join(REPO, "docs", "benchmarks.md");
   const A = "<!-- bench:headline -->";
   const B = "<!-- /bench:headline -->";
-  const text = readFileSync(readme, "utf8");
+  const text = readFileSync(doc, "utf8");
   const a = text.indexOf(A);
   const b = text.indexOf(B);
-  if (a < 0 || b < a) return log("README.md has no bench:headline markers: headline not updated");
-  writeFileSync(readme, text.slice(0, a + A.length) + headline() + text.slice(b));
-  log("updated the headline in README.md");
+  if (a < 0 || b < a) return log("docs/benchmarks.md has no bench:headline markers: headline not updated");
+  writeFileSync(doc, text.slice(0, a + A.length) + headline() + text.slice(b));
+  log("updated the headline in docs/benchmarks.md");
 }
 
 function writeDoc(md) {

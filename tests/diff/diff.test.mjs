@@ -87,7 +87,7 @@ for (const g of [...new Set(hosts.map(generationOf))]) {
   console.log(`[diff] generation ${g}: ${count} sessions (+${older} of them in older formats, +${ledgered.added} continued by a rewind with a ledgered summary; ${ledgered.refused} such rewinds refused) in ${Math.round(performance.now() - tGen)} ms -> ${join(work, `sessions-${g}`)}`);
   console.log(`[diff]   entries by type: ${JSON.stringify(coverage.types)}`);
   console.log(`[diff]   sessions with: ${JSON.stringify(coverage.features)}`);
-  generations[g] = { manifest, coverage, manifestPath: join(work, `sessions-${g}`, "manifest.json") };
+  generations[g] = { manifest, coverage, ledgered, manifestPath: join(work, `sessions-${g}`, "manifest.json") };
 }
 let failedAny = false;
 test.after(() => {
@@ -446,7 +446,7 @@ function report(version, mismatches) {
 async function leg(version) {
   const wasm = await wasmAll(version);
   const ref = await references.get(version);
-  const { manifest } = generations[generationOf(version)];
+  const { manifest, ledgered } = generations[generationOf(version)];
   const mismatches = compareLeg(version, ref, wasm);
   const leaves = manifest.sessions.reduce((a, s) => a + s.leaves.length, 0);
   const anchors = [...ref.sessions.values()].reduce((a, s) => a + (s.results ?? []).reduce((b, r) => b + r.anchors.length, 0), 0);
@@ -459,6 +459,8 @@ async function leg(version) {
       `, ${mismatches.length} mismatches`,
   );
   assert.ok(moves > count, `too few tree moves compared (${moves}): is collectEntriesForBranchSummary exported by pi ${version}?`);
+  // Refused rewinds are only counted: were they all refused, no ledgered summary would be compared at all.
+  assert.ok(ledgered.added > 0, `no session holds a ledgered summary (${ledgered.refused} such rewinds refused): the ledger went unchecked against pi ${version}`);
   const text = report(version, mismatches);
   if (text) assert.fail(text);
 }

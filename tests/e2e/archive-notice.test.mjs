@@ -14,9 +14,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utime
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
-import { HOST_VERSIONS, PKG_DIR, REPO, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
+import { HOST_VERSIONS, PKG_DIR, REPO, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
-import { tmuxServer, waitFor } from "./lib/tmux.mjs";
+import { tmuxServer, tuiPrerequisites, waitFor } from "./lib/tmux.mjs";
 import { WireModel } from "./lib/wire.mjs";
 
 /** The newest tested pi (versions compared numerically); PTN_TUI_HOST picks another. */
@@ -28,8 +28,6 @@ const WORK = mkdtempSync(join(tmpdir(), "ptn-notice-"));
 const COLUMNS = Number(process.env.PTN_NOTICE_COLUMNS ?? 400);
 
 const { tmux, screen, kill } = tmuxServer(SOCKET);
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A session of `entries` entries from the benchmarks' generator, its header's cwd set to `cwd` (pi resumes only a session whose cwd exists). */
 function generate(entries, cwd) {
@@ -55,7 +53,7 @@ function dryRun(file) {
 
 /**
  * pi resuming a copy of `session` in tmux window `name`; `env` / `config` (the agent dir's tree-navigator.json)
- * as given. Returns { name, file (the copy), mock, agent }.
+ * as given; the plugin's debug lines go to `debug`. Returns { name, file (the copy), mock, agent, debug }.
  */
 async function startPi(t, name, session, { env = {}, config } = {}) {
   const dir = join(WORK, name);
@@ -76,20 +74,22 @@ async function startPi(t, name, session, { env = {}, config } = {}) {
   writeFileSync(join(agent, "models.json"), JSON.stringify(model.modelsJson()));
   writeFileSync(join(agent, "settings.json"), JSON.stringify({ defaultProvider: model.providerId, defaultModel: model.modelId, quietStartup: true, packages: [PKG_DIR] }));
   if (config) writeFileSync(join(agent, "tree-navigator.json"), JSON.stringify(config));
-  const all = { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", ...env };
+  const debug = join(dir, "debug.log");
+  const all = { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", PI_TREE_NAVIGATOR_DEBUG: debug, ...env };
   const q = (s) => `'${String(s).replaceAll("'", "'\\''")}'`;
   const command = ["env", ...Object.entries(all).map(([k, v]) => q(`${k}=${v}`)), q(nodeFor(HOST)), q(piCliPath(HOST)), "--session", q(file)].join(" ");
   tmux("new-session", "-d", "-s", name, "-x", String(COLUMNS), "-y", "80", "-c", work, command);
   await waitFor(`${name}: pi's editor`, () => screen(name).some((l) => l.includes("mock-model")));
-  return { name, file, mock, agent };
+  return { name, file, mock, agent, debug };
 }
+
+/** What the notice's look at pi `p`'s session decided (its debug line), once the look is over. */
+const decided = (p) => waitFor(`${p.name}: the archive notice's look`, () => (existsSync(p.debug) ? readFileSync(p.debug, "utf8").match(/\] archive notice: (.*)/)?.[1] : null));
 
 const NOTICE = "tree-navigator: this session file is";
 
 const prerequisites = () => {
-  const missing = [];
-  if (spawnSync("tmux", ["-V"]).status !== 0) missing.push("tmux (scripts/setup.sh installs it)");
-  if (!hostAvailable(HOST)) missing.push(`pi ${HOST} (scripts/setup-hosts.sh)`);
+  const missing = tuiPrerequisites(HOST);
   if (!existsSync(join(PKG_DIR, "archive-notice.js"))) missing.push(`${PKG_DIR}/archive-notice.js (npm run build)`);
   return missing;
 };
@@ -125,6 +125,7 @@ test(`the archive notice in pi ${HOST}'s interactive TUI (tmux, mock model)`, { 
     const text = lines.join("\n");
     process.stdout.write(`\n── pi ${HOST}, resuming a ${(expected.fileBytes / 1e6).toFixed(1)} MB session ──\n${lines.filter(Boolean).slice(-16).join("\n")}\n`);
     assert.equal(text.split(NOTICE).length - 1, 1, "exactly one notice");
+    assert.equal(await decided(on), `shown (${expected.fileBytes} bytes, ${expected.savedBytes} of them for the archive)`);
     // The core's text for the dry run's numbers and this machine's command, line for line on the screen.
     const want = core.archiveNotice(expected.fileBytes, expected.savedBytes, on.file, ["NODE", join(PKG_DIR, "cli.js")]);
     const [sentence, commandLine, offLine] = want.split("\n");
@@ -154,9 +155,10 @@ test(`the archive notice in pi ${HOST}'s interactive TUI (tmux, mock model)`, { 
   });
 
   await t.test("off with the env switch, off with the config file, none on a small session", async () => {
-    // The big session's notice came in the same time; give the others as long again.
-    await sleep(5_000);
-    for (const p of [envOff, configOff, little]) {
+    // Each look is over (its debug line) before the screen is read: no notice can come after it.
+    for (const [p, want] of [[envOff, /^off$/], [configOff, /^off$/], [little, /^\d+ bytes: too small to read$/]]) {
+      const what = await decided(p);
+      assert.match(what, want, `${p.name}: the look decided "${what}"`);
       const text = screen(p.name).join("\n");
       assert.ok(!text.includes(NOTICE), `${p.name}: no notice:\n${text}`);
     }

@@ -54,7 +54,7 @@ function cacheDetails(sm, callId) {
   return r.details?.summaryCache;
 }
 
-test("the summary request replays the last main-loop request unchanged, plus one instruction", async (t) => {
+test(CAPTURES ? "the summary request replays the last main-loop request unchanged, plus one instruction" : `pi ${host.version} has no request to replay: the summary request is the cold one, reason no-capture`, async (t) => {
   const { sm, s, order } = await start(t, [anchor("a", "c1"), bulk(30_000, "b1"), bulk(2_000, "b2"), rewind("r1"), "done"]);
   await s.session.prompt("read the data");
   const details = cacheDetails(sm, "r1");
@@ -94,7 +94,7 @@ test("fallback: switched off in the config → cold request, reason disabled", a
   assert.equal(order.filter((o) => o.kind === "live").length, 0);
 });
 
-test("fallback: the capture is stale (an entry was appended after it) → reason stale-capture", { skip: !CAPTURES && "no capture on this host" }, async (t) => {
+test("fallback: the capture is stale (an entry was appended after it) → reason stale-capture", { skip: !CAPTURES && `pi ${host.version} has no request to replay` }, async (t) => {
   const stale = (_request, box) => {
     box.sm.appendCustomEntry("test-marker", { why: "moves the leaf after the capture" });
     return rewind("r1");
@@ -105,14 +105,14 @@ test("fallback: the capture is stale (an entry was appended after it) → reason
   assert.deepEqual([d.mode, d.reason], ["fallback", "stale-capture"]);
 });
 
-test("fallback: the replay would overflow the window → reason overflow (never truncated)", { skip: !CAPTURES && "no capture on this host" }, async (t) => {
+test("fallback: the replay would overflow the window → reason overflow (never truncated)", { skip: !CAPTURES && `pi ${host.version} has no request to replay` }, async (t) => {
   const { sm, s } = await start(t, [anchor("a", "c1"), bulk(460_000, "b1"), rewind("r1"), "done"]);
   await s.session.prompt("read");
   const d = cacheDetails(sm, "r1");
   assert.deepEqual([d.mode, d.reason], ["fallback", "overflow"]);
 });
 
-test("fallback: the branch crosses a compaction → reason crosses-compaction", { skip: !CAPTURES && "no capture on this host" }, async (t) => {
+test("fallback: the branch crosses a compaction → reason crosses-compaction", { skip: !CAPTURES && `pi ${host.version} has no request to replay` }, async (t) => {
   const compact = (_request, box) => {
     const first = box.sm.getBranch().find((e) => e.type === "message" && e.message.role === "user");
     box.sm.appendCompaction("compacted (test)", first.id, 1000);
@@ -124,7 +124,7 @@ test("fallback: the branch crosses a compaction → reason crosses-compaction", 
   assert.deepEqual([d.mode, d.reason], ["fallback", "crosses-compaction"]);
 });
 
-test("fallback: the registry has no streamSimple → reason no-stream", { skip: !CAPTURES && "no capture on this host" }, async (t) => {
+test("fallback: the registry has no streamSimple → reason no-stream", { skip: !CAPTURES && `pi ${host.version} has no request to replay` }, async (t) => {
   const noStream = (_request, box) => {
     const registry = box.session.modelRegistry ?? box.session.extensionRunner?.modelRegistry ?? box.session._extensionRunner?.modelRegistry;
     registry.streamSimple = undefined; // shadows the prototype's method for this session only
@@ -136,7 +136,7 @@ test("fallback: the registry has no streamSimple → reason no-stream", { skip: 
   assert.deepEqual([d.mode, d.reason], ["fallback", "no-stream"]);
 });
 
-test("fallback: the live-prefix request fails → the cold request follows, reason failed", { skip: !CAPTURES && "no capture on this host" }, async (t) => {
+test("fallback: the live-prefix request fails → the cold request follows, reason failed", { skip: !CAPTURES && `pi ${host.version} has no request to replay` }, async (t) => {
   const { sm, s, order } = await start(t, [anchor("a", "c1"), bulk(30_000, "b1"), rewind("r1"), "done"], { summary: (m) => m.error("provider overloaded") });
   await s.session.prompt("read");
   const d = cacheDetails(sm, "r1");

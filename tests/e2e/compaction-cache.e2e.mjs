@@ -16,6 +16,8 @@ import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY", "PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION"]) delete process.env[k];
 const host = await loadHost();
 const CAPTURES = host.major > 0 || host.minor >= 87; // the host has context_with_system
+/** pi <0.87 has no live request: a test that checks our compaction there checks pi's own instead, and says so. */
+const NO_LIVE = `pi ${host.version} has no live request to reuse`;
 const EXTENSIONS = [PKG_DIR, join(FIXTURES, "bulk-ext/index.js")];
 const TOOLS = ["navigate_tree", "bulk_read", "read"];
 const MARK = "Write a context checkpoint instead";
@@ -73,7 +75,7 @@ async function start(t, steps, { checkpoint = SUMMARY, config = null, compaction
 const compactions = (sm) => sm.getEntries().filter((e) => e.type === "compaction");
 const kinds = (order) => order.map((o) => o.kind);
 
-test("a threshold compaction mid-run is the last main request plus the instruction; pi stores it as its own", async (t) => {
+test(CAPTURES ? "a threshold compaction mid-run is the last main request plus the instruction; pi stores it as its own" : `${NO_LIVE}: a threshold compaction mid-run is pi's own, reason no-capture`, async (t) => {
   const steps = [bulk(20000, "b1"), bulk(20000, "b2"), bulk(20000, "b3"), bulk(20000, "b4"), "done"];
   const { m, sm, s, order, outcomes } = await start(t, steps);
   await s.session.prompt("read the data");
@@ -130,7 +132,7 @@ test("a threshold compaction mid-run is the last main request plus the instructi
   assertAllPaired(m);
 });
 
-test("manual /compact with instructions: a second compaction updates the first; the user's focus is carried", async (t) => {
+test(CAPTURES ? "manual /compact with instructions: a second compaction updates the first; the user's focus is carried" : `${NO_LIVE}: two manual /compact are pi's own, reason no-capture`, async (t) => {
   const steps = [bulk(6000, "b1"), "first", bulk(6000, "b2"), "second", bulk(6000, "b3"), "third"];
   const second = "## Goal\nupdated (LIVE-2)";
   const { s, sm, order, outcomes } = await start(t, steps, { checkpoint: [SUMMARY, second], compaction: { enabled: false, keepRecentTokens: 500 } });
@@ -163,7 +165,7 @@ test("manual /compact with instructions: a second compaction updates the first; 
   assert.deepEqual(outcomes().map((o) => [o.mode, o.trigger]), [["live-prefix", "manual"], ["live-prefix", "manual"]]);
 });
 
-test("file lists: pi's own, and cumulative across our compaction and pi's cold one after it", async (t) => {
+test(CAPTURES ? "file lists: pi's own, and cumulative across our compaction and pi's cold one after it" : `${NO_LIVE}: file lists of two compactions, both pi's own, cumulative`, async (t) => {
   const files = { "alpha.txt": "alpha\n", "beta.txt": "beta\n" };
   const steps = [read("alpha.txt", "r1"), bulk(6000, "b1"), "first", "second", read("beta.txt", "r2"), bulk(6000, "b2"), "third", "fourth"];
   const { s, sm, order } = await start(t, steps, { files, compaction: { enabled: false, keepRecentTokens: 500 } });
@@ -212,7 +214,7 @@ for (const [name, reply] of [
   ["a tool call", (_r, _b, m) => m.calls([["bulk_read", { chars: 10 }, "x1"]])],
   ["a reply cut at its output limit", (_r, _b, m) => ({ ...m.text("## Goal\npartial"), stopReason: "length" })],
 ]) {
-  test(`fallback: ${name} → pi's own compaction follows, reason failed`, { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+  test(`fallback: ${name} → pi's own compaction follows, reason failed`, { skip: !CAPTURES && NO_LIVE }, async (t) => {
     const { s, sm, order, outcomes } = await start(t, [bulk(6000, "b1"), "one", "two"], { checkpoint: reply, compaction: { enabled: false, keepRecentTokens: 500 } });
     await s.session.prompt("one");
     await s.session.prompt("two");
@@ -224,7 +226,7 @@ for (const [name, reply] of [
   });
 }
 
-test("Esc during the request cancels the compaction: no cold request after it", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+test("Esc during the request cancels the compaction: no cold request after it", { skip: !CAPTURES && NO_LIVE }, async (t) => {
   const esc = (_request, box, m) => {
     box.session.abortCompaction();
     return m.aborted();
@@ -238,7 +240,7 @@ test("Esc during the request cancels the compaction: no cold request after it", 
   assert.deepEqual(outcomes().map((o) => o.mode), ["cancelled"]);
 });
 
-test("fallback: the leaf moved away from the captured request (/tree) → reason stale-capture", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+test("fallback: the leaf moved away from the captured request (/tree) → reason stale-capture", { skip: !CAPTURES && NO_LIVE }, async (t) => {
   const { s, sm, order, outcomes } = await start(t, [bulk(6000, "b1"), "one", bulk(6000, "b2"), "two"], { compaction: { enabled: false, keepRecentTokens: 500 } });
   await s.session.prompt("one");
   const back = sm.getLeafId();
@@ -249,7 +251,7 @@ test("fallback: the leaf moved away from the captured request (/tree) → reason
   assert.deepEqual(outcomes().map((o) => [o.mode, o.reason]), [["fallback", "stale-capture"]]);
 });
 
-test("fallback: the live request plus a summary would not fit the window → reason overflow", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+test("fallback: the live request plus a summary would not fit the window → reason overflow", { skip: !CAPTURES && NO_LIVE }, async (t) => {
   // One 480k-character read: the last request holds ~120k of the 128k window; 8k of room is needed.
   const steps = [bulk(480000, "b1"), "one", "two"];
   const { s, order, outcomes } = await start(t, steps, { compaction: { enabled: false, keepRecentTokens: 500 } });
@@ -260,7 +262,7 @@ test("fallback: the live request plus a summary would not fit the window → rea
   assert.deepEqual(outcomes().map((o) => [o.mode, o.reason]), [["fallback", "overflow"]]);
 });
 
-test("fallback: the registry has no streamSimple → reason no-stream", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+test("fallback: the registry has no streamSimple → reason no-stream", { skip: !CAPTURES && NO_LIVE }, async (t) => {
   const { s, box, order, outcomes } = await start(t, [bulk(6000, "b1"), "one", "two"], { compaction: { enabled: false, keepRecentTokens: 500 } });
   await s.session.prompt("one");
   await s.session.prompt("two");
@@ -271,7 +273,7 @@ test("fallback: the registry has no streamSimple → reason no-stream", { skip: 
   assert.deepEqual(outcomes().map((o) => [o.mode, o.reason]), [["fallback", "no-stream"]]);
 });
 
-test("fallback: pi recovers from the live request overflowing the window (it will retry) → reason overflow", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+test("fallback: pi recovers from the live request overflowing the window (it will retry) → reason overflow", { skip: !CAPTURES && NO_LIVE }, async (t) => {
   // The provider refuses the request for its size; pi omits the failed reply, compacts and retries the turn.
   const tooLong = (_request, box) => box.m.error("prompt is too long: 213462 tokens > 200000 maximum");
   const { s, sm, order, outcomes } = await start(t, [bulk(6000, "b1"), "one", tooLong, "recovered"], { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 500 } });
@@ -283,7 +285,7 @@ test("fallback: pi recovers from the live request overflowing the window (it wil
   assert.deepEqual(outcomes().map((o) => [o.mode, o.reason, o.trigger]), [["fallback", "overflow", "overflow"]]);
 });
 
-test("fallback: pi's range to summarize is not where pi's compaction puts it (another extension changed it) → reason unaligned", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+test("fallback: pi's range to summarize is not where pi's compaction puts it (another extension changed it) → reason unaligned", { skip: !CAPTURES && NO_LIVE }, async (t) => {
   // An extension that runs first and drops the first message pi would summarize (history, or the turn's prefix).
   const trims = `export default function (pi) {
     pi.on("session_before_compact", (event) => {
@@ -300,7 +302,7 @@ test("fallback: pi's range to summarize is not where pi's compaction puts it (an
   assert.deepEqual(outcomes().map((o) => [o.mode, o.reason]), [["fallback", "unaligned"]]);
 });
 
-test("fallback: the session's model changed since the last request (/model) → reason model-changed", { skip: !CAPTURES && "no live request on this host" }, async (t) => {
+test("fallback: the session's model changed since the last request (/model) → reason model-changed", { skip: !CAPTURES && NO_LIVE }, async (t) => {
   const { s, m, order, outcomes } = await start(t, [bulk(6000, "b1"), "one", "two"], { compaction: { enabled: false, keepRecentTokens: 500 } });
   await s.session.prompt("one");
   await s.session.prompt("two");

@@ -2,7 +2,8 @@
 // package from pi's settings, a threshold that one run crosses, the session saved), then `pi -c` continues the
 // session — its first request carries the compaction's summary and not the compacted work — and the session file
 // is read by pi's own SessionManager and by our CLI (`context`, `tree`, `tokens`): the same context, the compaction
-// a row of the tree. On pi 0.74/0.75 pi compacts on its own (no live request); the reading is the same.
+// a row of the tree, the estimate pi's own estimator gives. On pi 0.74/0.75 pi compacts on its own (no live
+// request); the reading is the same.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import test from "node:test";
 import { loadHost } from "./lib/harness.mjs";
 import { FIXTURES, nodeFor, PKG_DIR, piCliPath, runChild } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
+import { piEstimator } from "./lib/pi-estimate.mjs";
 import { WireModel, textOf } from "./lib/wire.mjs";
 
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY", "PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION"]) delete process.env[k];
@@ -89,7 +91,10 @@ test(`pi ${version} CLI: a compaction in print mode, then pi -c; pi and our CLI 
   const rows = JSON.parse(tree.stdout);
   const list = Array.isArray(rows) ? rows : (rows.rows ?? []);
   for (const c of compactions) assert.ok(list.some((r) => r.id === c.id && r.type === "compaction"), `compaction ${c.id} is a row of the tree`);
+  // The estimate at the file's leaf: pi's own estimator's number (lib/pi-estimate.mjs), the profile inferred from the file.
   const tokens = await cli("tokens", file, "--json");
   assert.equal(tokens.status, 0, tokens.stderr);
-  assert.ok(JSON.parse(tokens.stdout).tokens > 0);
+  const piTokens = (await piEstimator(host))(sm, sm.getLeafId());
+  assert.ok(piTokens > 0, `pi's estimate: ${piTokens}`);
+  assert.equal(JSON.parse(tokens.stdout).tokens, piTokens, `our CLI's estimate is pi's: ${tokens.stdout}`);
 });

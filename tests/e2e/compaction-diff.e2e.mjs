@@ -19,6 +19,11 @@ import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY", "PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION"]) delete process.env[k];
 const host = await loadHost();
 const CAPTURES = host.major > 0 || host.minor >= 87;
+/**
+ * A test's name on this host: `what`, then that it is the same as pi's own — or, on pi <0.87 (no live request, so pi
+ * compacts on its own in both runs), that both runs are pi's and the core reads the file as pi does.
+ */
+const named = (what) => `${what}: ${CAPTURES ? "the same as pi's own" : `pi ${host.version} has no live request to reuse, so both runs compact on their own and agree; the core reads the file as pi`}`;
 const core = await import(pathToFileURL(join(PKG_DIR, "index-node.js")).href);
 const EXTENSIONS = [PKG_DIR, join(FIXTURES, "bulk-ext/index.js")];
 const TOOLS = ["navigate_tree", "bulk_read", "read"];
@@ -130,7 +135,7 @@ function compare(a, b) {
   }
 }
 
-test("a manual compaction with files read: the same as pi's own", async (t) => {
+test(named("a manual compaction with files read"), async (t) => {
   const cwd = sharedCwd(t);
   writeFileSync(join(cwd, "alpha.txt"), "alpha\n");
   const steps = [["read", { path: "alpha.txt" }, "r1"], ["bulk_read", { chars: 6000, tag: "b1" }, "b1"], "one", "two", "three"];
@@ -168,14 +173,14 @@ async function thresholdPair(t, steps, actions) {
   return { a, b, lives };
 }
 
-test("threshold compactions of one long run (a split turn, then updates): the same as pi's own", async (t) => {
+test(named("threshold compactions of one long run (a split turn, then updates)"), async (t) => {
   const steps = [1, 2, 3, 4, 5, 6].map((i) => ["bulk_read", { chars: 20000, tag: `b${i}` }, `b${i}`]).concat(["done"]);
   const { a, b, lives } = await thresholdPair(t, steps, (s) => s.session.prompt("read everything"));
   if (CAPTURES) assert.ok(lives.length >= 2 && lives.slice(1).every((l) => l.includes("Message 1 is the summary of an earlier compaction")), "updates");
   compare(a, b);
 });
 
-test("a threshold compaction that splits the second prompt's turn (history and the turn's prefix): the same as pi's own", async (t) => {
+test(named("a threshold compaction that splits the second prompt's turn (history and the turn's prefix)"), async (t) => {
   const steps = [["bulk_read", { chars: 4000, tag: "first" }, "f1"], "first done"].concat([1, 2, 3].map((i) => ["bulk_read", { chars: 20000, tag: `b${i}` }, `b${i}`]), ["done"]);
   const actions = async (s) => {
     await s.session.prompt("first");

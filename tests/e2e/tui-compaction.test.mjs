@@ -8,14 +8,13 @@
 // - switched off (PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION): no line of ours at all.
 // The screens are printed (the report's "what the user sees"). Needs tmux, the hosts and `npm run build`.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
-import { FIXTURES, HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
+import { FIXTURES, HOST_VERSIONS, PKG_DIR, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
-import { tmuxServer, waitFor } from "./lib/tmux.mjs";
+import { tmuxServer, tuiPrerequisites, waitFor } from "./lib/tmux.mjs";
 import { WireModel } from "./lib/wire.mjs";
 
 const HOST = process.env.PTN_TUI_HOST ?? [...HOST_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
@@ -107,7 +106,7 @@ test(`pi ${HOST}'s interactive TUI: a compaction from the prompt cache, one that
     kill();
     rmSync(SOCKET_DIR, { recursive: true, force: true });
   });
-  if (spawnSync("tmux", ["-V"]).status !== 0 || !hostAvailable(HOST)) return t.skip("needs tmux and the newest host");
+  assert.deepEqual(tuiPrerequisites(HOST), [], "prerequisites");
   const [warm, coldOn, coldOff, off] = await Promise.all([
     runPi(t, "compact-warm", { notices: true }),
     runPi(t, "compact-cold-on", { notices: true, live: "empty" }),

@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import test from "node:test";
-import { HOST_VERSIONS, PKG_DIR, hostAvailable, nodeFor, piCliPath } from "./lib/hosts.mjs";
+import { HOST_VERSIONS, PKG_DIR, nodeFor, piCliPath } from "./lib/hosts.mjs";
 import { startAnthropicMock } from "./lib/mock-api.mjs";
-import { tmuxServer, waitFor } from "./lib/tmux.mjs";
+import { tmuxServer, tuiPrerequisites, waitFor } from "./lib/tmux.mjs";
 import { WireModel } from "./lib/wire.mjs";
 
 /** The built package's core (for what /anchors' first page holds). */
@@ -172,19 +172,12 @@ function type(name, text) {
   tmux("send-keys", "-t", name, "Enter");
 }
 
-const prerequisites = () => {
-  const missing = [];
-  if (spawnSync("tmux", ["-V"]).status !== 0) missing.push("tmux (scripts/setup.sh installs it)");
-  if (!hostAvailable(HOST)) missing.push(`pi ${HOST} (scripts/setup-hosts.sh)`);
-  return missing;
-};
-
 test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeout: 240_000 }, async (t) => {
   t.after(() => {
     spawnSync("tmux", ["-S", SOCKET, "kill-server"]);
     rmSync(SOCKET_DIR, { recursive: true, force: true });
   });
-  assert.deepEqual(prerequisites(), [], "prerequisites");
+  assert.deepEqual(tuiPrerequisites(HOST), [], "prerequisites");
   // Three sessions at once: a cold summary with the notices off and on, and a summary from the prompt cache.
   const [off, on, warm] = await Promise.all([
     runPi(t, "cold-off", { cacheMissNotices: false, coldSummary: true }),

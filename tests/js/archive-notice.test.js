@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,6 +89,23 @@ test("nothing is read without a UI, with the notice off (config or env), for a s
   const on = setup({ env: { PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE: "0" }, facts: bigFacts });
   await on.emit("session_start", on.ctxOf(big).ctx);
   assert.equal(on.notes.length, 1);
+});
+
+test("with PI_TREE_NAVIGATOR_DEBUG, one line per look says what it decided, once it is over", async () => {
+  const log = join(work, "debug.log");
+  const cases = [
+    [{ facts: bigFacts }, sized("debug-big.jsonl", 60e6), "shown (60000000 bytes, 45000000 of them for the archive)"],
+    [{ facts: () => ({ fileBytes: 60e6, savedBytes: 29e6 }) }, sized("debug-on-path.jsonl", 60e6), "not due (60000000 bytes, 29000000 of them for the archive)"],
+    [{ facts: () => null }, sized("debug-refused.jsonl", 60e6), "not measured (archive would refuse the file, or it could not be read)"],
+    [{ env: { PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE: "1" }, facts: bigFacts }, sized("debug-off.jsonl", 60e6), "off"],
+    [{ facts: bigFacts }, sized("debug-small.jsonl", 1000), "1000 bytes: too small to read"],
+  ];
+  for (const [options, file, want] of cases) {
+    writeFileSync(log, "");
+    const s = setup({ ...options, env: { ...options.env, PI_TREE_NAVIGATOR_DEBUG: log } });
+    await s.emit("session_start", s.ctxOf(file).ctx);
+    assert.equal(readFileSync(log, "utf8"), `[pi-tree-navigator] archive notice: ${want}\n`);
+  }
 });
 
 test("not due (under half off the path, or archive would refuse the file): measured, nothing said", async () => {
@@ -178,7 +195,20 @@ test("the measure waits for the resume read of the same file; a session left mea
   }
 });
 
-test("the measure is archive's: the same numbers as `archive --dry-run`, in the worker too; refused files none", async () => {
+/** A session whose first assistant reply (`bytes` characters) is off the active path: a later reply to the same prompt is the leaf. */
+function offPathSession(bytes) {
+  const at = (s) => `2026-01-01T00:00:0${s}.000Z`;
+  const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const reply = (id, text, s) => ({ type: "message", id, parentId: "u1", timestamp: at(s), message: { role: "assistant", content: [{ type: "text", text }], api: "faux", provider: "faux", model: "faux-1", usage, stopReason: "stop", timestamp: s } });
+  return [
+    { type: "session", version: 3, id: "s-big", timestamp: at(0), cwd: "/" },
+    { type: "message", id: "u1", parentId: null, timestamp: at(1), message: { role: "user", content: "read it", timestamp: 1 } },
+    reply("x1", "x".repeat(bytes), 2),
+    reply("y1", "ok", 3),
+  ].map((l) => `${JSON.stringify(l)}\n`).join("");
+}
+
+test("the measure is archive's: the same numbers as `archive --dry-run`, in the worker too (both numbers where the notice is due); refused files none", async () => {
   const dir = join(work, "measure");
   mkdirSync(dir);
   for (const name of ["compaction.jsonl", "branches.jsonl", "example.jsonl"]) {
@@ -193,6 +223,17 @@ test("the measure is archive's: the same numbers as `archive --dry-run`, in the 
     // The worker measures the second pass only when the first says the notice may be due (never under 50 MB).
     assert.deepEqual(await measureInWorker(file), { fileBytes: dry.original.bytes, savedBytes: 0 }, name);
   }
+  // A file the notice is due for (over 50 MB, nearly all of it off the active path): the worker's second pass runs,
+  // and both its numbers are the dry run's.
+  const big = join(dir, "big.jsonl");
+  writeFileSync(big, offPathSession(52e6));
+  const r = spawnSync(process.execPath, [CLI, "archive", big, "--dry-run", "--json"], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  const dry = JSON.parse(r.stdout);
+  const saved = dry.original.bytes - dry.main.bytes;
+  assert.ok(dry.original.bytes > 50e6 && saved > dry.original.bytes / 2, JSON.stringify(dry.plan));
+  assert.deepEqual(await measureInWorker(big), { fileBytes: dry.original.bytes, savedBytes: saved });
+  rmSync(big);
   // Refused by archive: an older format, a file archived already.
   const v1 = join(dir, "v1.jsonl");
   writeFileSync(v1, '{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}\n');

@@ -21,7 +21,8 @@ export function fakePi(source) {
   );
 }
 
-const pkgDir = process.env.PTN_PKG_DIR ?? fileURLToPath(new URL("../../pkg/", import.meta.url));
+/** The built package the tests load (`PTN_PKG_DIR`, else the repo's pkg/). */
+export const pkgDir = process.env.PTN_PKG_DIR ?? fileURLToPath(new URL("../../pkg/", import.meta.url));
 
 /** Imports `name` from the built package (`npm run build` first). */
 export const loadPkg = (name) => import(pathToFileURL(join(pkgDir, name)).href);

@@ -1,4 +1,4 @@
-// scripts/strip-comments.mjs: the shipped shim loses its whole-line comments and nothing else.
+// scripts/strip-comments.mjs: the shipped shim and the generated .d.ts lose their whole-line comments and nothing else.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { stripComments } from "../../scripts/strip-comments.mjs";
@@ -19,6 +19,12 @@ test("whole-line comments go; code, trailing comments and comment-like text in l
   const comments = ["// a line comment", "/**", " * a block", " */"];
   const source = [...comments, kept[0], "  /* indented block */", ...kept.slice(1), ""].join("\n");
   assert.equal(stripComments(source, "x.js"), [...kept, ""].join("\n"));
+});
+
+test("declarations (.d.ts) lose their doc comments; a literal type that looks like one stays", () => {
+  const kept = ["export interface A {", '    kind: "/** not a comment */" | "b";', "    n: number; // trailing stays", "}", "export function f(a: A): string;"];
+  const source = ["/* tslint:disable */", "/**", " * A thing.", " */", kept[0], "    /**", "     * Its kind.", "     */", ...kept.slice(1), ""].join("\n");
+  assert.equal(stripComments(source, "x.d.ts"), [...kept, ""].join("\n"));
 });
 
 test("every shipped shim file keeps its program (the build's own check, on js/)", async () => {

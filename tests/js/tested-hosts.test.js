@@ -1,5 +1,5 @@
 // js/tested-hosts.js is the one list of tested pi versions: the setup scripts and host tests read it, and the
-// README's per-version table and test line must name exactly its versions.
+// per-version table (docs/hosts.md) and the README's test line must name exactly its versions.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -35,15 +35,18 @@ test("setup-hosts.sh installs exactly the listed versions by default", () => {
   assert.deepEqual(bundle, TESTED_HOSTS.filter((h) => h.install === "bundle").map((h) => h.version));
 });
 
-test("the README's per-version table and its test line name exactly the tested versions", () => {
-  const readme = readFileSync(join(REPO, "README.md"), "utf8");
-  const table = readme.slice(readme.indexOf("### Behaviour per pi version"));
+test("the per-version table (docs/hosts.md) and the README's test line name exactly the tested versions", () => {
+  const hosts = readFileSync(join(REPO, "docs/hosts.md"), "utf8");
+  const heading = hosts.indexOf("\n## Behaviour per pi version\n");
+  assert.ok(heading >= 0, "docs/hosts.md has the heading \"## Behaviour per pi version\"");
+  const table = hosts.slice(heading);
   // The first table under the heading: its rows after the header and the |---| line.
   const lines = table.split("\n");
   const start = lines.findIndex((l) => l.startsWith("|"));
   const end = lines.findIndex((l, i) => i > start && !l.startsWith("|"));
   const inTable = lines.slice(start + 2, end).flatMap((row) => row.split("|")[1].split(",").map((s) => s.trim()));
-  assert.deepEqual(inTable, versions, "README table rows");
+  assert.deepEqual(inTable, versions, "docs/hosts.md table rows");
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
   const line = readme.split("\n").find((l) => l.startsWith("npm test "));
   assert.ok(line.includes(`e2e in pi ${versions.join("/")},`), `README's npm test line names ${versions.join("/")}: ${line}`);
 });

@@ -1,5 +1,6 @@
 // Driving the interactive pi in tmux for the TUI tests: a tmux server on its own socket and a wait loop.
 import { spawnSync } from "node:child_process";
+import { hostAvailable } from "./hosts.mjs";
 
 /**
  * Commands for the tmux server on `socket`: `tmux(...args)` (throws with tmux's error), `screen(name, escapes)` —
@@ -16,6 +17,17 @@ export function tmuxServer(socket) {
     tmux("capture-pane", "-p", ...(escapes ? ["-e"] : []), "-S", "-300", "-t", name).split("\n").map((l) => l.trimEnd());
   const kill = (name) => spawnSync("tmux", ["-S", socket, ...(name ? ["kill-session", "-t", name] : ["kill-server"])]);
   return { tmux, screen, kill };
+}
+
+/**
+ * What a TUI test on pi `host` lacks, as messages naming the script that installs it (empty when nothing): the
+ * tests assert this is empty, so a machine without tmux or the host fails them (setup.sh promises both) — never a skip.
+ */
+export function tuiPrerequisites(host) {
+  const missing = [];
+  if (spawnSync("tmux", ["-V"]).status !== 0) missing.push("tmux (scripts/setup.sh installs it)");
+  if (!hostAvailable(host)) missing.push(`pi ${host} (scripts/setup-hosts.sh)`);
+  return missing;
 }
 
 /** Polls `check` every 250 ms until it returns something truthy (returned), or throws after `timeoutMs`. */
