@@ -366,7 +366,9 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
     let mut any_price = false;
     let (mut total, mut messages, mut summaries, mut active, mut abandoned) = (Sums::default(), Sums::default(), Sums::default(), 0.0, 0.0);
     let mut requests = 0;
-    let mut by_key: Vec<(u32, Sums)> = Vec::new();
+    // By key id (dense: the spend table interns them), and the order pi's map meets them in.
+    let mut by_key: Vec<Option<Sums>> = Vec::new();
+    let mut key_order: Vec<u32> = Vec::new();
     let mut kept = Sums::default();
     for r in spends {
         if r.source == SpendSource::SummaryDetails {
@@ -384,12 +386,16 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
         }
         any_price |= priced_ok(r) && r.cost[4] > 0.0;
         total.add(r);
-        if let Some((_, sums)) = by_key.iter_mut().find(|(k, _)| *k == r.breakdown_key) {
-            sums.add(r);
-        } else {
-            let mut sums = Sums::default();
-            sums.add(r);
-            by_key.push((r.breakdown_key, sums));
+        let key = r.breakdown_key as usize;
+        if by_key.len() <= key {
+            by_key.resize(key + 1, None);
+        }
+        if let Some(sums) = by_key.get_mut(key) {
+            sums.get_or_insert_with(|| {
+                key_order.push(r.breakdown_key);
+                Sums::default()
+            })
+            .add(r);
         }
         match r.source {
             SpendSource::Assistant => {
@@ -409,9 +415,9 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
     }
     let money = |x: f64| any_price.then_some(x);
 
-    let mut by_model: Vec<ModelCost> = by_key
+    let mut by_model: Vec<ModelCost> = key_order
         .iter()
-        .map(|(k, s)| (index.spend_key(*k).to_string(), s))
+        .filter_map(|&k| by_key.get(k as usize).copied().flatten().map(|s| (index.spend_key(k).to_string(), s)))
         .filter(|(_, s)| s.usd > 0.0 || s.tokens.iter().sum::<f64>() > 0.0)
         .map(|(key, s)| ModelCost { key, usd: money(s.usd), tokens: s.tokens[0] + s.tokens[1] + s.tokens[2] + s.tokens[3] })
         .collect();
