@@ -23,6 +23,9 @@ pub fn anchor_name(label: &str) -> Option<&str> {
 /// document whose first heading is "## Goal" stays intact.
 const BRANCH_SUMMARY_SENTINEL: &str = "The user explored a different conversation branch";
 const GOAL_HEADER: &str = "## Goal";
+/// The line a rewind's summary starts with (`tool::texts::summary_heading`, in place of pi's prelude);
+/// [`summary_preview`] skips it.
+pub const REWIND_SUMMARY_HEADING: &str = "Summary of the work this rewind collapsed:";
 /// A `## Goal` further in than this is content, not the prelude's marker.
 const MAX_BOILERPLATE_LEAD_IN: usize = 200;
 
@@ -220,18 +223,64 @@ pub fn shown_of<'a>(shown: impl Iterator<Item = &'a str>, total: usize) -> Strin
 /// Removes pi's branch-summary prelude up to and including `## Goal`, so a preview shows content.
 /// Text that does not start with the prelude comes back unchanged.
 pub fn strip_branch_summary_boilerplate(text: &str) -> &str {
+    let goal = from_goal(text);
+    if goal.len() == text.len() {
+        return text;
+    }
+    goal.get(GOAL_HEADER.len()..).unwrap_or("")
+}
+
+/// `text` from pi's `## Goal` on when it starts with pi's branch-summary prelude; else `text`.
+fn from_goal(text: &str) -> &str {
     if !text.starts_with(BRANCH_SUMMARY_SENTINEL) {
         return text;
     }
     match text.find(GOAL_HEADER) {
         // `get` rather than indexing: `find` gives char boundaries, and a slicing panic would pull core's
         // Unicode tables (for its message) into the wasm.
-        Some(at) if at > 0 && utf16_len(text.get(..at).unwrap_or("")) < MAX_BOILERPLATE_LEAD_IN => {
-            text.get(at + GOAL_HEADER.len()..).unwrap_or("")
-        }
+        Some(at) if at > 0 && utf16_len(text.get(..at).unwrap_or("")) < MAX_BOILERPLATE_LEAD_IN => text.get(at..).unwrap_or(""),
         _ => text,
     }
 }
+
+/// The preview of a summary (a rewind's, or pi's own branch summary): its first line of content, named by
+/// the markdown heading right above it — `## Goal` then `Fix the parser.` previews as `Goal: Fix the parser.`.
+/// What precedes the content is not previewed: the rewind's heading ([`REWIND_SUMMARY_HEADING`]), pi's
+/// prelude, blank lines, and headings further up (only the nearest names the line). A list marker (`- `,
+/// `* `, `+ `, `1. `) before the line is dropped; a summary of headings alone previews its last one.
+/// `None` when nothing is visible. Every row that shows a summary (`list`, the pressure hint, `/anchors`,
+/// the CLI's `list` and `tree`, the viewer) shows this, as the entry's preview.
+pub fn summary_preview(summary: &str) -> Option<String> {
+    let text = from_goal(summary.trim_start());
+    let text = text.strip_prefix(REWIND_SUMMARY_HEADING).unwrap_or(text);
+    let mut heading = "";
+    for line in text.split('\n').map(str::trim) {
+        let title = line.trim_start_matches('#');
+        if (1..=6).contains(&(line.len() - title.len())) && (title.is_empty() || title.starts_with(' ')) {
+            // A heading (`## Goal`): it names the content under it; an empty one names nothing.
+            let title = title.trim().trim_end_matches(':');
+            if !title.is_empty() {
+                heading = title;
+            }
+        } else if !line.is_empty() {
+            let mut out = String::from(heading);
+            if !heading.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(without_list_marker(line));
+            return Some(out);
+        }
+    }
+    (!heading.is_empty()).then(|| heading.to_string())
+}
+
+/// `line` without a leading list marker (`- `, `* `, `+ `, `1. `, `1) `).
+fn without_list_marker(line: &str) -> &str {
+    let body = line.trim_start_matches(|c: char| c.is_ascii_digit());
+    let markers: &[&str] = if body.len() < line.len() { &[". ", ") "] } else { &["- ", "* ", "+ "] };
+    markers.iter().find_map(|m| body.strip_prefix(m)).map_or(line, str::trim_start)
+}
+
 /// The text of a message `content`: a string as is, or the `text` blocks of an array joined by spaces.
 pub fn extract_text_content(content: Option<&Value>) -> String {
     match content {
@@ -401,6 +450,28 @@ mod tests {
         assert_eq!(strip_branch_summary_boilerplate(doc), doc);
         let late = format!("{BRANCH_SUMMARY_SENTINEL}{}## Goal", "x".repeat(300));
         assert_eq!(strip_branch_summary_boilerplate(&late), late);
+    }
+
+    #[test]
+    fn a_summary_previews_its_first_line_of_content_under_its_heading() {
+        let ours = format!("{REWIND_SUMMARY_HEADING}\n\n## Goal\nFix the parser.\n\n## Constraints & Preferences\n- none\n\n<ledger>\n- x\n</ledger>");
+        assert_eq!(summary_preview(&ours).as_deref(), Some("Goal: Fix the parser."));
+        let pi = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\nShip it";
+        assert_eq!(summary_preview(pi).as_deref(), Some("Goal: Ship it"));
+        // The nearest heading names the line; list markers go; a heading's own colon is not doubled.
+        assert_eq!(summary_preview("# Checkpoint\n\n## Goal:\n\n- Fix the parser\n- Add tests").as_deref(), Some("Goal: Fix the parser"));
+        assert_eq!(summary_preview("### Done\n12. [x] lexer").as_deref(), Some("Done: [x] lexer"));
+        assert_eq!(summary_preview("Fixed the lexer.\nThen the parser.").as_deref(), Some("Fixed the lexer."));
+        assert_eq!(summary_preview("  #hashtag first\n-dash").as_deref(), Some("#hashtag first"), "no heading without a space");
+        assert_eq!(summary_preview("- 3 items").as_deref(), Some("3 items"));
+        assert_eq!(summary_preview("2024 was the year").as_deref(), Some("2024 was the year"));
+        // Headings alone, nothing, or only the rewind's heading.
+        assert_eq!(summary_preview("## Goal\n\n##\n").as_deref(), Some("Goal"), "an empty heading names nothing");
+        assert_eq!(summary_preview(" \n\n"), None);
+        assert_eq!(summary_preview(REWIND_SUMMARY_HEADING), None);
+        // A cut summary with no text: its note is its first line of content.
+        let cut = format!("{REWIND_SUMMARY_HEADING}\n\n(This summary was cut off.)\n\n<ledger>");
+        assert_eq!(summary_preview(&cut).as_deref(), Some("(This summary was cut off.)"));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! may name only modules above it in [`PIPELINE`] (unit tests aside, which may use the whole crate). Read
 //! from the sources themselves — every `super::<module>` path, every `crate::session::<module>` path, and
 //! the names `session/mod.rs` re-exports — so a new import against the order, or a module not placed in it,
-//! fails here. Every file of `src/` (`tool/plan.rs` as much as `session/`) is checked for import circles too.
+//! fails here. Every file of `src/` (`tool/plan.rs` as much as `session/`) is checked for import circles too,
+//! the rooms of a split module for their order ([`ROOMS`]), and every file for its length ([`MAX_FILE_LINES`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -311,8 +312,68 @@ fn no_import_circle_in_src() {
     assert_eq!(find_circle(&graph), None, "an import circle in src/");
     let named = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.iter().any(|n| n == to));
     assert!(named("tool", "session") || named("tool::plan", "session::index"), "the checker reads `crate::` paths");
-    assert!(named("tool::recall", "tool::collapsed"), "the checker reads `super::` paths");
+    assert!(named("tool::recall::pages", "tool::recall::entries"), "the checker reads `super::` paths");
     assert!(named("tool::anchors", "tool::plan"), "the checker follows a re-export to its module");
+}
+
+/// The rooms of a split module, in the order their imports run: each may name only rooms before it (its
+/// `mod.rs` only declares and re-exports them; its `tests.rs` may use them all).
+const ROOMS: &[(&str, &[&str])] = &[
+    ("compaction", &["fields", "mode", "instruction", "reply", "files", "entry", "notices"]),
+    ("tool::recall", &["entries", "items", "pages"]),
+];
+
+/// Every file of a split module has its place in [`ROOMS`], and its imports point back up that order only.
+#[test]
+fn split_modules_keep_their_rooms_in_order() {
+    let modules = modules();
+    let graph = import_graph(&modules);
+    let mut wrong = Vec::new();
+    for (parent, rooms) in ROOMS {
+        let prefix = format!("{parent}::");
+        let mut on_disk: Vec<&str> = modules.keys().filter_map(|m| m.strip_prefix(&prefix)).filter(|m| *m != "tests").collect();
+        on_disk.sort_unstable();
+        let mut placed = rooms.to_vec();
+        placed.sort_unstable();
+        assert_eq!(on_disk, placed, "the rooms of {parent} and ROOMS (tests/layering.rs) differ");
+        assert!(graph.get(*parent).is_some_and(Vec::is_empty), "{parent}'s mod.rs names another module with a path: it only declares and re-exports");
+        for (rank, room) in rooms.iter().enumerate() {
+            for target in graph.get(&format!("{prefix}{room}")).into_iter().flatten() {
+                let Some(other) = target.strip_prefix(&prefix) else { continue };
+                if !rooms[..rank].contains(&other) {
+                    wrong.push(format!("{parent}::{room} names {other}, which is not before it"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports against the rooms' order:\n{}", wrong.join("\n"));
+    let named = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.iter().any(|n| n == to));
+    assert!(named("compaction::entry", "compaction::instruction"), "the checker sees a room name another");
+    assert!(named("tool::recall::pages", "tool::recall::entries"), "the checker sees a room name another");
+}
+
+/// The most lines a file of `src/` may have (unit-test files, `tests.rs`, aside): past it a file holds more than
+/// one room, and becomes a directory of rooms named for what they hold (as `compaction/` and `tool/recall/` did).
+const MAX_FILE_LINES: usize = 700;
+
+#[test]
+fn no_core_file_is_over_700_lines() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in fs::read_dir(dir).expect("a source directory").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") && path.file_name().is_some_and(|n| n != "tests.rs") {
+                let lines = fs::read_to_string(&path).expect("a source file").lines().count();
+                if lines > MAX_FILE_LINES {
+                    out.push(format!("{} has {lines} lines", path.display()));
+                }
+            }
+        }
+    }
+    let mut over = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut over);
+    assert!(over.is_empty(), "files over {MAX_FILE_LINES} lines (split them into rooms):\n{}", over.join("\n"));
 }
 
 /// The checker finds what it must: the circle `tool/plan.rs` and `tool/recall.rs` had (each named the

@@ -11,7 +11,7 @@ use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProbl
 use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, StringifyLen, Usage};
 use crate::js::{parse_iso_date, time_clip};
 use crate::error::SessionError;
-use crate::text::strip_branch_summary_boilerplate;
+use crate::text::summary_preview;
 
 /// An object's members as raw JSON texts, by key (the later one when a key repeats, as serde_json keeps).
 pub(super) type Fields<'a> = std::collections::HashMap<String, &'a RawValue>;
@@ -95,7 +95,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
         Kind::BranchSummary => {
             facts.emits = e.summary.truthy();
             facts.tokens = ceil_quarter(e.summary.units());
-            facts.hint = e.summary.text().and_then(|s| hint_of(&[strip_branch_summary_boilerplate(&s)]));
+            facts.hint = e.summary.text().and_then(|s| summary_preview(&s)).and_then(|p| hint_of(&[Cow::from(p)]));
         }
         Kind::Compaction => {
             facts.first_kept = e.first_kept_entry_id.text();

@@ -20,6 +20,13 @@ pub struct Refusal {
     pub saved_tokens: Option<f64>,
 }
 
+impl Refusal {
+    /// A refusal with no saving to report.
+    pub(super) fn new(code: RefusalCode, text: String) -> Self {
+        Refusal { code, text, saved_tokens: None }
+    }
+}
+
 #[allow(clippy::ref_option, reason = "serde's serialize_with signature")]
 fn opt_js_number<S: serde::Serializer>(x: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
     match x {

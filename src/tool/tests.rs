@@ -708,6 +708,11 @@ fn outputs_are_byte_identical_to_the_recorded_ones() {
         .result("r3", "c3", 300)
         .assistant("a4", "", &[("c4", TOOL_NAME)], 5100.0);
     put("chained", &golden::plan_text(&mut chained.index(), &rewind_args("done", "again"), &facts("c4")));
+    // The anchor row after a rewind previews its summary's first line of content (`text::summary_preview`).
+    let mut rewound = worked_session(40_000);
+    let composed = format!("{}\n\n## Goal\nFix the parser.\n\n## Progress\n- lexer", super::texts::summary_heading());
+    rewound.summary("bs", "u", &composed).label("l3", "bs", Some("anchor:done"));
+    put("list after a rewind", &golden::plan_text(&mut rewound.index(), &json!({"action": "list"}), &f));
     for result in [json!({"ok": true}), json!({"ok": false, "error": "no \"key\""}), json!({}), json!({"ok": "yes"})] {
         put(&format!("auth {result}"), &golden::refusal_json(check_auth(&result).as_ref()));
     }

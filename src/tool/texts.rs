@@ -417,7 +417,7 @@ pub(crate) fn recall_whole_empty() -> String {
 /// The summary's first line, on both summary paths (in place of pi's "The user explored a different
 /// conversation branch before returning here", which is wrong when the model rewound itself).
 pub(crate) fn summary_heading() -> String {
-    "Summary of the work this rewind collapsed:".into()
+    crate::text::REWIND_SUMMARY_HEADING.into()
 }
 
 /// After a summary whose reply stopped at the output limit; `name`: what `recall` reads the span by.

@@ -143,7 +143,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
             f.emits = truthy(obj.get("summary"));
             f.tokens = quarter(units(obj.get("summary")));
             if let Some(summary) = obj.get("summary").and_then(Value::as_str) {
-                f.hint = hint(pi_tree_navigator::text::strip_branch_summary_boilerplate(summary), masked);
+                f.hint = hint(&pi_tree_navigator::text::summary_preview(summary).unwrap_or_default(), masked);
             }
         }
         "compaction" => {
