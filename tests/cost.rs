@@ -1,10 +1,9 @@
-//! The cost model (src/cost.rs) on small sessions written here: hostile cost fields are counted, not summed;
+//! The cost model (src/cost/) on small sessions written here: hostile cost fields are counted, not summed;
 //! a session without prices shows no money; a compaction's saving is the test's own arithmetic; a summary's usage
 //! kept in `details.summaryUsage` counts as the summary's, not in pi's totals. (Equality with pi's own sums on real
 //! and generated sessions: tests/diff/cost.test.mjs.)
 
-use pi_tree_navigator::cli_text::cost_text;
-use pi_tree_navigator::cost::{session_cost, CostReport};
+use pi_tree_navigator::cost::{cost_text, session_cost, CostReport};
 use pi_tree_navigator::session::{Mode, SessionIndex};
 use serde_json::{json, Value};
 

@@ -41,7 +41,7 @@ export class SessionModel {
     this.pathPos = new Int32Array(n).fill(-1);
     this.pathRows.forEach((row, pos) => (this.pathPos[row] = pos));
     this.series = index.pathEstimates();
-    /** What the session cost and saved (the core's one result, src/cost.rs), and the money spent along the path. */
+    /** What the session cost and saved (the core's one result, src/cost/), and the money spent along the path. */
     this.cost = index.cost();
     this.costs = index.pathCosts();
     /** Rows that start a branch (their parent has several children; or one of several roots): fold handles. */

@@ -278,7 +278,7 @@ fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
 /// What a usage records, as [`Spend`] holds it.
 fn spend_of<'a>(usage: Option<&'a Obj<Usage<'a>>>, source: SpendSource, provider: &'a Js<'a>, model: &'a Js<'a>) -> Spend<'a> {
     // pi sums these as they are; a field that is no finite number ≥ 0 would make its sums NaN or wrong, so
-    // it is kept as NaN and the item counted apart (src/cost.rs).
+    // it is kept as NaN and the item counted apart (src/cost/).
     let amount = |v: &Js<'_>| match v.num() {
         Some(x) if x.is_finite() && x >= 0.0 => x,
         _ => f64::NAN,

@@ -1,6 +1,6 @@
 //! The money the entries record, held apart from the records: few entries record a usage (the model
 //! requests, cache warming, summaries), so a table of those — and of each compaction's `tokensBefore` —
-//! costs the other entries nothing. What the money means is `src/cost.rs`'s; this only keeps it.
+//! costs the other entries nothing. What the money means is `src/cost/`'s; this only keeps it.
 
 use std::collections::HashMap;
 

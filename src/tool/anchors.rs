@@ -97,18 +97,18 @@ pub fn anchors_view(index: &mut SessionIndex, context_window: f64) -> Result<Anc
         .iter()
         .map(|a| AnchorsRow { text: texts::anchors_anchor_row(&a.name, a.tokens, context_window), recall: Some(a.name.clone()), tokens: a.tokens })
         .collect();
-    // The money: the session's in the title, each rewind's saving on its row (src/cost.rs's one result).
+    // The money: the session's in the title, each rewind's saving on its row (src/cost/'s one result).
     let cost = crate::cost::session_cost(index)?;
     let saved_usd = |index: &SessionIndex, slot: Slot| cost.savings.rewinds.items.iter().find(|i| i.entry_id == index.id_of(slot)).and_then(|i| i.usd);
     for (n, r) in rewinds(index)?.into_iter().enumerate() {
         let saved = (r.before - r.after).max(0.0);
         let mut text = texts::anchors_rewind_row(n + 1, r.start.as_deref(), r.end.as_deref(), saved, r.before, r.after, context_window);
         if let Some(usd) = saved_usd(index, r.summary) {
-            text.push_str(&texts::anchors_rewind_saved(usd));
+            text.push_str(&crate::cost::anchors_rewind_saved(usd));
         }
         rows.push(AnchorsRow { text, recall: r.end.or(r.start), tokens: saved });
     }
-    let spent = texts::anchors_spent(&cost);
+    let spent = crate::cost::anchors_spent(&cost);
     let title = if rows.is_empty() { texts::anchors_none(now.tokens, context_window, &spent) } else { texts::anchors_title(now.tokens, context_window, &spent) };
     Ok(AnchorsView { title, rows, unnamed: texts::anchors_unnamed().into() })
 }

@@ -3,10 +3,8 @@
 
 use serde::Serialize;
 
-use crate::cost::CostReport;
-use crate::js::to_fixed;
 use crate::session::Anchor;
-use crate::text::{format_context_delta, format_pct1, format_position, format_tokens, format_usd, one_line};
+use crate::text::{format_context_delta, format_pct1, format_position, format_tokens, one_line};
 
 /// Why a call was refused. The shim reports every refusal as a failed tool call (`isError: true`). It
 /// crosses to JavaScript as the variant's name.
@@ -608,21 +606,6 @@ pub(crate) fn anchors_none(tokens: f64, window: f64, spent: &str) -> String {
         "No anchors or rewinds in this session yet (context now {}; {spent}). The model sets them with navigate_tree.",
         format_position(tokens, window)
     )
-}
-
-/// What the session cost, for `/anchors`' title: `spent $4.96, 95.2% of prompt tokens from the cache`, or
-/// that no prices were recorded (never `$0.00`).
-pub(crate) fn anchors_spent(cost: &CostReport) -> String {
-    let Some(usd) = cost.total.usd else { return "no prices recorded".into() };
-    match cost.cache_read_share {
-        Some(share) => format!("spent {}, {}% of prompt tokens from the cache", format_usd(usd), to_fixed(share * 100.0, 1)),
-        None => format!("spent {}", format_usd(usd)),
-    }
-}
-
-/// What a rewind saved so far in money, after its row (a lower bound: src/cost.rs).
-pub(crate) fn anchors_rewind_saved(usd: f64) -> String {
-    format!(" · ≈ {} saved so far", format_usd(usd))
 }
 
 /// An anchor's row: the context at it, and its name.

@@ -35,6 +35,6 @@ impl SessionIndex {
     pub fn stats_text(&mut self, name: &str, file_bytes: f64) -> Result<String, JsValue> {
         let stats = self.inner.stats(file_bytes).map_err(js_error)?;
         let cost = crate::cost::session_cost(&mut self.inner).map_err(js_error)?;
-        Ok(format!("{}\n{}", cli_text::stats_text(name, &stats, &self.profile_label()), cli_text::cost_text(&cost)))
+        Ok(format!("{}\n{}", cli_text::stats_text(name, &stats, &self.profile_label()), crate::cost::cost_text(&cost)))
     }
 }

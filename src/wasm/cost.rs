@@ -1,4 +1,4 @@
-//! The binding of the cost model (`src/cost.rs`): what a session cost and what its summaries saved.
+//! The binding of the cost model (`src/cost/`): what a session cost and what its summaries saved.
 
 use wasm_bindgen::prelude::*;
 

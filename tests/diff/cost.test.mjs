@@ -1,4 +1,4 @@
-// Differential test of the cost model (src/cost.rs, through the BUILT package in pkg/): on every file in
+// Differential test of the cost model (src/cost/, through the BUILT package in pkg/): on every file in
 // ../shared/real-sessions (read in place; skipped only when that folder is absent) and on generated sessions
 // with usage entries, tool-result usage and summary usage (tests/diff/cost-sessions.mjs),
 //   cost.total, cost.byModel, cost.cacheMisses  =  pi 1.6.0's own getSessionStats / getUsageCostBreakdown /

@@ -153,7 +153,7 @@ function firstPage(file, name) {
   }
 }
 
-/** What the session in `file` cost, as the built core's cost model (src/cost.rs) says and `/anchors` shows it. */
+/** What the session in `file` cost, as the built core's cost model (src/cost/) says and `/anchors` shows it. */
 function spentOf(file) {
   const index = core.SessionIndex.plugin();
   try {

@@ -1,0 +1,144 @@
+//! The report put together: pi's sums over every usage in file order, its breakdown, the tree's split, and the
+//! views of one path and one entry.
+
+use crate::error::SessionError;
+use crate::session::{SessionIndex, Slot, SpendSource};
+
+use super::misses::scan_misses;
+use super::report::{CostReport, EntryCost, Messages, ModelCost, Summaries, Usd};
+use super::savings::savings;
+use super::usage::{priced_ok, spend_at, tokens_ok, Prices, Sums};
+
+/// What the session at `index` cost and saved (see [`CostReport`]); the active path ends at the index's
+/// leaf. `rewind_removed` gives a `branch_summary`'s removed tokens (`None`: not known).
+///
+/// # Errors
+/// Only for an inconsistent index (a parent cycle).
+pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut SessionIndex, Slot) -> Option<f64>) -> Result<CostReport, SessionError> {
+    let path = index.path(index.leaf())?;
+    let mut on_path = vec![false; index.len()];
+    for &s in &path {
+        if let Some(flag) = on_path.get_mut(s as usize) {
+            *flag = true;
+        }
+    }
+    let spends = index.spends();
+    let prices = Prices::of(spends);
+    let mut unpriced = 0;
+    let mut any_price = false;
+    let (mut total, mut messages, mut summaries, mut active, mut abandoned) = (Sums::default(), Sums::default(), Sums::default(), 0.0, 0.0);
+    let mut requests = 0;
+    // By key id (dense: the spend table interns them), and the order pi's map meets them in.
+    let mut by_key: Vec<Option<Sums>> = Vec::new();
+    let mut key_order: Vec<u32> = Vec::new();
+    let mut kept = Sums::default();
+    for r in spends {
+        if r.source == SpendSource::SummaryDetails {
+            // Ours, where pi had no field for it: a summary's cost, not in pi's totals.
+            if tokens_ok(r) {
+                kept.add(r);
+            }
+            continue;
+        }
+        if !priced_ok(r) {
+            unpriced += 1;
+        }
+        if !tokens_ok(r) {
+            continue;
+        }
+        any_price |= priced_ok(r) && r.cost[4] > 0.0;
+        total.add(r);
+        let key = r.breakdown_key as usize;
+        if by_key.len() <= key {
+            by_key.resize(key + 1, None);
+        }
+        if let Some(sums) = by_key.get_mut(key) {
+            sums.get_or_insert_with(|| {
+                key_order.push(r.breakdown_key);
+                Sums::default()
+            })
+            .add(r);
+        }
+        match r.source {
+            SpendSource::Assistant => {
+                messages.add(r);
+                requests += 1;
+            }
+            SpendSource::Summary => summaries.add(r),
+            _ => {}
+        }
+        if priced_ok(r) {
+            if on_path.get(r.slot as usize).copied().unwrap_or(false) {
+                active += r.cost[4];
+            } else {
+                abandoned += r.cost[4];
+            }
+        }
+    }
+    let money = |x: f64| any_price.then_some(x);
+
+    let mut by_model: Vec<ModelCost> = key_order
+        .iter()
+        .filter_map(|&k| by_key.get(k as usize).copied().flatten().map(|s| (index.spend_key(k).to_string(), s)))
+        .filter(|(_, s)| s.usd > 0.0 || s.tokens.iter().sum::<f64>() > 0.0)
+        .map(|(key, s)| ModelCost { key, usd: money(s.usd), tokens: s.tokens[0] + s.tokens[1] + s.tokens[2] + s.tokens[3] })
+        .collect();
+    // pi sorts by cost, costliest first; a stable sort keeps first-seen order among equals, as pi's does.
+    by_model.sort_by(|a, b| b.usd.unwrap_or(0.0).total_cmp(&a.usd.unwrap_or(0.0)));
+
+    let (cache_misses, recorded, unrecorded) = scan_misses(index, &prices, money);
+    let prompt_tokens = total.tokens[0] + total.tokens[2] + total.tokens[3];
+    let savings = savings(index, &path, &prices, any_price, rewind_removed);
+    Ok(CostReport {
+        priced: any_price,
+        unpriced,
+        total: total.total(any_price),
+        messages: Messages { sums: messages.total(any_price), requests },
+        summaries: Summaries { usd: money(summaries.usd + kept.usd), recorded, unrecorded },
+        by_model,
+        cache_misses,
+        active_path: Usd { usd: money(active) },
+        abandoned: Usd { usd: money(abandoned) },
+        cache_read_share: (prompt_tokens > 0.0).then(|| total.tokens[2] / prompt_tokens),
+        savings,
+    })
+}
+
+/// [`cost_report`] of the session at `index`, with the tool's rule for what a rewind removed.
+///
+/// # Errors
+/// Only for an inconsistent index (a parent cycle).
+pub fn session_cost(index: &mut SessionIndex) -> Result<CostReport, SessionError> {
+    // What a rewind removes is the rule of "A rewind is judged by what it removes" (issue 37), not yet in
+    // the core: until it is, a rewind's saving is not known (`tokensRemoved: null`), never guessed.
+    cost_report(index, |_, _| None)
+}
+
+/// The usage the entry at `slot` records, when it records one (`priced`: whether the session has prices at
+/// all, [`CostReport::priced`]).
+pub fn entry_cost(index: &SessionIndex, slot: Slot, priced: bool) -> Option<EntryCost> {
+    let r = spend_at(index.spends(), slot)?;
+    let n = |x: f64| x.is_finite().then_some(x);
+    Some(EntryCost {
+        usd: (priced && priced_ok(r)).then_some(r.cost[4]),
+        input: n(r.tokens[0]),
+        output: n(r.tokens[1]),
+        cache_read: n(r.tokens[2]),
+        cache_write: n(r.tokens[3]),
+    })
+}
+
+/// The money spent along `path` (root first) up to and including each entry: Σ `cost.total` of the usage the
+/// entries on it record (pi's sources; unreadable ones left out).
+pub fn path_costs(index: &SessionIndex, path: &[Slot]) -> Vec<f64> {
+    let spends = index.spends();
+    let mut sum = 0.0;
+    path.iter()
+        .map(|&s| {
+            if let Some(r) = spend_at(spends, s).filter(|r| r.source != SpendSource::SummaryDetails && priced_ok(r)) {
+                sum += r.cost[4];
+            }
+            sum
+        })
+        .collect()
+}
