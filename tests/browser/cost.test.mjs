@@ -4,34 +4,15 @@
 // the CLI's `stats --json` cost block says for the same file. A session without prices shows no dollar.
 import test, { after, before } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { cliJson, launch, openViewer, PKG, requirePrereqs, selectEntry, serve } from "./lib.mjs";
+import { browserSession, cliJson, PKG, selectEntry } from "./lib.mjs";
 import { pricedRun } from "../e2e/lib/priced-run.mjs";
 
-let browser;
-const servers = [];
-const work = mkdtempSync(join(tmpdir(), "ptn-browser-cost-"));
+const { work, open } = browserSession(before, after, "ptn-browser-cost-");
 const { formatUsd, ready } = await import(pathToFileURL(join(PKG, "index-node.js")).href);
 await ready;
-
-before(async () => {
-  requirePrereqs();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  for (const s of servers) await s.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-async function open(file) {
-  const s = await serve(file);
-  servers.push(s);
-  return openViewer(browser.context, s.url);
-}
 
 const chip = (page, key) => page.locator(`[data-stat="${key}"]`);
 
