@@ -10,10 +10,41 @@ export const ENV_NO_CACHE_SUMMARY = "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY";
 export const ENV_NO_HINT = "PI_TREE_NAVIGATOR_NO_HINT";
 export const ENV_NO_ARCHIVE_NOTICE = "PI_TREE_NAVIGATOR_NO_ARCHIVE_NOTICE";
 export const ENV_NO_LEDGER = "PI_TREE_NAVIGATOR_NO_LEDGER";
+export const ENV_NO_LOOP_HINT = "PI_TREE_NAVIGATOR_NO_LOOP_HINT";
 
 export function envFlag(name, env = process.env) {
   const v = env[name];
   return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
+}
+
+/**
+ * Steers a hint into the running loop (`pi.sendMessage`: while the agent streams, pi delivers it before the next
+ * request); a host that cannot steer gets it as a custom message entry in the session (the next context carries
+ * it), and when the session cannot take that either the user gets `text` as a note. `later(store)`: where the entry
+ * must wait for the turn's end (mid-turn it would land between a tool call and its result), `store(ctx)` is handed
+ * to it instead of called. Never throws.
+ */
+export function steerHint({ pi, ctx, customType, text, details, notify, later }) {
+  try {
+    pi.sendMessage({ customType, content: text, display: true, details });
+    return;
+  } catch {}
+  const store = (at) => {
+    try {
+      at.sessionManager.appendCustomMessageEntry(customType, text, true, details);
+    } catch {
+      notify(at, text, "warning");
+    }
+  };
+  if (later) later(store);
+  else store(ctx);
+}
+
+/** Shows `text` as a UI note at `level` when the host has a UI; a UI that cannot is no reason to fail a turn. */
+export function notify(ctx, text, level) {
+  try {
+    if (ctx?.hasUI) ctx.ui.notify(text, level);
+  } catch {}
 }
 
 /** No resume read (the navigator without js/resume.js). */
@@ -32,7 +63,7 @@ export function ledgerTokensOf(config, env = process.env) {
  * Installs the hooks. `core()` returns the live wasm API (null while the core is down); `withIndex(sm, fn)`
  * runs `fn` on the session's synced index; `resume`: js/resume.js's read of a resumed session's file (`reading`,
  * `ready`, `settle`); `host`: js/host.js's adapter (the start anchor reads the active path's labels and the leaf
- * from pi: no index needed). Returns `{ stateOf(sm) }` (per-session state: config, tracker, turn count,
+ * from pi: no index needed). Returns `{ stateOf(sm), configOf(ctx) }` (per-session state: config, tracker, turn count,
  * whether the start anchor is done) for the tool and for tests.
  */
 export function installAgentFeatures({ pi, core, withIndex, resume = NO_RESUME, host, toolName, pkg, env = process.env }) {
@@ -41,7 +72,7 @@ export function installAgentFeatures({ pi, core, withIndex, resume = NO_RESUME, 
 
   function fresh(ctx) {
     const api = core();
-    let loaded = { config: { hintPercent: null, startAnchorTurn: null, cacheSummary: false, archiveNotice: false, ledgerTokens: null }, warnings: [] };
+    let loaded = { config: { hintPercent: null, startAnchorTurn: null, cacheSummary: false, archiveNotice: false, ledgerTokens: null, loopHint: null }, warnings: [] };
     try {
       if (api) loaded = loadConfig(api, ctx, { pkg });
     } catch (e) {
@@ -70,14 +101,6 @@ export function installAgentFeatures({ pi, core, withIndex, resume = NO_RESUME, 
       sessions.set(sm, state);
     }
     return state;
-  }
-
-  function notify(ctx, text, level) {
-    try {
-      if (ctx?.hasUI) ctx.ui.notify(text, level);
-    } catch {
-      // A UI that cannot show a note is no reason to fail a turn.
-    }
   }
 
   function toolActive() {
@@ -159,17 +182,7 @@ export function installAgentFeatures({ pi, core, withIndex, resume = NO_RESUME, 
       state.tracker.spend();
       return;
     }
-    const customType = core().pressureHintType();
-    try {
-      // While the agent streams pi steers this into the running loop: the model reads it next request.
-      pi.sendMessage({ customType, content: message.text, display: true });
-    } catch {
-      try {
-        ctx.sessionManager.appendCustomMessageEntry(customType, message.text, true);
-      } catch {
-        notify(ctx, message.text, "warning");
-      }
-    }
+    steerHint({ pi, ctx, customType: core().pressureHintType(), text: message.text, notify });
     state.hints++;
     state.tracker.spend();
   }
@@ -210,5 +223,5 @@ export function installAgentFeatures({ pi, core, withIndex, resume = NO_RESUME, 
     } catch {}
   });
 
-  return { stateOf: (sm) => sessions.get(sm) ?? null };
+  return { stateOf: (sm) => sessions.get(sm) ?? null, configOf: (ctx) => stateOf(ctx)?.config ?? null };
 }

@@ -19,7 +19,8 @@ Commands:
   tree    <file> [--json] [--archived]    the whole session tree; --archived: with what archive moved to
                                           <file>.archive merged back, those entries marked [archived] (dim
                                           on a terminal; "archived": "move"|"stub" in --json)
-  stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf
+  stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf, and every
+                                          loop (a call or failure repeated 3 times) with its requests and cost
   archive <file> [--dry-run] [--min-idle <s>] [--json]
                                           move what pi never sends again out of the session into
                                           <file>.archive (pi lists only *.jsonl as sessions): branches off
@@ -131,7 +132,8 @@ function parseArgs(argv) {
 /**
  * Loads the file's bytes (no decoding in JS): `how` is "full" (an index with entries kept whole) for
  * `context`, "list" (the anchors and estimate at `leaf` only, `listFileBytes`) for `list` and `tokens`,
- * "facts" (an index of facts) for the rest. `host` (a pi version, `--host`) fixes the estimate profile first.
+ * "facts" (an index of facts) for the rest, "stats" (facts, and what the loop rule reads of each entry on the way).
+ * `host` (a pi version, `--host`) fixes the estimate profile first.
  * Reports skipped lines on stderr; throws InputError when the core says the file is no pi session.
  */
 function load(api, file, how, host, leaf) {
@@ -146,6 +148,7 @@ function load(api, file, how, host, leaf) {
       // never in memory twice, and the module grows only by what the index keeps.
       index = how === "full" ? api.SessionIndex.full() : api.SessionIndex.plugin();
       if (host) index.setHostVersion(host);
+      if (how === "stats") index.collectLoops();
       size = readPieces(file, (n) => index.beginFile(n), (piece) => index.feedFile(piece));
       report = index.endFile();
     }
@@ -195,7 +198,7 @@ const out = (s) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
 
 function run(api, opts) {
   if (opts.command === "list" || opts.command === "tokens") return runList(api, opts);
-  const { index, bytes } = load(api, opts.file, opts.command === "context" ? "full" : "facts", opts.host);
+  const { index, bytes } = load(api, opts.file, opts.command === "context" ? "full" : opts.command === "stats" ? "stats" : "facts", opts.host);
   const leaf = checkLeaf(index, opts.file, opts.leaf);
   // The index's current leaf is the file's last entry; `--leaf null` moves it before the first entry.
   if (leaf === null) index.setLeaf(null);
@@ -210,11 +213,12 @@ function run(api, opts) {
       out(opts.json ? JSON.stringify(index.treeRows()) : index.renderTree());
       return;
     case "stats": {
+      const loops = index.wasteView();
       if (!opts.json) {
-        out(index.statsText(basename(opts.file), bytes));
+        out(`${index.statsText(basename(opts.file), bytes)}\n${loops.text}`);
         return;
       }
-      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel(), cost: index.cost() }));
+      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel(), cost: index.cost(), waste: loops.waste }));
       return;
     }
   }

@@ -30,6 +30,7 @@ import { installAnchorsCommand } from "./anchors-command.js";
 import { readArchivedEntries } from "./archive.js";
 import { installArchiveNotice } from "./archive-notice.js";
 import { installResume } from "./resume.js";
+import { installLoopHint } from "./loop-hint.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
 export const MAX_CORE_RESTARTS = 5;
@@ -350,7 +351,20 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     return toolResult(plan.text, plan.details);
   }
 
+  /** SessionManager → rewinds of that session in flight (the loop hint waits them out). */
+  const rewinding = new WeakMap();
+
   async function rewind(toolCallId, plan, signal, ctx) {
+    const sm = ctx.sessionManager;
+    rewinding.set(sm, (rewinding.get(sm) ?? 0) + 1);
+    try {
+      return await rewindNow(toolCallId, plan, signal, ctx);
+    } finally {
+      rewinding.set(sm, rewinding.get(sm) - 1);
+    }
+  }
+
+  async function rewindNow(toolCallId, plan, signal, ctx) {
     const sm = ctx.sessionManager;
     const auth = await host.resolveAuth(ctx);
     const authRefusal = current.api.checkAuth({ ok: auth.ok, error: auth.error });
@@ -579,6 +593,19 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
   host.registerTool({ ...definition, promptGuidelines: current.api.toolGuidelines(), ...renderers }, execute);
   installCapture(pi, captures);
   installAnchorsCommand({ pi, core: () => current?.api ?? null, withIndex: withReadIndex, settle: resume.settle, host, tui });
+  // The loop hint is steered from `tool_result`, before the turn ends; the pressure hint from `turn_end`. pi
+  // delivers one steered message per request, so when one turn brings both the loop hint is the one the very next
+  // request carries.
+  const loopHint = installLoopHint({
+    pi,
+    core: () => current?.api ?? null,
+    withIndex,
+    configOf: (ctx) => agent.configOf(ctx),
+    busy: (sm) => (rewinding.get(sm) ?? 0) > 0,
+    resume,
+    tui,
+    keyHint: host.keyHint(),
+  });
   const agent = installAgentFeatures({ pi, core: () => current?.api ?? null, withIndex, resume, host, toolName: definition.name, pkg: hostOptions?.pkg });
   installCompaction({
     pi,
@@ -593,10 +620,12 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     pkg: hostOptions?.pkg,
   });
   installArchiveNotice({ pi, core: () => current?.api ?? null, configOf: (sm) => agent.stateOf(sm)?.config, after: resume.readDone });
+
   return {
     host,
     execute,
     agent,
+    loopHint,
     /** The live wasm API object (tests: it changes after a restart). */
     get core() {
       return current?.api ?? null;

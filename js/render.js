@@ -5,6 +5,7 @@
 // Collapsed: the headline (error colour for a refusal or a failure) and pi's expand hint. Expanded: the full
 // text. Either way, when pi's `showCacheMissNotices` setting is on, the rewind's cache-miss line.
 // If the core is gone (crashed) the renderers throw, and pi falls back to its plain rendering.
+// The loop hint's message (js/loop-hint.js) gets one line too: the core's headline, written when it was sent.
 // Components are never changed after they are returned, and no array a component's render() returned is
 // modified (pi 1.6.0 caches them read-only).
 
@@ -46,8 +47,28 @@ export function makeRenderers({ tui, core, title, cacheNotices, keyHint }) {
   };
 }
 
-/** The result's text parts, joined (what the model read). */
-function textOf(result) {
+/**
+ * pi's renderer for the loop hint's message: collapsed, the core's one line (`details.headline`, written when the
+ * hint was sent) and pi's expand hint; expanded, the text the model read. Without a headline (a message from
+ * elsewhere) pi's own rendering shows it.
+ */
+export function makeLoopRenderer({ tui, keyHint }) {
+  return (message, options, theme) => {
+    const headline = message?.details?.headline;
+    if (typeof headline !== "string" || !tui?.Text) return undefined;
+    if (options?.expanded) return new tui.Text(theme.fg("customMessageText", contentText(message)), 1, 0);
+    const hint = (options?.keyHint ?? keyHint)?.("app.tools.expand", "to expand");
+    return new tui.Text(theme.fg("warning", `↻ ${headline}`) + (hint ? ` ${theme.fg("muted", "(")}${hint}${theme.fg("muted", ")")}` : ""), 1, 0);
+  };
+}
+
+/** A custom message's text (a string, or its text parts joined). */
+function contentText(message) {
+  return typeof message?.content === "string" ? message.content : textOf(message);
+}
+
+/** The text parts of a tool result's (or a message's) content, joined by newlines: what the model read. */
+export function textOf(result) {
   const parts = Array.isArray(result?.content) ? result.content : [];
   return parts.filter((c) => c?.type === "text" && typeof c.text === "string").map((c) => c.text).join("\n");
 }

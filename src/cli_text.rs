@@ -7,11 +7,14 @@
 //! and a report that names them all is one wall of text nobody reads.
 
 use crate::archive::Plan;
+use crate::loops::waste::{Waste, WasteLoop};
 use crate::js::to_fixed;
 use crate::session::{Profile, ProfileSource, Stats};
 #[cfg(doc)]
 use crate::session::IngestReport;
 use crate::text::{format_bytes, name_list, one_line, shown_of, MAX_NAMES_SHOWN};
+use serde::Serialize;
+use tsify_next::Tsify;
 
 /// What `archive` did to a file (or would do, in a dry run), besides its plan: the names and sizes written.
 #[derive(Debug, Clone, PartialEq)]
@@ -252,6 +255,75 @@ fn largest_first(values: &[f64], k: usize) -> Vec<usize> {
         out.push(b);
     }
     out
+}
+
+/// The `stats` lines for the loops in a file ([`crate::loops::waste`]): [`waste_summary`], then the loops that came
+/// most often (ten, the rest counted), each as [`waste_loop_line`].
+pub fn waste_text(w: &Waste) -> String {
+    let mut lines = vec![format!("  {}", waste_summary(w))];
+    let repeats: Vec<f64> = w.loops.iter().map(|l| f64::from(l.repeats)).collect();
+    for i in largest_first(&repeats, MAX_NAMES_SHOWN) {
+        lines.push(format!("    {}", waste_loop_line(&w.loops[i])));
+    }
+    if w.loops.len() > MAX_NAMES_SHOWN {
+        lines.push(format!("    and {} more", w.loops.len() - MAX_NAMES_SHOWN));
+    }
+    lines.join("\n")
+}
+
+/// `loops: 2 (43 calls in 43 requests, $1.23)`, or `loops: none (…)` with the rule's repeats.
+pub fn waste_summary(w: &Waste) -> String {
+    if w.loops.is_empty() {
+        return format!("loops: none (a call or failure repeated {} times)", w.threshold);
+    }
+    format!(
+        "loops: {} ({} in {}, {})",
+        w.loops.len(),
+        count(w.calls as usize, "call", "calls"),
+        count(w.requests as usize, "request", "requests"),
+        money(w.usd)
+    )
+}
+
+/// One loop: its call, how often, what repeated, its requests and money, and whether it is off the active path.
+pub fn waste_loop_line(l: &WasteLoop) -> String {
+    let what = match &l.error {
+        Some(line) if !line.is_empty() => format!("the same failure: {}", one_line(line)),
+        Some(_) => "the same failure".to_string(),
+        None => "the same result".to_string(),
+    };
+    let call = crate::guidance::LoopFacts { tool: &l.tool, call: &l.call, error: l.error.as_deref(), times: l.repeats }.call();
+    let off = if l.active_path { "" } else { ", off the active path" };
+    format!("{call} ×{} ({what}): {}, {}{off}", l.repeats, count(l.request_ids.len(), "request", "requests"), money(l.usd))
+}
+
+/// What the viewer and `stats` show of the loops: the data, [`waste_summary`], each loop's [`waste_loop_line`] (in
+/// `waste.loops`' order) and [`waste_text`].
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct WasteView {
+    /// The loops.
+    pub waste: Waste,
+    /// The summary line.
+    pub summary: String,
+    /// One line per loop.
+    pub lines: Vec<String>,
+    /// The lines `stats` prints.
+    pub text: String,
+}
+
+/// [`WasteView`] of `waste`.
+pub fn waste_view(waste: Waste) -> WasteView {
+    WasteView { summary: waste_summary(&waste), lines: waste.loops.iter().map(waste_loop_line).collect(), text: waste_text(&waste), waste }
+}
+
+/// Money the way the texts show it: dollars, or "no prices recorded" (never `$0.00` for work that was never priced).
+fn money(usd: Option<f64>) -> String {
+    usd.map_or_else(|| "no prices recorded".to_string(), usd_text)
+}
+
+/// Dollars as people read them: cents for a dollar and more, four places below (a request can cost $0.0042).
+fn usd_text(usd: f64) -> String {
+    format!("${}", to_fixed(usd, if usd >= 1.0 { 2 } else { 4 }))
 }
 
 /// `1 branch`, `3 branches`.

@@ -7,7 +7,7 @@
 //! falls back to the other layer, then to the default.
 //!
 //! ```json
-//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true, "archiveNotice": true, "ledgerTokens": 600 }
+//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true, "archiveNotice": true, "ledgerTokens": 600, "loopHint": 3 }
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +31,10 @@ pub const DEFAULT_LEDGER_TOKENS: u32 = 600;
 /// Accepted bounds of the ledger, in tokens: below 50 it holds a fact or two, above 4000 it would cost more
 /// than most rewinds save.
 pub const LEDGER_TOKENS_RANGE: (u32, u32) = (50, 4000);
+/// Default number of repeats that make a loop for the loop hint ([`crate::loops`]).
+pub const DEFAULT_LOOP_HINT: u8 = 3;
+/// Accepted repeat counts: one call is no repeat; past 20 the hint would come after most of the money is spent.
+pub const LOOP_HINT_RANGE: (u8, u8) = (2, 20);
 
 /// Which file a value or warning comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -90,6 +94,9 @@ pub struct Config {
     pub archive_notice: bool,
     /// The bound of the ledger of facts under a summary, in tokens; `None`: no ledger.
     pub ledger_tokens: Option<u32>,
+    /// The repeats after which a model going round in a loop gets the loop hint ([`crate::loops`]);
+    /// `None`: no loop hint.
+    pub loop_hint: Option<u8>,
 }
 
 impl Default for Config {
@@ -101,6 +108,7 @@ impl Default for Config {
             cache_compaction: true,
             archive_notice: true,
             ledger_tokens: Some(DEFAULT_LEDGER_TOKENS),
+            loop_hint: Some(DEFAULT_LOOP_HINT),
         }
     }
 }
@@ -155,7 +163,11 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
         (Field::Set(v), _) | (_, Field::Set(v)) => *v,
         _ => Some(DEFAULT_LEDGER_TOKENS),
     };
-    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction, archive_notice, ledger_tokens };
+    let loop_hint = match (&p.loops, &g.loops) {
+        (Field::Set(v), _) | (_, Field::Set(v)) => *v,
+        _ => Some(DEFAULT_LOOP_HINT),
+    };
+    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction, archive_notice, ledger_tokens, loop_hint };
     for (layer, fields) in [(Layer::Global, &g), (Layer::Project, &p)] {
         for (key, reason) in fields.invalid() {
             let effect = match (key, layer) {
@@ -165,6 +177,7 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
                 ("cacheCompaction", _) => format!("cacheCompaction is {}", config.cache_compaction),
                 ("archiveNotice", _) => format!("archiveNotice is {}", config.archive_notice),
                 ("ledgerTokens", _) => describe_ledger(config.ledger_tokens),
+                ("loopHint", _) => describe_loops(config.loop_hint),
                 _ => format!("cacheSummary is {}", config.cache_summary),
             };
             warnings.push(format!("tree-navigator: {} config: `{key}` {reason}; {effect}.", layer.name()));
@@ -185,6 +198,10 @@ fn describe_ledger(v: Option<u32>) -> String {
     v.map_or_else(|| "no ledger".to_string(), |t| format!("using {t} tokens"))
 }
 
+fn describe_loops(v: Option<u8>) -> String {
+    v.map_or_else(|| "no loop hint".to_string(), |n| format!("using {n} repeats"))
+}
+
 /// The fields of one layer.
 #[derive(Debug)]
 struct Fields {
@@ -194,11 +211,12 @@ struct Fields {
     compaction: Field<bool>,
     notice: Field<bool>,
     ledger: Field<Option<u32>>,
+    loops: Field<Option<u8>>,
 }
 
 impl Fields {
     fn none() -> Self {
-        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent, notice: Field::Absent, ledger: Field::Absent }
+        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent, notice: Field::Absent, ledger: Field::Absent, loops: Field::Absent }
     }
 
     fn invalid(&self) -> Vec<(&'static str, &str)> {
@@ -220,6 +238,9 @@ impl Fields {
         }
         if let Field::Invalid(r) = &self.ledger {
             out.push(("ledgerTokens", r.as_str()));
+        }
+        if let Field::Invalid(r) = &self.loops {
+            out.push(("loopHint", r.as_str()));
         }
         out
     }
@@ -262,6 +283,7 @@ fn read_layer(layer: Layer, input: &LayerInput, warnings: &mut Vec<String>) -> F
         compaction: root.get("cacheCompaction").map_or(Field::Absent, boolean),
         notice: root.get("archiveNotice").map_or(Field::Absent, boolean),
         ledger: root.get("ledgerTokens").map_or(Field::Absent, |v| switchable_int(v, LEDGER_TOKENS_RANGE, "a token count", true)),
+        loops: root.get("loopHint").map_or(Field::Absent, |v| small(v, LOOP_HINT_RANGE, "a repeat count")),
     }
 }
 
@@ -455,6 +477,19 @@ mod tests {
         assert_eq!(r.warnings.len(), 1);
     }
 
+    /// Each `(value, effective, warns)` of `cases` as the global layer's `key`: the config `get` reads, and one
+    /// warning naming the key and ending `effect` where it warns.
+    fn check_values<T: PartialEq + std::fmt::Debug>(key: &str, cases: &[(&str, T, bool)], get: impl Fn(&Config) -> T, effect: &str) {
+        for (value, effective, warns) in cases {
+            let r = one(&format!("{{\"{key}\": {value}}}"));
+            assert_eq!(get(&r.config), *effective, "{key} {value}");
+            assert_eq!(r.warnings.len(), usize::from(*warns), "{key} {value}: {:?}", r.warnings);
+            if *warns {
+                assert!(r.warnings[0].contains(&format!("`{key}`")) && r.warnings[0].ends_with(effect), "{}", r.warnings[0]);
+            }
+        }
+    }
+
     #[test]
     fn ledger_token_values() {
         let cases: &[(&str, Option<u32>, bool)] = &[
@@ -474,20 +509,42 @@ mod tests {
             ("\"lots\"", Some(600), true),
             ("[600]", Some(600), true),
         ];
-        for (value, effective, warns) in cases {
-            let r = one(&format!("{{\"ledgerTokens\": {value}}}"));
-            assert_eq!(r.config.ledger_tokens, *effective, "ledgerTokens {value}");
-            assert_eq!(r.warnings.len(), usize::from(*warns), "ledgerTokens {value}: {:?}", r.warnings);
-            if *warns {
-                assert!(r.warnings[0].contains("`ledgerTokens`") && r.warnings[0].ends_with("using 600 tokens."), "{}", r.warnings[0]);
-            }
-        }
+        check_values("ledgerTokens", cases, |c| c.ledger_tokens, "using 600 tokens.");
         // The project layer wins; an invalid project value falls back to the global one.
         let r = load(&text("{\"ledgerTokens\": 300}"), &text("{\"ledgerTokens\": \"off\"}"));
         assert_eq!(r.config.ledger_tokens, None);
         let r = load(&text("{\"ledgerTokens\": 300}"), &text("{\"ledgerTokens\": 7}"));
         assert_eq!(r.config.ledger_tokens, Some(300));
         assert!(r.warnings[0].ends_with("`ledgerTokens` is 7, not an integer 50–4000; using 300 tokens."), "{}", r.warnings[0]);
+    }
+
+    #[test]
+    fn loop_hint_values() {
+        let cases: &[(&str, Option<u8>, bool)] = &[
+            ("2", Some(2), false),
+            ("20", Some(20), false),
+            ("\"5\"", Some(5), false),
+            ("4.0", Some(4), false),
+            ("\"off\"", None, false),
+            ("false", None, false),
+            ("null", None, false),
+            ("1", Some(3), true),
+            ("0", Some(3), true),
+            ("21", Some(3), true),
+            ("2.5", Some(3), true),
+            ("true", Some(3), true),
+            ("\"often\"", Some(3), true),
+            ("[3]", Some(3), true),
+        ];
+        check_values("loopHint", cases, |c| c.loop_hint, "using 3 repeats.");
+        assert_eq!(load(&LayerInput::Missing, &LayerInput::Missing).config.loop_hint, Some(3));
+        // The project layer wins; an invalid project value falls back to the global one.
+        assert_eq!(load(&text("{\"loopHint\": 4}"), &text("{\"loopHint\": \"off\"}")).config.loop_hint, None);
+        let r = load(&text("{\"loopHint\": 4}"), &text("{\"loopHint\": 99}"));
+        assert_eq!(r.config.loop_hint, Some(4));
+        assert_eq!(r.warnings, ["tree-navigator: project config: `loopHint` is 99, not an integer 2–20; using 4 repeats.".to_string()]);
+        let r = one("{\"loopHint\": \"sometimes\"}");
+        assert_eq!(r.warnings, ["tree-navigator: global config: `loopHint` is \"sometimes\", not a repeat count (2–20) or \"off\"; using 3 repeats.".to_string()]);
     }
 
     #[test]
@@ -502,7 +559,7 @@ mod tests {
         let g = text("{\"contextHint\": 50, \"startAnchorTurn\": 4, \"cacheSummary\": false}");
         let p = text("{\"startAnchorTurn\": 3}");
         let r = load(&g, &p);
-        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true, archive_notice: true, ledger_tokens: Some(600) });
+        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true, archive_notice: true, ledger_tokens: Some(600), loop_hint: Some(3) });
         assert!(r.warnings.is_empty());
         // Project turns the hint off; global value is overridden.
         let r = load(&g, &text("{\"contextHint\": \"off\"}"));

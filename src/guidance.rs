@@ -13,6 +13,8 @@ use crate::text::{format_pct1, format_window, shown_of, MAX_NAMES_SHOWN};
 pub const START_ANCHOR: &str = "start";
 /// The `customType` of the pressure hint message.
 pub const PRESSURE_HINT_TYPE: &str = "tree-navigator-pressure";
+/// The `customType` of the loop hint message ([`crate::loops`]).
+pub const LOOP_HINT_TYPE: &str = "tree-navigator-loop";
 
 // ── Texts ────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -60,6 +62,89 @@ pub fn no_anchor_note(tokens: f64, window: f64) -> String {
          earlier entry `anchor:<name>`.",
         format_pct1(tokens, window),
         format_window(window)
+    )
+}
+
+/// What the loop texts say about a loop ([`crate::loops::Loop`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LoopFacts<'a> {
+    /// The tool.
+    pub tool: &'a str,
+    /// The call, as one line.
+    pub call: &'a str,
+    /// The repeated error line, when the results failed.
+    pub error: Option<&'a str>,
+    /// How many times.
+    pub times: u32,
+}
+
+impl LoopFacts<'_> {
+    /// The tool and its call quoted as code (`bash` then `cargo build` in backticks); a backtick inside the call
+    /// would end the quote early, so it becomes `'`.
+    pub fn call(&self) -> String {
+        format!("{} `{}`", self.tool, self.call.replace('`', "'"))
+    }
+
+    /// How the calls went: `failed each time with: <line>` or `got the same result each time`.
+    fn outcome(&self) -> String {
+        match self.error {
+            Some(line) if !line.is_empty() => format!("failed each time with: {line}"),
+            Some(_) => "failed the same way each time".into(),
+            None => "got the same result each time".into(),
+        }
+    }
+}
+
+/// The message steered into the run when the model repeats itself ([`crate::loops`]). `rewind`: the newest
+/// anchor before the loop and the name for the rewind's new anchor; without one the way out is another
+/// approach or the user.
+pub fn loop_hint(facts: &LoopFacts<'_>, rewind: Option<(&str, &str)>) -> String {
+    let head = format!(
+        "[loop] You have called {} {} times and it {}. Calling it again will not change that.",
+        facts.call(),
+        facts.times,
+        facts.outcome()
+    );
+    match rewind {
+        Some((anchor, end)) => {
+            // The focus is quoted with ' in the call shown: its own ' become ".
+            let what = match facts.error {
+                Some(line) if !line.is_empty() => format!("failed {} times with: {line}", facts.times),
+                Some(_) => format!("failed {} times the same way", facts.times),
+                None => format!("gave the same result {} times", facts.times),
+            };
+            let focus = format!("{} {what}; do not retry it unchanged", facts.call()).replace('\'', "\"");
+            format!(
+                "{head} Get out of the loop: rewind to '{anchor}', the newest anchor before it, with \
+                 navigate_tree(action='rewind', labelStart='{anchor}', labelEnd='{end}', summaryFocus='{focus}') \
+                 (add what you learned to the focus), then take a different approach — or ask the user."
+            )
+        }
+        None => format!("{head} Take a different approach, or ask the user."),
+    }
+}
+
+/// The call as the TUI's one line shows it: cut shorter than in the hint, so the line fits a terminal's width.
+const HEADLINE_CALL_MAX: usize = 40;
+
+/// The one line pi's TUI shows for the loop hint (expanded: the hint itself).
+pub fn loop_headline(facts: &LoopFacts<'_>, anchor: Option<&str>) -> String {
+    let how = if facts.error.is_some() { "same failure" } else { "same result" };
+    let way_out = anchor.map_or_else(|| " (no anchor before it)".to_string(), |a| format!(" → rewind to '{a}'"));
+    let call = crate::text::to_one_line(facts.call, HEADLINE_CALL_MAX).unwrap_or_default();
+    let short = LoopFacts { call: &call, ..*facts };
+    format!("loop: {} ×{}, {how}{way_out}", short.call(), facts.times)
+}
+
+/// The UI note when the model repeats itself and there is no anchor before the loop to rewind to (the hint
+/// still goes to the model, without the rewind).
+pub fn loop_note(facts: &LoopFacts<'_>) -> String {
+    format!(
+        "tree-navigator: the model called {} {} times and it {}; there is no anchor before the loop to rewind to. \
+         Give it one: in /tree, label an earlier entry `anchor:<name>`.",
+        facts.call(),
+        facts.times,
+        facts.outcome()
     )
 }
 

@@ -17,6 +17,7 @@ pub mod error;
 pub mod file;
 pub mod guidance;
 pub mod js;
+pub mod loops;
 pub mod notice;
 pub mod session;
 pub mod text;

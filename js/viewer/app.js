@@ -358,7 +358,15 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     const s = model.stats();
     const win = windowTokens();
     const stat = (key, value, label, title) => h("span", { class: "stat", dataset: { stat: key }, title }, h("b", null, value), ` ${label}`);
-    el.stats.replaceChildren(
+    const w = model.waste();
+    const loops = w.waste.loops;
+    // Each loop (the core's line: its call, how often, its requests and money) selects the request it started with.
+    const loopList = loops.length
+      ? h("details", { class: "loops", dataset: { count: loops.length } }, h("summary", null, textEl("span", null, w.summary)), h("ol", null,
+          loops.map((l, i) => h("li", null, textEl("button", { type: "button", class: "loop", dataset: { entry: l.requestIds[0] }, on: { click: () => selectId(l.requestIds[0]) } }, w.lines[i])))))
+      : null;
+    fill(
+      el.stats,
       stat("entries", int(s.entries), "entries"),
       stat("branches", int(s.tips), s.tips === 1 ? "branch" : "branches", `${int(s.branchPoints)} branch points`),
       stat("abandoned", `${(s.abandonedShare * 100).toFixed(1)}%`, "abandoned", "share of entries off the active path"),
@@ -366,6 +374,8 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
       stat("size", bytes(s.fileBytes), "file"),
       stat("estimate", win ? api.formatPct1(s.estimate.tokens, win) : int(s.estimate.tokens), win ? `of ${api.formatWindow(win)} at the leaf` : "tokens at the leaf"),
       ...costStats(stat),
+      stat("loops", int(loops.length), loops.length === 1 ? "loop" : "loops", w.summary),
+      loopList,
     );
   }
 
@@ -383,6 +393,12 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
       ...saved("saved-rewinds", c.savings.rewinds, "rewinds"),
       ...saved("saved-compactions", c.savings.compactions, "compactions"),
     ];
+  }
+
+  /** Selects the entry `id` (when it is a row) and scrolls to it. */
+  function selectId(id) {
+    const row = model?.rowOfId(id);
+    if (row !== undefined && row !== null) select(row, { scroll: true });
   }
 
   // ---- search ---------------------------------------------------------------------------------------

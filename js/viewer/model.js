@@ -201,6 +201,11 @@ export class SessionModel {
     return this.index.stats(this.fileBytes);
   }
 
+  /** Every loop in the session (any branch) and the lines that show them: the core's `wasteView`, once. */
+  waste() {
+    return (this.loops ??= this.index.wasteView());
+  }
+
   dispose() {
     this.columns.free();
     this.index.free();

@@ -100,6 +100,19 @@ impl ByteFeed {
     }
 }
 
+/// Called with each entry's slot and JSON text as the index takes it (see [`SessionIndex::observe_entries`]).
+pub type EntryObserver = Box<dyn FnMut(Slot, &str)>;
+
+/// The observer an index may have (a newtype: a closure has no `Debug`).
+#[derive(Default)]
+struct Observer(Option<EntryObserver>);
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Observer(set)" } else { "Observer(none)" })
+    }
+}
+
 /// The resident index of one pi session. Sessions are append-only, so it only ever grows; feed it the
 /// new entries as they come.
 #[derive(Debug)]
@@ -117,6 +130,8 @@ pub struct SessionIndex {
     /// The host generation's estimation rules (see [`super::profile`]).
     pub(super) profile: Profile,
     pub(super) profile_source: ProfileSource,
+    /// Who else reads each entry's text as it is taken (a facts-only index keeps none of it).
+    observer: Observer,
 }
 
 impl SessionIndex {
@@ -131,7 +146,15 @@ impl SessionIndex {
             position_scratch: Scratch::default(),
             profile: Profile::default(),
             profile_source: ProfileSource::default(),
+            observer: Observer::default(),
         }
+    }
+
+    /// Hands every entry taken from now on, with its slot, to `observer` as its JSON text (a line as fed,
+    /// after migration): what the index itself does not keep can be read from it on the way (the loops of
+    /// `crate::loops::waste`).
+    pub fn observe_entries(&mut self, observer: EntryObserver) {
+        self.observer = Observer(Some(observer));
     }
 
     /// The mode this index was created with.
@@ -455,6 +478,9 @@ impl Sink for SessionIndex {
     fn keep_text(&mut self, text: &str) {
         if self.mode == Mode::Full {
             self.entries.keep_raw(text);
+        }
+        if let Some(observe) = self.observer.0.as_mut() {
+            observe(self.entries.len() as Slot - 1, text);
         }
     }
 

@@ -37,7 +37,7 @@ pub use context::{source_slot, ContextEdits, Source};
 pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendSource, StopReason};
 pub use entry_ref::{AssistantRef, EntryRef};
 pub use feed::{IngestReport, Skipped};
-pub use index::{ByteFeed, Leaf, Mode, SessionIndex};
+pub use index::{ByteFeed, EntryObserver, Leaf, Mode, SessionIndex};
 pub use read::{ceil_quarter, parse_line};
 pub use migrate::{v1_id, Format};
 pub use llm_view::{

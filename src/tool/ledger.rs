@@ -342,9 +342,8 @@ fn bash_status(result: Option<Shown<'_>>) -> String {
         return exit(0);
     }
     let text = result.text();
-    let last = text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    // An integer (str::parse::<f64> would bring core's float parser and its tables into the module).
-    if let Some(code) = last.strip_prefix("Command exited with code ").and_then(|c| c.trim().parse::<i64>().ok()) {
+    let last = last_line(&text);
+    if let Some(code) = exit_code(&text) {
         exit(code)
     } else if last.starts_with("Command timed out") {
         "timed out".into()
@@ -352,6 +351,42 @@ fn bash_status(result: Option<Shown<'_>>) -> String {
         "aborted".into()
     } else {
         "failed".into()
+    }
+}
+
+/// The last non-blank line of `text`, trimmed.
+fn last_line(text: &str) -> &str {
+    text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("")
+}
+
+/// The exit code a `bash` result ends with (`Command exited with code N`, the line pi's bash tool ends a failed
+/// result with), if it ends so.
+pub(crate) fn exit_code(text: &str) -> Option<i64> {
+    // An integer (str::parse::<f64> would bring core's float parser and its tables into the module).
+    last_line(text).strip_prefix("Command exited with code ").and_then(|c| c.trim().parse::<i64>().ok())
+}
+
+/// The first error line of a tool's output by the ledger's rule ([`is_error_line`]), with the location a
+/// compiler prints under it, cut as the ledger lists it; `None` when no line reports an error.
+pub(crate) fn first_error_line(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let line = line.trim();
+        if is_error_line(line) {
+            return Some(error_item(line, lines));
+        }
+    }
+    None
+}
+
+/// An error line as the ledger lists it: cut, with the location line a compiler prints under it (looked for in
+/// the few lines of `after`).
+fn error_item<'a>(line: &str, after: impl Iterator<Item = &'a str>) -> String {
+    let location = after.take(LOCATION_LOOKAHEAD).map(str::trim).find(|l| is_location_line(l));
+    let shown = cut_line(line, LINE_MAX_UNITS);
+    match location {
+        Some(loc) => format!("{shown} {loc}"),
+        None => shown,
     }
 }
 
@@ -366,11 +401,7 @@ fn problem_lines(text: &str) -> Vec<(String, bool)> {
         let line = line.trim();
         if is_error_line(line) {
             if errors.len() < ERRORS_PER_OUTPUT {
-                let location = lines.clone().take(LOCATION_LOOKAHEAD).map(str::trim).find(|l| is_location_line(l));
-                let mut shown = cut_line(line, LINE_MAX_UNITS);
-                if let Some(loc) = location {
-                    shown = format!("{shown} {loc}");
-                }
+                let shown = error_item(line, lines.clone());
                 if !errors.iter().any(|(e, _)| *e == shown) {
                     errors.push((shown, true));
                 }
@@ -444,7 +475,7 @@ fn test_summary(line: &str) -> Option<bool> {
 }
 
 /// The first non-blank line of `text`, cut to [`LINE_MAX_UNITS`].
-fn first_line(text: &str) -> Option<String> {
+pub(crate) fn first_line(text: &str) -> Option<String> {
     text.lines().map(str::trim).find(|l| !l.is_empty()).map(|l| cut_line(l, LINE_MAX_UNITS))
 }
 

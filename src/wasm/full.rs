@@ -15,7 +15,7 @@ impl SessionIndex {
     /// An index that also keeps every entry's JSON text, so `buildContext` can return whole messages
     /// (CLI, viewer).
     pub fn full() -> SessionIndex {
-        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full), pending: None, recall: None, stream: None, row_slots: Vec::new() }
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Full), pending: None, recall: None, stream: None, row_slots: Vec::new(), loop_steps: None }
     }
 
     /// Loads a whole session file into this (empty) index with pi's rule: a file whose first JSON line is

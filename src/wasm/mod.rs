@@ -11,6 +11,7 @@ pub mod archive;
 pub mod cli_text;
 pub mod resume;
 pub mod cost;
+pub mod loops;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use serde::Serialize;
@@ -88,6 +89,8 @@ pub struct SessionIndex {
     stream: Option<crate::file::FileStream>,
     /// The entry of each row of the last `treeRowsJson` or `treeColumns`, for `rowText` and `pathRows`.
     row_slots: Vec<session::Slot>,
+    /// What the loop rule needs of each entry, read as the index is fed (`collectLoops`).
+    loop_steps: Option<std::rc::Rc<std::cell::RefCell<crate::loops::waste::Steps>>>,
 }
 
 /// A leaf argument: omitted or `null` = the index's current leaf (use `setLeaf(null)` for "before the
@@ -106,7 +109,7 @@ impl SessionIndex {
     /// An index for the pi plugin: per-entry facts only (ids, links, kinds, token counts, usage, short
     /// previews) — never a copy of the messages.
     pub fn plugin() -> SessionIndex {
-        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin), pending: None, recall: None, stream: None, row_slots: Vec::new() }
+        SessionIndex { inner: session::SessionIndex::new(session::Mode::Plugin), pending: None, recall: None, stream: None, row_slots: Vec::new(), loop_steps: None }
     }
 
     /// Feeds JSONL text (a whole file or an appended tail). Bad lines are skipped and reported.

@@ -1,6 +1,6 @@
 // The plugin's cost per turn inside a real pi (issue 29: ≤ 1 ms at 100k entries), and one `list` on the same session.
 //
-//   PTN_HOST_VERSION=1.6.0 <node22> tests/bench/per-turn.mjs <pkg dir> <session.jsonl> [turns]
+//   PTN_HOST_VERSION=1.6.0 <node22> tests/bench/per-turn.mjs <pkg dir> <session.jsonl> [turns] [loop]
 //
 // The session file (a copy) is opened with pi's SessionManager.open and resumed in a real AgentSession with the
 // faux model (pi-host.md §4; pi's startup binds the extensions: session_start), the extension loaded from the
@@ -9,8 +9,11 @@
 // async handler until it settles). The model first calls `navigate_tree` `list` (the call takes the resumed
 // session's index over), then works for `turns` turns (each a call of another tool and its result, as in a long
 // autonomous run), then lists again. A turn's cost is the sum of the plugin's handlers between its `turn_start`
-// and the next; the first turn (the first list, the start anchor's decision) is shown apart. Prints one JSON
-// line: {piVersion, node, entries, turns, perTurn, firstTurn, byHook, list, firstList, listText}.
+// and the next; the first turn (the first list, the start anchor's decision) is shown apart. With `loop`, the same
+// call three times follows the turns (the third completes a loop: the loop hint). Each handler's times are also
+// kept by its function's name (`byName`: tests/bench/loop-hint.mjs reads the loop hint's). Prints one JSON line:
+// {piVersion, node, entries, turns, perTurn, firstTurn, byHook, byName (every time, ms), loopHints, list, firstList,
+// listText}.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,10 +21,10 @@ import { createSession, loadHost, ScriptedModel } from "../e2e/lib/harness.mjs";
 import { FIXTURES } from "../e2e/lib/hosts.mjs";
 import { stats } from "./timing.mjs";
 
-const [pkg, file, turnsArg] = process.argv.slice(2);
+const [pkg, file, turnsArg, loopArg] = process.argv.slice(2);
 const TURNS = Number(turnsArg ?? 40);
 const host = await loadHost();
-const B = (globalThis[Symbol.for("ptn-bench-turn")] = { turn: -1, perTurn: [], byHook: {}, list: [], count: {} });
+const B = (globalThis[Symbol.for("ptn-bench-turn")] = { turn: -1, perTurn: [], byHook: {}, byName: {}, list: [], count: {} });
 
 const wrapper = join(pkg, "bench-turn-wrapper.js");
 writeFileSync(
@@ -29,8 +32,9 @@ writeFileSync(
   `import navigateTree from "./extension.js";
 export default function benchTurnWrapper(pi) {
   const B = globalThis[Symbol.for("ptn-bench-turn")];
-  const charge = (event, ms) => {
+  const charge = (event, ms, fn) => {
     (B.byHook[event] ??= []).push(ms);
+    if (fn) (B.byName[fn] ??= []).push(ms);
     if (B.turn >= 0) B.perTurn[B.turn] = (B.perTurn[B.turn] ?? 0) + ms;
   };
   pi.on("turn_start", () => { B.turn++; });
@@ -42,7 +46,7 @@ export default function benchTurnWrapper(pi) {
         (B.seen ??= new Set()).add(event);
         return target.on(event, async (e, ctx) => {
           const t0 = performance.now();
-          try { return await handler(e, ctx); } finally { charge(name, performance.now() - t0); }
+          try { return await handler(e, ctx); } finally { charge(name, performance.now() - t0, handler.name); }
         });
       };
       if (key === "registerTool") return (def) => target.registerTool({ ...def, async execute(...args) {
@@ -77,6 +81,7 @@ try {
   // The first call takes the resumed session's index over (read from its file, or built): then the turns.
   m.agent.push(m.calls([["navigate_tree", { action: "list" }, "list1"]]));
   for (let t = 0; t < TURNS; t++) m.agent.push(m.calls([["bulk_read", { chars: 2000, tag: `src/mod${t}.rs` }, `b${t}`]]));
+  if (loopArg === "loop") for (let t = 0; t < 3; t++) m.agent.push(m.calls([["bulk_read", { chars: 2000, tag: "src/same.rs" }, `same${t}`]]));
   m.agent.push(m.calls([["navigate_tree", { action: "list" }, "list2"]]), m.text("done"));
   await session.session.prompt("Keep going with the parser work.");
   const listMs = B.list[1];
@@ -85,6 +90,7 @@ try {
   // second: the plain turns are the ones between.
   const turns = B.perTurn.slice(1, 1 + TURNS);
   const msgs = session.session.agent?.state?.messages ?? [];
+  const loopHints = sm.getEntries().filter((e) => e.type === "custom_message" && e.customType === "tree-navigator-loop").length;
   const listText = JSON.stringify(msgs.filter((x) => x.role === "toolResult" && x.toolName === "navigate_tree").map((x) => x.content?.[0]?.text ?? "")).slice(0, 400);
   session.dispose();
   const byHook = Object.fromEntries(Object.entries(B.byHook).map(([k, v]) => [k, { ...stats(v), calls: v.length }]));
@@ -96,6 +102,8 @@ try {
     perTurn: stats(turns),
     firstTurn: B.perTurn[0],
     byHook,
+    byName: B.byName,
+    loopHints,
     list: listMs,
     firstList: firstListMs,
     listText,

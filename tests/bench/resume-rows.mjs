@@ -7,7 +7,8 @@
 //    0.75.5 (which cannot open a file over ~512 MB);
 // 2. "per-turn": the plugin's handlers per turn inside pi 1.6.0 and 0.75.5 on a resumed 100k-entry session
 //    (tests/bench/per-turn.mjs), and its first `list` there;
-// 3. "CLI": `cli.js list --json` on the 20k-entry session vs the floor, a Node process that only reads the file
+// 3. "loop hint": its handler per tool result inside pi 1.6.0 on a resumed 10k-entry session (tests/bench/loop-hint.mjs);
+// 4. "CLI": `cli.js list --json` on the 20k-entry session vs the floor, a Node process that only reads the file
 //    (tests/bench/cli-process.mjs).
 // Environment: PTN_BENCH_RESUME_SIZES (MB, default "100,300"; the 1 GB row: "100,300,1024" — generating it
 // takes ~1 min and its runs ~5 min), PTN_BENCH_RESUME_RUNS (default 5), PTN_BENCH_SESSIONS (a folder that keeps
@@ -82,7 +83,14 @@ try {
   }
   p();
 
-  // --- 3. CLI ------------------------------------------------------------------------------------------------
+  // --- 3. the loop hint per tool result (issue 41) ----------------------------------------------------------
+  if (hosts.includes("1.6.0")) {
+    const loop = execFileSync(node22Path(), [join(HERE, "loop-hint.mjs"), "--pkg", PKG, ...(QUICK ? ["--quick"] : [])], { encoding: "utf8", maxBuffer: 1 << 24 });
+    for (const line of loop.trim().split("\n").slice(0, -1)) p(line);
+    p();
+  }
+
+  // --- 4. CLI ------------------------------------------------------------------------------------------------
   p("### The CLI's `list --json` vs its floor (issue 29: ≤2.6×)");
   p();
   p(`Whole processes, interleaved, medians (tests/bench/cli-process.mjs). Load: \`${uptime()}\`.`);

@@ -575,6 +575,50 @@ test("streamed: a multi-megabyte session is indexed while it arrives, in pieces 
   await page.close();
 });
 
+test("loops: the stats strip counts every loop of the file (any branch); each row is the CLI's line and selects the loop's first request", async () => {
+  // A run that builds into the same error four times (priced), abandoned by a rewind; then one that reads the same
+  // file three times on the active path.
+  const lines = [JSON.stringify({ type: "session", version: 3, id: "loops", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" })];
+  let parent = null;
+  let n = 0;
+  const push = (entry, under = parent) => {
+    const id = `l${n++}`;
+    lines.push(JSON.stringify({ ...entry, id, parentId: under, timestamp: new Date(1735689600000 + n * 1000).toISOString() }));
+    parent = id;
+    return id;
+  };
+  const usage = (usd) => ({ input: 100, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 110, cost: { input: usd, output: 0, cacheRead: 0, cacheWrite: 0, total: usd } });
+  const call = (name, args, usd) => {
+    const cid = `c${n}`;
+    push({ type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: cid, name, arguments: args }], api: "x", provider: "p", model: "m", usage: usage(usd), stopReason: "toolUse", timestamp: n } });
+    return cid;
+  };
+  const result = (cid, name, text, isError) => push({ type: "message", message: { role: "toolResult", toolCallId: cid, toolName: name, content: [{ type: "text", text }], isError, timestamp: n } });
+  push({ type: "message", message: { role: "user", content: "build it", timestamp: 0 } });
+  const start = push({ type: "label", targetId: "l0", label: "anchor:start" });
+  for (let i = 0; i < 4; i++) result(call("bash", { command: "cargo build" }, 0.02), "bash", "error[E0308]: mismatched types\nCommand exited with code 101", true);
+  push({ type: "branch_summary", fromId: parent, summary: "tried the build" }, start);
+  for (let i = 0; i < 3; i++) result(call("read", { path: "src/main.rs" }, 0.01), "read", "fn main() {}", false);
+  const file = join(work, "loops.jsonl");
+  writeFileSync(file, lines.join("\n") + "\n");
+  const { waste } = cliJson("stats", file, "--json");
+  assert.equal(waste.loops.length, 2, JSON.stringify(waste));
+  const human = cli("stats", file).stdout.split("\n");
+  const { page, seen } = await open(file);
+  assert.equal(await page.locator('[data-stat="loops"] b').textContent(), "2");
+  assert.equal(await page.locator('[data-stat="loops"]').getAttribute("title"), human.find((l) => l.startsWith("  loops:")).trim());
+  await page.locator(".loops summary").click();
+  const shown = await page.locator(".loops .loop").allTextContents();
+  // The CLI lists the loops most repeated first; the page in the order they started: the same lines.
+  assert.deepEqual([...shown].sort(), human.filter((l) => l.startsWith("    ")).map((l) => l.trim()).sort());
+  assert.match(shown[0], /^bash `cargo build` ×4 \(the same failure: error\[E0308\]: mismatched types\): 4 requests, \$0\.0800, off the active path$/);
+  // A loop's row selects the request it started with (its branch unfolded).
+  await page.locator(".loops .loop").first().click();
+  await page.waitForFunction((id) => document.getElementById("context").dataset.leaf === id, waste.loops[0].requestIds[0]);
+  assert.deepEqual(seen.errors, []);
+  await page.close();
+});
+
 test("archived branches: loaded on demand from the session's archive, shown greyed; the file pi opens shows none", async () => {
   const { copyFileSync, readFileSync } = await import("node:fs");
   const file = join(work, "archived.jsonl");

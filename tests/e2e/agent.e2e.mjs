@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import test from "node:test";
 import { assertAllPaired, labelsOf, resultText } from "./lib/checks.mjs";
 import { createSession, loadHost, ScriptedModel, testDir } from "./lib/harness.mjs";
+import { wrappedExtension } from "./lib/wrap.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 
 // The driver switches the start anchor off for the older scenarios; these tests are about it.
@@ -134,41 +134,6 @@ test("an existing anchor:start counts, and anchor(name='start') moves it", async
   assert.equal(writes.length, 2, "the model's two anchor calls only");
 });
 
-/**
- * The extension loaded through a wrapper whose `pi.sendMessage` throws (a host that cannot steer a message
- * into the loop), and — with `ui` — whose handlers get a context with a UI whose notes are recorded.
- */
-function throwingSendExtension(t, { ui = false } = {}) {
-  const { dir } = testDir(t, "ptn-wrap-");
-  const file = join(dir, "wrap.mjs");
-  writeFileSync(
-    file,
-    `import ext from ${JSON.stringify(pathToFileURL(join(PKG_DIR, "extension.js")).href)};
-export default function (pi) {
-  const seen = (globalThis.__ptnFallback = { sends: 0, notes: [] });
-  const api = Object.create(pi);
-  api.sendMessage = () => { seen.sends++; throw new Error("this host cannot steer a message (test)"); };
-  if (${ui}) {
-    const ui = { notify: (text, level) => seen.notes.push({ text, level }) };
-    // The host's context as it is (its methods bound to it), with a UI.
-    const withUi = (ctx) => new Proxy(ctx, {
-      get(target, key) {
-        if (key === "hasUI") return true;
-        if (key === "ui") return ui;
-        const value = Reflect.get(target, key, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    api.on = (event, handler) => pi.on(event, (e, ctx) => handler(e, ctx ? withUi(ctx) : ctx));
-  }
-  return ext(api);
-}
-`,
-  );
-  t.after(() => delete globalThis.__ptnFallback);
-  return file;
-}
-
 /** The hint's crossing as in the test above, with the extension loaded from `extension`. */
 async function crossWith(t, extension) {
   const m = new ScriptedModel(host);
@@ -189,9 +154,9 @@ async function crossWith(t, extension) {
 const pressureEntries = (sm) => sm.getEntries().filter((e) => e.type === "custom_message" && e.customType === "tree-navigator-pressure");
 
 test("a host that cannot steer the hint in gets it as a session entry instead", async (t) => {
-  const { m, s, sm } = await crossWith(t, throwingSendExtension(t));
+  const { m, s, sm } = await crossWith(t, wrappedExtension(t, { throwingSend: true }));
   await s.session.prompt("read everything");
-  assert.equal(globalThis.__ptnFallback.sends, 1, "one crossing, one attempt to steer");
+  assert.equal(globalThis.__ptnWrap.sends, 1, "one crossing, one attempt to steer");
   const entries = pressureEntries(sm);
   assert.equal(entries.length, 1, "the hint is stored once, as a custom message the next context carries");
   assert.match(JSON.stringify(entries[0].content), /\[context \d+\.\d% of 128k\]/);
@@ -200,12 +165,12 @@ test("a host that cannot steer the hint in gets it as a session entry instead", 
 });
 
 test("when the session cannot take the hint either, the user gets it as a note", async (t) => {
-  const { m, s, sm } = await crossWith(t, throwingSendExtension(t, { ui: true }));
+  const { m, s, sm } = await crossWith(t, wrappedExtension(t, { throwingSend: true, ui: true }));
   sm.appendCustomMessageEntry = () => {
     throw new Error("the session cannot take a custom message (test)");
   };
   await s.session.prompt("read everything");
-  const { sends, notes } = globalThis.__ptnFallback;
+  const { sends, notes } = globalThis.__ptnWrap;
   assert.equal(sends, 1);
   assert.equal(pressureEntries(sm).length, 0);
   const warnings = notes.filter((n) => n.level === "warning");

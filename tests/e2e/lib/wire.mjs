@@ -4,6 +4,9 @@
 // model registry (older), so every request goes through pi's real provider code and HTTP client. For the CLI,
 // `modelsJson()` is the same provider as `models.json` (then `--provider wire --model <modelId>`).
 
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PKG_DIR } from "./hosts.mjs";
 import { startAnthropicMock, startChatCompletionsMock, startResponsesMock } from "./mock-api.mjs";
 
 /** A message's content blocks (a string content is one text block). */
@@ -103,4 +106,20 @@ export class WireModel {
       ],
     };
   }
+}
+
+/**
+ * A pi agent dir and a work folder under `dir` for the real `pi` CLI or TUI against the Anthropic mock at `url`:
+ * models.json with a WireModel there ("mock-model"), settings.json making it the default, the built package loaded,
+ * plus `settings`. Returns `{ agent, work, model }`.
+ */
+export function cliAgent(dir, url, settings = {}) {
+  const agent = join(dir, "agent");
+  const work = join(dir, "work");
+  mkdirSync(agent, { recursive: true });
+  mkdirSync(work, { recursive: true });
+  const model = new WireModel({ api: "anthropic-messages", baseUrl: url, modelId: "mock-model" });
+  writeFileSync(join(agent, "models.json"), JSON.stringify(model.modelsJson()));
+  writeFileSync(join(agent, "settings.json"), JSON.stringify({ defaultProvider: model.providerId, defaultModel: model.modelId, packages: [PKG_DIR], ...settings }));
+  return { agent, work, model };
 }

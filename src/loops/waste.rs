@@ -1,0 +1,299 @@
+//! Every loop a session file holds, afterwards (`stats`' `waste`, the viewer): the rule of [`super`] run over
+//! every branch of the tree, each path from its root with the state its parent left, so work two branches
+//! share is looked at once. Each loop with its call, how many times it came, the requests that made those
+//! calls and — when the file records prices — the money they took.
+//!
+//! The index keeps no tool arguments or results, so what the rule needs of each entry ([`Steps`]) is read
+//! from the entry's JSON text: as the entries are taken ([`Steps::collect`], an index fed from a file) or
+//! from a full index's texts ([`Steps::from_full`]).
+
+use serde::Serialize;
+use serde_json::Value;
+use tsify_next::Tsify;
+
+use super::{CallDigest, LoopDetector, LoopKind, LoopStep, ResultDigest};
+use crate::error::SessionError;
+use crate::session::{SessionIndex, Slot};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// What one entry is to the rule.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A user message: a new run.
+    User,
+    /// An assistant message (a request) with tool calls.
+    Calls(Vec<CallDigest>),
+    /// A tool result, by the call it answers.
+    Result { call_id: String, digest: ResultDigest },
+}
+
+/// What the rule needs of a session's entries, by slot, and what each request cost. Kept in vectors in slot
+/// order (searched by halving) rather than maps: the module carries no map or sort code of its own for it.
+#[derive(Debug, Default)]
+pub struct Steps {
+    /// Ascending by slot (entries come in slot order).
+    by_slot: Vec<(Slot, Step)>,
+    /// Each assistant message's recorded `usage.cost.total`, ascending by slot (those that record one).
+    costs: Vec<(Slot, f64)>,
+    /// Whether any request records a price above zero.
+    priced: bool,
+}
+
+impl Steps {
+    /// Starts collecting `index`'s entries as they are taken (before it is fed); the steps fill the
+    /// returned cell as the index is fed.
+    pub fn collect(index: &mut SessionIndex) -> Rc<RefCell<Steps>> {
+        let steps = Rc::new(RefCell::new(Steps::default()));
+        let sink = Rc::clone(&steps);
+        index.observe_entries(Box::new(move |slot, text| sink.borrow_mut().take(slot, text)));
+        steps
+    }
+
+    /// The steps of a full index's entries (it keeps each entry's text).
+    pub fn from_full(index: &SessionIndex) -> Steps {
+        let mut steps = Steps::default();
+        for slot in 0..index.len() as Slot {
+            if let Some(text) = index.raw(slot) {
+                steps.take(slot, text);
+            }
+        }
+        steps
+    }
+
+    /// Reads the entry at `slot` from its JSON text (a line that is no message, or does not read, is no step).
+    pub fn take(&mut self, slot: Slot, text: &str) {
+        let Ok(line) = serde_json::from_str::<Value>(text) else { return };
+        let Some(message) = line.get("message").filter(|_| line.get("type").and_then(Value::as_str) == Some("message")) else { return };
+        let blocks = message.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let step = match message.get("role").and_then(Value::as_str) {
+            Some("user") => Step::User,
+            Some("assistant") => {
+                if let Some(cost) = cost_of(message) {
+                    self.priced |= cost > 0.0;
+                    self.costs.push((slot, cost));
+                }
+                let str_of = |b: &Value, key: &str| b.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+                let calls: Vec<CallDigest> = blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+                    .map(|b| CallDigest::of_value(&str_of(b, "id"), &str_of(b, "name"), b.get("arguments")))
+                    .collect();
+                if calls.is_empty() {
+                    return;
+                }
+                Step::Calls(calls)
+            }
+            Some("toolResult") => {
+                let Some(call_id) = message.get("toolCallId").and_then(Value::as_str) else { return };
+                let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
+                Step::Result { call_id: call_id.to_string(), digest: ResultDigest::of(&text_of(message.get("content"), blocks), failed) }
+            }
+            _ => return,
+        };
+        self.by_slot.push((slot, step));
+    }
+
+    fn at(&self, slot: Slot) -> Option<&Step> {
+        self.by_slot.binary_search_by_key(&slot, |(s, _)| *s).ok().and_then(|i| self.by_slot.get(i)).map(|(_, step)| step)
+    }
+
+    fn cost_at(&self, slot: Slot) -> f64 {
+        self.costs.binary_search_by_key(&slot, |(s, _)| *s).ok().and_then(|i| self.costs.get(i)).map_or(0.0, |(_, c)| *c)
+    }
+}
+
+/// A result's text: a string content, or its text blocks joined by newlines (as the shim joins them).
+fn text_of(content: Option<&Value>, blocks: &[Value]) -> String {
+    if let Some(text) = content.and_then(Value::as_str) {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for text in blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("text")).filter_map(|b| b.get("text").and_then(Value::as_str)) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(text);
+    }
+    out
+}
+
+/// A request's recorded `usage.cost.total` (USD), when it is a number ≥ 0.
+fn cost_of(message: &Value) -> Option<f64> {
+    let total = message.get("usage")?.get("cost")?.get("total")?.as_f64()?;
+    (total.is_finite() && total >= 0.0).then_some(total)
+}
+
+/// The money `requests` took: the sum of their recorded `usage.cost.total` (a request that records none
+/// counts 0); `None` when the file records no prices at all (subscriptions, local models), so that no text
+/// says "$0.00" for work that was never priced. (Issue 39's cost model is the session's money; this is
+/// only what the loops' own requests recorded.)
+fn requests_usd(steps: &Steps, requests: &[Slot]) -> Option<f64> {
+    steps.priced.then(|| requests.iter().map(|&slot| steps.cost_at(slot)).sum())
+}
+
+/// Every loop in a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Waste {
+    /// The repeats that make a loop here.
+    pub threshold: u32,
+    /// Whether the file records prices (some request's `usage.cost.total` above 0).
+    pub priced: bool,
+    /// The loops, in the order they started.
+    pub loops: Vec<WasteLoop>,
+    /// Calls made in loops.
+    pub calls: u32,
+    /// Requests that made them.
+    pub requests: u32,
+    /// What those requests cost (USD); `None` without prices.
+    pub usd: Option<f64>,
+}
+
+/// One loop found afterwards.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct WasteLoop {
+    /// Which rule found it.
+    pub kind: LoopKind,
+    /// The tool.
+    pub tool: String,
+    /// The call, as one line (the one that completed the loop).
+    pub call: String,
+    /// The repeated error line, when the results failed.
+    pub error: Option<String>,
+    /// How many times the call (or the failure) came, all branches.
+    pub repeats: u32,
+    /// The requests (assistant messages) that made those calls: their entry ids, oldest first.
+    pub request_ids: Vec<String>,
+    /// Whether its last request is on the active path.
+    pub active_path: bool,
+    /// What those requests cost (USD); `None` without prices.
+    pub usd: Option<f64>,
+}
+
+/// A loop being gathered: as found, and its calls (each once) with the request that made each.
+#[derive(Debug)]
+struct Gathered {
+    found: super::Loop,
+    calls: Vec<(String, Slot)>,
+}
+
+impl Gathered {
+    fn add(&mut self, call_id: &str, request: Option<Slot>) {
+        if let (false, Some(slot)) = (self.calls.iter().any(|(c, _)| c == call_id), request) {
+            self.calls.push((call_id.to_string(), slot));
+        }
+    }
+}
+
+/// The state of one path: the rule's, the calls waiting for their results (with the request that made each), and
+/// the run's calls already answered, by id (a loop's earlier calls are named by id when it is found).
+#[derive(Debug, Clone)]
+struct Run {
+    detector: LoopDetector,
+    pending: Vec<(CallDigest, Slot)>,
+    answered: Vec<(String, Slot)>,
+}
+
+impl Run {
+    fn request_of(&self, call_id: &str) -> Option<Slot> {
+        self.answered.iter().rev().find(|(c, _)| c == call_id).map(|(_, s)| *s)
+    }
+}
+
+/// Every loop in `index`'s tree, read with `steps`; `repeats` make a loop.
+pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Waste, SessionError> {
+    let mut gathered: Vec<Gathered> = Vec::new();
+    let fresh = Run { detector: LoopDetector::new(repeats), pending: Vec::new(), answered: Vec::new() };
+    let mut stack: Vec<(Slot, Run)> = index.roots().into_iter().rev().map(|r| (r, fresh.clone())).collect();
+    while let Some((slot, mut run)) = stack.pop() {
+        match steps.at(slot) {
+            Some(Step::User) => {
+                run.detector.reset();
+                run.pending.clear();
+                run.answered.clear();
+            }
+            Some(Step::Calls(calls)) => run.pending.extend(calls.iter().map(|c| (c.clone(), slot))),
+            Some(Step::Result { call_id, digest }) => {
+                if let Some(at) = run.pending.iter().position(|(c, _)| &c.id == call_id) {
+                    let (call, request) = run.pending.remove(at);
+                    run.answered.push((call.id.clone(), request));
+                    match run.detector.observe(&call, digest) {
+                        LoopStep::Found(found) => {
+                            let at = gathered.iter().position(|g| g.found.first_call_id() == found.first_call_id()).unwrap_or_else(|| {
+                                gathered.push(Gathered { calls: Vec::new(), found: found.clone() });
+                                gathered.len() - 1
+                            });
+                            // Found again on another branch from the same start: one loop, its calls from both.
+                            for c in &found.call_ids {
+                                gathered[at].add(c, run.request_of(c));
+                            }
+                        }
+                        LoopStep::Repeat { first_call_id } => {
+                            if let Some(g) = gathered.iter_mut().find(|g| g.found.first_call_id() == first_call_id) {
+                                g.add(&call.id, Some(request));
+                            }
+                        }
+                        LoopStep::None => {}
+                    }
+                }
+            }
+            None => {}
+        }
+        let children = index.children_of(slot).to_vec();
+        if let [only] = children[..] {
+            stack.push((only, run));
+        } else {
+            stack.extend(children.into_iter().rev().map(|c| (c, run.clone())));
+        }
+    }
+    let n = index.len();
+    let mut active = vec![false; n];
+    for slot in index.path(index.leaf())? {
+        active[slot as usize] = true;
+    }
+    let mut counted = vec![false; n];
+    let mut all_requests: Vec<Slot> = Vec::new();
+    let mut loops: Vec<(Slot, WasteLoop)> = Vec::new();
+    for g in gathered {
+        // The requests in slot order (file order), each once.
+        let mut requests: Vec<Slot> = Vec::new();
+        for &(_, slot) in &g.calls {
+            if let Err(at) = requests.binary_search(&slot) {
+                requests.insert(at, slot);
+            }
+        }
+        let (Some(&first), Some(&last)) = (requests.first(), requests.last()) else { continue };
+        for &r in &requests {
+            if !counted[r as usize] {
+                counted[r as usize] = true;
+                all_requests.push(r);
+            }
+        }
+        let item = WasteLoop {
+            kind: g.found.kind,
+            tool: g.found.tool,
+            call: g.found.call,
+            error: g.found.error,
+            repeats: g.calls.len() as u32,
+            usd: requests_usd(steps, &requests),
+            request_ids: requests.iter().map(|&s| index.id_of(s).to_string()).collect(),
+            active_path: active[last as usize],
+        };
+        // In the order the loops started.
+        let at = loops.iter().position(|(s, _)| *s > first).unwrap_or(loops.len());
+        loops.insert(at, (first, item));
+    }
+    Ok(Waste {
+        threshold: u32::from(repeats),
+        priced: steps.priced,
+        calls: loops.iter().map(|(_, l)| l.repeats).sum(),
+        requests: all_requests.len() as u32,
+        usd: requests_usd(steps, &all_requests),
+        loops: loops.into_iter().map(|(_, l)| l).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests;
