@@ -19,8 +19,9 @@ Commands:
   tree    <file> [--json] [--archived]    the whole session tree; --archived: with what archive moved to
                                           <file>.archive merged back, those entries marked [archived] (dim
                                           on a terminal; "archived": "move"|"stub" in --json)
-  stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf, and every
-                                          loop (a call or failure repeated 3 times) with its requests and cost
+  stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf, the
+                                          rewinds on the active path and what they saved, and every loop
+                                          (a call or failure repeated 3 times) with its requests and cost
   archive <file> [--dry-run] [--min-idle <s>] [--json]
                                           move what pi never sends again out of the session into
                                           <file>.archive (pi lists only *.jsonl as sessions): branches off
@@ -218,7 +219,7 @@ function run(api, opts) {
         out(`${index.statsText(basename(opts.file), bytes)}\n${loops.text}`);
         return;
       }
-      out(JSON.stringify({ ...index.stats(bytes), profile: index.profileLabel(), cost: index.cost(), waste: loops.waste }));
+      out(JSON.stringify({ ...index.stats(bytes), rewinds: index.rewindSavings(), profile: index.profileLabel(), cost: index.cost(), waste: loops.waste }));
       return;
     }
   }

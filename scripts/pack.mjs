@@ -18,9 +18,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
  * back to 400 kB (issue 38: 424.4 kB → 393.8 kB) once the README held only a pi user's page (its depth in docs/,
  * which the package does not ship) and the generated .d.ts lost its doc comments; 400 → 415 kB for the loop hint and
  * the loops `stats` and the viewer list (issue 41: +16.9 kB packed, 393.8 → 410.7 kB; the wasm +32 kB raw: the rule,
- * the walk over every branch, the texts, the binding); 415 → 440 kB for the cost model (issue 39: +23.5 kB packed,
- * 410.7 → 434.2 kB: ~10 kB to read each usage with its line — its cost, provider, model, the summary entries' usage,
- * tokensBefore — and the rest for the one cost result, its texts, its binding and the viewer's money).
+ * the walk over every branch, the texts, the binding); 415 → 420 kB for what a rewind saves (issue 37: +5.1 kB
+ * packed, 410.7 → 415.8 kB: each assistant's usage source read and kept, the saving's one rule, and its reporters —
+ * the guard at the summary, stats, the viewer, the pressure hint); 420 → 440 kB for the cost model (issue 39: +23.5 kB
+ * packed on issue 41's 410.7 kB, measured before the merge with issue 37 — its usage reading, the one cost result,
+ * its texts, its binding and the viewer's money; the merged size is in the branch's log).
  */
 export const PACKED_PACKAGE_CAP = 440_000;
 

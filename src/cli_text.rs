@@ -12,7 +12,8 @@ use crate::js::to_fixed;
 use crate::session::{Profile, ProfileSource, Stats};
 #[cfg(doc)]
 use crate::session::IngestReport;
-use crate::text::{format_bytes, name_list, one_line, shown_of, MAX_NAMES_SHOWN};
+use crate::text::{format_bytes, format_tokens, name_list, one_line, shown_of, MAX_NAMES_SHOWN};
+use crate::tool::PathRewind;
 use serde::Serialize;
 use tsify_next::Tsify;
 
@@ -183,7 +184,7 @@ pub fn ingest_notes<W: AsRef<str>>(file: &str, skipped: &[usize], first_reason: 
 /// The text `stats` prints: the file's name, then one `key: value` line per count (`profile`: the
 /// estimate profile and where it came from, as `pi-0.87 (inferred)`). Entry types are listed most
 /// frequent first.
-pub fn stats_text(name: &str, s: &Stats, profile: &str) -> String {
+pub fn stats_text(name: &str, s: &Stats, rewinds: &[PathRewind], profile: &str) -> String {
     let types: Vec<(&String, &usize)> = s.by_type.iter().collect();
     let counts: Vec<f64> = types.iter().map(|(_, &n)| n as f64).collect();
     let shown: Vec<String> = largest_first(&counts, MAX_NAMES_SHOWN).iter().map(|&i| format!("{} {}", types[i].0, types[i].1)).collect();
@@ -199,6 +200,7 @@ pub fn stats_text(name: &str, s: &Stats, profile: &str) -> String {
         format!("  abandoned share: {}%", to_fixed(s.abandoned_share * 100.0, 1)),
         format!("  labels: {}", s.labels),
         format!("  anchors: {}", s.anchors),
+        rewinds_line(rewinds),
         format!("  file bytes: {}", crate::js::number_to_string(s.file_bytes)),
         format!(
             "  estimate: tokens {}, usageTokens {}, trailingTokens {}, lastUsageIndex {last_usage}",
@@ -209,6 +211,16 @@ pub fn stats_text(name: &str, s: &Stats, profile: &str) -> String {
         format!("  profile: {profile}"),
     ]
     .join("\n")
+}
+
+/// `stats`' line on the rewinds of the active path: how many, and what they saved together (each by
+/// `tool::rewind_saving`, the number its own result reported).
+fn rewinds_line(rewinds: &[PathRewind]) -> String {
+    let saved: f64 = rewinds.iter().map(|r| r.saving.saved()).sum();
+    match rewinds.len() {
+        0 => "  rewinds on the active path: 0".into(),
+        n => format!("  rewinds on the active path: {n}, saved {} tokens", format_tokens(saved)),
+    }
 }
 
 /// The estimate profile and where it came from: `pi-0.87 (inferred)`, `pi-0.74 (--host)`.
@@ -506,14 +518,17 @@ mod tests {
             file_bytes: 13_342.0,
             estimate: TokenEstimate { tokens: 34.0, usage_tokens: 0.0, trailing_tokens: 34.0, last_usage_index: None },
         };
+        let saved = |tokens: f64| crate::tool::RewindSaving { removed_tokens: tokens + 500.0, summary_tokens: 500.0, saved_tokens: tokens, baseline_changed: false };
+        let rewinds = [12_000.0, 19_200.0].map(|t| PathRewind { summary_id: "bs".into(), slot: 0, saving: saved(t) });
         assert_eq!(
-            stats_text("c.jsonl", &s, "pi-0.74 (default)"),
+            stats_text("c.jsonl", &s, &rewinds, "pi-0.74 (default)"),
             "c.jsonl\n  entries: 26\n  by type: message 20, compaction 4, label 2\n  tips: 3\n  branch points: 2\n  active path: 21\n  \
-             abandoned share: 19.2%\n  labels: 2\n  anchors: 2\n  file bytes: 13342\n  \
+             abandoned share: 19.2%\n  labels: 2\n  anchors: 2\n  rewinds on the active path: 2, saved 31.2k tokens\n  file bytes: 13342\n  \
              estimate: tokens 34, usageTokens 0, trailingTokens 34, lastUsageIndex null\n  profile: pi-0.74 (default)"
         );
         let mut odd = s.clone();
         odd.by_type = (1..=30).map(|i| (format!("t{i:02}"), 1)).collect();
-        assert!(stats_text("c", &odd, "p").contains("by type: t01 1, t02 1, t03 1, t04 1, t05 1, t06 1, t07 1, t08 1, t09 1, t10 1 and 20 more\n"));
+        assert!(stats_text("c", &odd, &[], "p").contains("rewinds on the active path: 0\n"));
+        assert!(stats_text("c", &odd, &[], "p").contains("by type: t01 1, t02 1, t03 1, t04 1, t05 1, t06 1, t07 1, t08 1, t09 1, t10 1 and 20 more\n"));
     }
 }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use tsify_next::Tsify;
 
-use crate::session::Anchor;
+use crate::tool::AnchorSaving;
 use crate::text::{format_pct1, format_window, shown_of, MAX_NAMES_SHOWN};
 
 /// The label name of the automatic start anchor (`anchor:start`).
@@ -35,14 +35,22 @@ pub fn tool_guidelines() -> Vec<String> {
     ]
 }
 
-/// The message steered into the running loop when the context crosses the threshold (anchors exist).
+/// The message steered into the running loop when the context crosses the threshold (anchors exist): each
+/// anchor with its context % and what a rewind to it would free (`tool::saving`: what it removes, in one
+/// count whatever model counted the anchor's %; the summary comes off that).
 ///
 /// A long run can hold hundreds of anchors and the hint is steered into a context that is already full, so it
 /// names only the oldest [`MAX_NAMES_SHOWN`] (the ones a rewind should reach for first) and points to `list`
 /// for the rest.
-pub fn pressure_hint(tokens: f64, window: f64, anchors: &[Anchor]) -> String {
-    let names: Vec<String> =
-        anchors.iter().take(MAX_NAMES_SHOWN).map(|a| format!("'{}' ({})", a.name, format_pct1(a.tokens, window))).collect();
+pub fn pressure_hint(tokens: f64, window: f64, anchors: &[AnchorSaving]) -> String {
+    let names: Vec<String> = anchors
+        .iter()
+        .take(MAX_NAMES_SHOWN)
+        .map(|a| {
+            let frees = format_pct1(a.saving.saved_tokens.max(0.0), window);
+            format!("'{}' ({}, a rewind frees ~{frees})", a.anchor.name, format_pct1(a.anchor.tokens, window))
+        })
+        .collect();
     let rest = if anchors.len() > MAX_NAMES_SHOWN { " (action='list' shows them all)" } else { "" };
     format!(
         "[context {} of {}] The context is filling up; pi will soon compact it, which loses detail. Finish the \
@@ -188,7 +196,7 @@ pub enum PressureMessage {
 }
 
 /// The hint when anchors exist, else the user note.
-pub fn pressure_message(tokens: f64, window: f64, anchors: &[Anchor]) -> PressureMessage {
+pub fn pressure_message(tokens: f64, window: f64, anchors: &[AnchorSaving]) -> PressureMessage {
     if anchors.is_empty() {
         PressureMessage::Note { text: no_anchor_note(tokens, window) }
     } else {
@@ -629,19 +637,26 @@ mod tests {
         assert!(!h.contains_key("x-opencode-client"));
     }
 
+    /// An anchor at `tokens` whose rewind would free `saved`.
+    fn anchor(name: &str, slot: u32, tokens: f64, saved: f64) -> AnchorSaving {
+        let anchor = crate::session::Anchor { name: name.into(), entry_id: format!("e{slot}"), slot, tokens, hint: None };
+        let saving = crate::tool::RewindSaving { removed_tokens: saved, summary_tokens: 0.0, saved_tokens: saved, baseline_changed: false };
+        AnchorSaving { anchor, saving }
+    }
+
     #[test]
     fn texts_carry_their_facts() {
-        let a = [Anchor { name: "start".into(), entry_id: "e0".into(), slot: 0, tokens: 12_800.0, hint: None }];
+        let a = [anchor("start", 0, 12_800.0, 76_800.0)];
         let h = pressure_hint(96_000.0, 128_000.0, &a);
         assert!(h.starts_with("[context 75.0% of 128k]"), "{h}");
-        assert!(h.contains("'start' (10.0%)"), "{h}");
+        assert!(h.contains("'start' (10.0%, a rewind frees ~60.0%)"), "{h}");
+        // Nothing to free (behind a compaction: a rewind would bring its prefix back) reads as none.
+        assert!(pressure_hint(96_000.0, 128_000.0, &[anchor("old", 0, 90_000.0, -5_000.0)]).contains("frees ~0.0%"));
         assert!(no_anchor_note(96_000.0, 128_000.0).contains("anchor:<name>"));
         // A long run's anchors: the oldest ten by name, the rest counted, `list` named for them.
-        let many: Vec<Anchor> = (0..25)
-            .map(|i| Anchor { name: format!("a{i}"), entry_id: format!("e{i}"), slot: i, tokens: 1_000.0 * f64::from(i), hint: None })
-            .collect();
+        let many: Vec<AnchorSaving> = (0..25).map(|i| anchor(&format!("a{i}"), i, 1_000.0 * f64::from(i), 1_280.0)).collect();
         let h = pressure_hint(96_000.0, 128_000.0, &many);
-        assert!(h.contains("'a9' (7.0%) and 15 more (action='list' shows them all)."), "{h}");
+        assert!(h.contains("'a9' (7.0%, a rewind frees ~1.0%) and 15 more (action='list' shows them all)."), "{h}");
         assert!(!h.contains("'a10'"), "{h}");
         assert!(!pressure_hint(96_000.0, 128_000.0, &many[..10]).contains("more"));
         let i = cache_summary_instruction(3, 9, "keep the parser plan");

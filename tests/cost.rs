@@ -3,7 +3,8 @@
 //! kept in `details.summaryUsage` counts as the summary's, not in pi's totals. (Equality with pi's own sums on real
 //! and generated sessions: tests/diff/cost.test.mjs.)
 
-use pi_tree_navigator::cost::{cost_text, session_cost, CostReport};
+use pi_tree_navigator::cost::{cost_text, CostReport};
+use pi_tree_navigator::tool::session_cost;
 use pi_tree_navigator::session::{Mode, SessionIndex};
 use serde_json::{json, Value};
 
@@ -134,7 +135,8 @@ fn a_summary_usage_kept_in_details_is_the_summary_cost_not_pi_total() {
     assert_eq!(r.total.usd, Some(0.001));
     assert_eq!(r.summaries.usd, Some(kept["cost"]["total"].as_f64().unwrap()));
     assert_eq!((r.summaries.recorded, r.summaries.unrecorded), (1, 1));
-    // Both rewinds on the active path; what they removed is not known to this model yet, so no money.
+    // Both on the active path, neither a rewind of this tool (no synthetic call of it after them): what they
+    // removed is not known (`tool::rewind_saving` has no rule for them), so no money, never a guess.
     assert_eq!(r.savings.rewinds.items.len(), 2);
     assert!(r.savings.rewinds.items.iter().all(|i| i.tokens_removed.is_none() && i.usd.is_none()));
     assert_eq!(r.savings.rewinds.items[0].summary_usd, Some(kept["cost"]["total"].as_f64().unwrap()));

@@ -68,15 +68,18 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
       if (model && row !== undefined) select(row, { scroll: true });
     },
     format: (value, win) => (costLens() ? api.formatUsd(value) : api.formatPct1(value, win)),
-    saving: (id) => savingText(model?.saving(id)),
+    saving: (saving) => savingText(saving),
   });
 
-  /** A rewind's or compaction's saving, for its marker (`saving`: the cost model's item). */
+  /**
+   * A rewind's or compaction's saving, for its marker (`saving`: the cost model's item): the tokens it took out
+   * (in the plot's unit: tokens or % of the window), then the money.
+   */
   function savingText(saving) {
-    if (!saving) return "";
-    if (!model.cost.priced) return "no prices recorded";
-    if (saving.usd === null) return `saving not known · ${int(saving.requestsAfter)} requests after it`;
-    return `saved at least ${api.formatUsd(saving.usd)} over ${int(saving.requestsAfter)} requests after it`;
+    const tokens = saving.tokensRemoved === null ? "saving not known" : `saved ${api.formatPct1(saving.tokensRemoved, windowTokens())}`;
+    if (!model.cost.priced) return `${tokens} · no prices recorded`;
+    if (saving.usd === null) return `${tokens} · ${int(saving.requestsAfter)} requests after it`;
+    return `${tokens} · at least ${api.formatUsd(saving.usd)} over ${int(saving.requestsAfter)} requests after it`;
   }
 
   /** The timeline's data: the context (or, in the cost lens, the money spent) at each entry of the active path. */

@@ -108,7 +108,11 @@ export class SessionModel {
     return s.rewinds.items.find((i) => i.entryId === id) ?? s.compactions.items.find((i) => i.entryId === id);
   }
 
-  /** Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline. */
+  /**
+   * Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline; each summary carries
+   * what it saved (`saving`: the cost model's item — for a rewind of this tool, `tokensRemoved` is the number its
+   * result reported, and `usd` the money at the requests' prices; another summary's `tokensRemoved` is null).
+   */
   markers() {
     const out = [];
     const anchors = new Map(this.index.anchors().map((a) => [a.entryId, a]));

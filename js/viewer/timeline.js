@@ -12,9 +12,9 @@ const KIND_TITLE = { anchor: "anchor", rewind: "rewind (branch summary)", compac
 export class Timeline {
   /**
    * @param {HTMLElement} container
-   * @param {{onPick(row: number): void, format(value: number, window: number): string, saving?(id: string): string}} handlers
+   * @param {{onPick(row: number): void, format(value: number, window: number): string, saving?(saving: object): string}} handlers
    *   `format` is the core's formatPct1 (`840`, `12.3k`, or `9.6%` of a window; in the cost lens its formatUsd);
-   *   `saving` the text of what a rewind or compaction saved
+   *   `saving` the text of what a rewind or compaction saved (its marker's `saving`: the cost model's item)
    */
   constructor(container, handlers) {
     this.container = container;
@@ -106,10 +106,10 @@ export class Timeline {
       const mx = x(m.pos);
       const gx = Math.max(mx, lastGlyph + 11);
       lastGlyph = gx;
-      const saved = m.saving ? this.handlers.saving?.(m.id) : "";
+      const saved = m.saving ? this.handlers.saving?.(m.saving) : "";
       const title = m.kind === "anchor"
         ? `anchor ${m.name} · ${fmt(cost ? series[m.pos] : m.tokens)} · ${m.id}`
-        : `${KIND_TITLE[m.kind]} · ${fmt(series[m.pos])} · ${m.id}${saved ? ` · ${saved}` : ""}`;
+        : `${KIND_TITLE[m.kind]}${saved ? ` · ${saved}` : ""} · ${fmt(series[m.pos])} · ${m.id}`;
       const glyph = m.kind === "anchor" ? "⚓" : m.kind === "rewind" ? "↶" : "▼";
       return svg("g", { class: `marker ${m.kind}`, dataset: { kind: m.kind, id: m.id, pos: m.pos, saved: m.saving?.usd ?? "" }, tabindex: 0, role: "button", "aria-label": title },
         svg("title", null, title),

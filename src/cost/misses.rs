@@ -1,7 +1,7 @@
 //! pi's cache-miss rule (`computeCacheWaste`): in file order, every branch, a request whose cache read fell short
 //! of the smaller of its prompt and the one before it, priced above the cache-read price.
 
-use crate::session::{Kind, SessionIndex, Slot, SpendRecord, SpendSource};
+use crate::session::{Kind, SessionIndex, Slot, SpendRecord, SpendKind};
 
 use super::report::{CacheMiss, CacheMisses};
 use super::usage::{priced_ok, prompt, tokens_ok, Prices};
@@ -69,9 +69,9 @@ pub(super) fn scan_misses(index: &SessionIndex, prices: &Prices, money: impl Fn(
             continue;
         }
         let Some(r) = spend.filter(|r| tokens_ok(r)) else { continue };
-        match r.source {
-            SpendSource::Usage { cache_warm: true } if prompt(r) > 0.0 => prev = Some(Previous { prompt: prompt(r), reported_cache: true }),
-            SpendSource::Assistant => {
+        match r.kind {
+            SpendKind::Usage { cache_warm: true } if prompt(r) > 0.0 => prev = Some(Previous { prompt: prompt(r), reported_cache: true }),
+            SpendKind::Assistant => {
                 if let Some((tokens, cost)) = detect_miss(prev, r, prices) {
                     misses.count += 1;
                     misses.tokens += tokens;

@@ -11,11 +11,14 @@
 //!
 //! A usage field that is no finite number ≥ 0 (missing, negative, not a number) leaves its item's money
 //! out and is counted (`unpriced`), never summed: pi's own sums turn NaN or crash there.
-
+//!
+//! What a rewind took out of the context is the tool's rule (`tool::saving`, issue 37), and the tool already
+//! names this module (`/anchors`): `tool::session_cost` computes it and hands it over as data
+//! ([`cost_report`]'s `removed`), so neither room imports the other both ways.
 //!
 //! One room each: the result ([`report`]), what one usage is worth ([`usage`]: readable or not, its prices),
 //! pi's cache-miss rule ([`misses`]), what the summaries saved ([`savings`]), the report put together with the
-//! tree's split ([`totals`]: [`cost_report`], [`session_cost`], [`path_costs`], [`entry_cost`]), and the texts
+//! tree's split ([`totals`]: [`cost_report`], [`path_costs`], [`entry_cost`]), and the texts
 //! people read about it ([`texts`]: `stats`' lines, `/anchors`' title and rows).
 
 mod misses;
@@ -27,8 +30,8 @@ mod usage;
 
 pub use misses::MISS_FLOOR;
 pub use report::{
-    CacheMiss, CacheMisses, CompactionSaving, CostReport, EntryCost, Messages, ModelCost, RewindSaving, Savings, SavingsOf, Summaries,
+    CacheMiss, CacheMisses, SavedByCompaction, CostReport, EntryCost, Messages, ModelCost, SavedByRewind, Savings, SavingsOf, Summaries,
     Total, Usd,
 };
 pub use texts::{anchors_rewind_saved, anchors_spent, cost_text};
-pub use totals::{cost_report, entry_cost, path_costs, session_cost};
+pub use totals::{cost_report, entry_cost, path_costs};

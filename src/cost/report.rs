@@ -139,9 +139,9 @@ pub struct Usd {
 #[tsify(missing_as_null)]
 pub struct Savings {
     /// Every `branch_summary` on the active path.
-    pub rewinds: SavingsOf<RewindSaving>,
+    pub rewinds: SavingsOf<SavedByRewind>,
     /// Every `compaction` on the active path.
-    pub compactions: SavingsOf<CompactionSaving>,
+    pub compactions: SavingsOf<SavedByCompaction>,
 }
 
 /// The savings of one kind of summary: each item, and their sum.
@@ -166,12 +166,14 @@ impl<T> Default for SavingsOf<T> {
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 #[tsify(missing_as_null)]
-pub struct RewindSaving {
+pub struct SavedByRewind {
     /// The `branch_summary` entry.
     pub entry_id: String,
     /// The anchor the rewind wrote on its summary, else the one it went back to (`null`: none).
     pub label: Option<String>,
-    /// What it took out of the context; `null` while no rule says (see the module docs of `cost`).
+    /// What it took out of the context: its saving by `tool::rewind_saving` (the removed entries' own estimates
+    /// less the summary and ledger that replace them; never below 0); `null` for a branch summary that is no
+    /// rewind of this tool (pi's own `/tree` summaries): not known, never guessed.
     pub tokens_removed: Option<f64>,
     /// Real requests (prompt tokens > 0) after it on the active path, up to the next compaction.
     pub requests_after: usize,
@@ -181,13 +183,12 @@ pub struct RewindSaving {
     pub summary_usd: Option<f64>,
 }
 
-
 /// What one compaction saved, the same way as a rewind: `tokensRemoved` = its `tokensBefore` minus the
 /// estimate of the context it leaves.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 #[tsify(missing_as_null)]
-pub struct CompactionSaving {
+pub struct SavedByCompaction {
     /// The `compaction` entry.
     pub entry_id: String,
     /// `tokensBefore` − the estimate of the context it leaves (`null`: no `tokensBefore`).

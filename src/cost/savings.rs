@@ -1,19 +1,13 @@
-//! What each summary on the active path saved the requests after it: a lower bound (see [`super::RewindSaving`]).
+//! What each summary on the active path saved the requests after it: a lower bound (see [`super::SavedByRewind`]).
 
-use crate::session::{Kind, Leaf, SessionIndex, Slot, SpendSource};
+use crate::session::{Kind, Leaf, SessionIndex, Slot, SpendKind};
 
-use super::report::{CompactionSaving, RewindSaving, Savings};
-use super::usage::{per_token, priced_ok, prompt, spend_at, tokens_ok, Prices};
+use super::report::{SavedByCompaction, SavedByRewind, Savings};
+use super::usage::{per_token, priced_ok, prompt, tokens_ok, Prices};
 
-/// The savings of every summary entry on `path` (root → leaf).
-pub(super) fn savings(
-    index: &mut SessionIndex,
-    path: &[Slot],
-    prices: &Prices,
-    known: bool,
-    rewind_removed: impl Fn(&mut SessionIndex, Slot) -> Option<f64>,
-) -> Savings {
-    let spends = index.spends();
+/// The savings of every summary entry on `path` (root → leaf); `removed`: what each rewind took out of the
+/// context, by its `branch_summary`'s slot (see [`super::cost_report`]).
+pub(super) fn savings(index: &mut SessionIndex, path: &[Slot], prices: &Prices, known: bool, removed: &[(Slot, f64)]) -> Savings {
     // Along the path: how many real requests, and the Σ of their floor prices, before each position; and
     // where the next compaction is.
     let mut counts = vec![0usize; path.len() + 1];
@@ -21,7 +15,7 @@ pub(super) fn savings(
     let mut last_request: Vec<Option<usize>> = vec![None; path.len()];
     let mut last = None;
     for (i, &s) in path.iter().enumerate() {
-        let request = spend_at(spends, s).filter(|r| r.source == SpendSource::Assistant && tokens_ok(r) && prompt(r) > 0.0);
+        let request = index.spend_at(s).filter(|r| r.kind == SpendKind::Assistant && tokens_ok(r) && prompt(r) > 0.0);
         counts[i + 1] = counts[i] + usize::from(request.is_some());
         floors[i + 1] = floors[i] + request.map_or(0.0, |r| prices.request_floor(r));
         last_request[i] = last;
@@ -47,14 +41,14 @@ pub(super) fn savings(
         let end = next_compaction[i];
         let requests_after = counts[end] - counts[i + 1];
         let floor = floors[end] - floors[i + 1];
-        let summary = spend_at(index.spends(), s).copied();
+        let summary = index.spend_at(s).copied();
         let summary_usd = summary.filter(|r| known && priced_ok(r)).map(|r| r.cost[4]);
         let worth = |removed: Option<f64>| removed.filter(|_| known).map(|t| t * floor - summary_usd.unwrap_or(0.0));
         let id = index.id_of(s).to_string();
         if kind == Kind::BranchSummary {
-            let tokens_removed = rewind_removed(index, s);
+            let tokens_removed = removed.iter().find(|&&(at, _)| at == s).map(|&(_, tokens)| tokens);
             let label = anchor_label(index, s).or_else(|| index.parent_of(s).and_then(|p| anchor_label(index, p)));
-            out.rewinds.items.push(RewindSaving { entry_id: id, label, tokens_removed, requests_after, usd: worth(tokens_removed), summary_usd });
+            out.rewinds.items.push(SavedByRewind { entry_id: id, label, tokens_removed, requests_after, usd: worth(tokens_removed), summary_usd });
             continue;
         }
         let tokens_removed = index.tokens_before(s).map(|before| (before - left_by(index, &id)).max(0.0));
@@ -63,11 +57,11 @@ pub(super) fn savings(
             let before = index.tokens_before(s)?;
             let input_price = per_token(r.cost[0], r.tokens[0]).or_else(|| {
                 let at = last_request[i]?;
-                spend_at(index.spends(), path[at]).and_then(|q| prices.input_price(q))
+                index.spend_at(path[at]).and_then(|q| prices.input_price(q))
             })?;
             Some(before * input_price - r.cost[4])
         });
-        out.compactions.items.push(CompactionSaving { entry_id: id, tokens_removed, requests_after, usd: worth(tokens_removed), summary_usd, cache_saved_usd });
+        out.compactions.items.push(SavedByCompaction { entry_id: id, tokens_removed, requests_after, usd: worth(tokens_removed), summary_usd, cache_saved_usd });
     }
     out.rewinds.usd = sum_known(out.rewinds.items.iter().map(|r| r.usd));
     out.compactions.usd = sum_known(out.compactions.items.iter().map(|c| c.usd));

@@ -2,19 +2,21 @@
 //! views of one path and one entry.
 
 use crate::error::SessionError;
-use crate::session::{SessionIndex, Slot, SpendSource};
+use crate::session::{SessionIndex, Slot, SpendKind};
 
 use super::misses::scan_misses;
 use super::report::{CostReport, EntryCost, Messages, ModelCost, Summaries, Usd};
 use super::savings::savings;
-use super::usage::{priced_ok, spend_at, tokens_ok, Prices, Sums};
+use super::usage::{priced_ok, tokens_ok, Prices, Sums};
 
 /// What the session at `index` cost and saved (see [`CostReport`]); the active path ends at the index's
-/// leaf. `rewind_removed` gives a `branch_summary`'s removed tokens (`None`: not known).
+/// leaf. `removed`: what each rewind on it took out of the context, by its `branch_summary`'s slot — the
+/// tool's rule (`tool::rewind_saving`, which `tool::session_cost` hands over as data: the tool names the cost
+/// model, not the other way round); a summary not in it has `tokensRemoved: null` (not known, never guessed).
 ///
 /// # Errors
 /// Only for an inconsistent index (a parent cycle).
-pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut SessionIndex, Slot) -> Option<f64>) -> Result<CostReport, SessionError> {
+pub fn cost_report(index: &mut SessionIndex, removed: &[(Slot, f64)]) -> Result<CostReport, SessionError> {
     let path = index.path(index.leaf())?;
     let mut on_path = vec![false; index.len()];
     for &s in &path {
@@ -33,7 +35,7 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
     let mut key_order: Vec<u32> = Vec::new();
     let mut kept = Sums::default();
     for r in spends {
-        if r.source == SpendSource::SummaryDetails {
+        if r.kind == SpendKind::SummaryDetails {
             // Ours, where pi had no field for it: a summary's cost, not in pi's totals.
             if tokens_ok(r) {
                 kept.add(r);
@@ -59,12 +61,12 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
             })
             .add(r);
         }
-        match r.source {
-            SpendSource::Assistant => {
+        match r.kind {
+            SpendKind::Assistant => {
                 messages.add(r);
                 requests += 1;
             }
-            SpendSource::Summary => summaries.add(r),
+            SpendKind::Summary => summaries.add(r),
             _ => {}
         }
         if priced_ok(r) {
@@ -88,7 +90,7 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
 
     let (cache_misses, recorded, unrecorded) = scan_misses(index, &prices, money);
     let prompt_tokens = total.tokens[0] + total.tokens[2] + total.tokens[3];
-    let savings = savings(index, &path, &prices, any_price, rewind_removed);
+    let savings = savings(index, &path, &prices, any_price, removed);
     Ok(CostReport {
         priced: any_price,
         unpriced,
@@ -104,20 +106,10 @@ pub fn cost_report(index: &mut SessionIndex, rewind_removed: impl Fn(&mut Sessio
     })
 }
 
-/// [`cost_report`] of the session at `index`, with the tool's rule for what a rewind removed.
-///
-/// # Errors
-/// Only for an inconsistent index (a parent cycle).
-pub fn session_cost(index: &mut SessionIndex) -> Result<CostReport, SessionError> {
-    // What a rewind removes is the rule of "A rewind is judged by what it removes" (issue 37), not yet in
-    // the core: until it is, a rewind's saving is not known (`tokensRemoved: null`), never guessed.
-    cost_report(index, |_, _| None)
-}
-
 /// The usage the entry at `slot` records, when it records one (`priced`: whether the session has prices at
 /// all, [`CostReport::priced`]).
 pub fn entry_cost(index: &SessionIndex, slot: Slot, priced: bool) -> Option<EntryCost> {
-    let r = spend_at(index.spends(), slot)?;
+    let r = index.spend_at(slot)?;
     let n = |x: f64| x.is_finite().then_some(x);
     Some(EntryCost {
         usd: (priced && priced_ok(r)).then_some(r.cost[4]),
@@ -131,11 +123,10 @@ pub fn entry_cost(index: &SessionIndex, slot: Slot, priced: bool) -> Option<Entr
 /// The money spent along `path` (root first) up to and including each entry: Σ `cost.total` of the usage the
 /// entries on it record (pi's sources; unreadable ones left out).
 pub fn path_costs(index: &SessionIndex, path: &[Slot]) -> Vec<f64> {
-    let spends = index.spends();
     let mut sum = 0.0;
     path.iter()
         .map(|&s| {
-            if let Some(r) = spend_at(spends, s).filter(|r| r.source != SpendSource::SummaryDetails && priced_ok(r)) {
+            if let Some(r) = index.spend_at(s).filter(|r| r.kind != SpendKind::SummaryDetails && priced_ok(r)) {
                 sum += r.cost[4];
             }
             sum

@@ -1,7 +1,7 @@
 //! What one recorded usage is worth: whether its fields can be read, its prompt, the sums pi makes of many, and
 //! the prices per token the file recorded for each model.
 
-use crate::session::{Slot, SpendRecord, SpendSource};
+use crate::session::{SpendKind, SpendRecord};
 
 use super::report::Total;
 
@@ -55,7 +55,7 @@ impl Prices {
     pub(super) fn of(spends: &[SpendRecord]) -> Prices {
         let keys = spends.iter().map(|r| r.model_key as usize + 1).max().unwrap_or(0);
         let mut prices = Prices { cache_read: vec![None; keys], input: vec![None; keys] };
-        for r in spends.iter().filter(|r| priced_ok(r) && matches!(r.source, SpendSource::Assistant | SpendSource::Usage { .. })) {
+        for r in spends.iter().filter(|r| priced_ok(r) && matches!(r.kind, SpendKind::Assistant | SpendKind::Usage { .. })) {
             let key = r.model_key as usize;
             if let Some(p) = per_token(r.cost[2], r.tokens[2]) {
                 prices.cache_read[key] = Some(p);
@@ -90,9 +90,4 @@ impl Prices {
 /// `usd ÷ tokens` when both are > 0.
 pub(super) fn per_token(usd: f64, tokens: f64) -> Option<f64> {
     (usd > 0.0 && tokens > 0.0).then(|| usd / tokens)
-}
-
-/// The spend an entry records (`spends` is in slot order).
-pub(super) fn spend_at(spends: &[SpendRecord], slot: Slot) -> Option<&SpendRecord> {
-    spends.binary_search_by_key(&slot, |r| r.slot).ok().and_then(|at| spends.get(at))
 }

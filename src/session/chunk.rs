@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use super::entry::{Facts, Kind, RoleKind, Spend, SpendSource};
+use super::entry::{Facts, Kind, RoleKind, Spend, SpendKind};
 use super::feed::{utf8_lossy, Feed, IngestReport, Sink};
 use super::profile::Profile;
 use super::record::Slot;
@@ -83,7 +83,7 @@ mod has {
     pub(super) const LABEL: u16 = 1 << 5;
     pub(super) const LABEL_SET: u16 = 1 << 6;
     pub(super) const STOP_REASON: u16 = 1 << 7;
-    pub(super) const USAGE_COUNTS: u16 = 1 << 8;
+    pub(super) const SOURCE: u16 = 1 << 8;
     pub(super) const SYSTEM_PATCH: u16 = 1 << 9;
     pub(super) const EDIT_TARGET: u16 = 1 << 10;
     pub(super) const REPLACEMENT: u16 = 1 << 11;
@@ -93,22 +93,19 @@ mod has {
     pub(super) const TOKENS_BEFORE: u16 = 1 << 15;
 }
 
-/// Every spend source, by its code in a facts stream (the position).
-const SOURCES: [SpendSource; 6] = [
-    SpendSource::Assistant,
-    SpendSource::ToolResult,
-    SpendSource::Usage { cache_warm: false },
-    SpendSource::Usage { cache_warm: true },
-    SpendSource::Summary,
-    SpendSource::SummaryDetails,
+/// Every kind of spend, by its code in a facts stream (the position).
+const SPEND_KINDS: [SpendKind; 6] = [
+    SpendKind::Assistant,
+    SpendKind::ToolResult,
+    SpendKind::Usage { cache_warm: false },
+    SpendKind::Usage { cache_warm: true },
+    SpendKind::Summary,
+    SpendKind::SummaryDetails,
 ];
 
-/// A spend's record in a stream: source, provider, model, response model (a flag byte, then the text),
-/// tokens, cost.
+/// A spend's record in a stream: kind, response model (a flag byte, then the text), tokens, cost.
 fn encode_spend(out: &mut Vec<u8>, s: &Spend<'_>) {
-    out.push(SOURCES.iter().position(|&x| x == s.source).unwrap_or_default() as u8);
-    put_str(out, &s.provider);
-    put_str(out, &s.model);
+    out.push(SPEND_KINDS.iter().position(|&x| x == s.kind).unwrap_or_default() as u8);
     out.push(u8::from(s.response_model.is_some()));
     if let Some(r) = &s.response_model {
         put_str(out, r);
@@ -130,12 +127,12 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
         (f.label.is_some(), has::LABEL),
         (f.label.as_ref().is_some_and(|(_, l)| l.is_some()), has::LABEL_SET),
         (f.stop_reason.is_some(), has::STOP_REASON),
-        (f.usage_counts.is_some(), has::USAGE_COUNTS),
         (f.system_patch.is_some(), has::SYSTEM_PATCH),
         (f.edit_target.is_some(), has::EDIT_TARGET),
         (f.replacement_tokens.is_some(), has::REPLACEMENT),
         (f.emits, has::EMITS),
         (f.zero_io, has::ZERO_IO),
+        (f.source.is_some(), has::SOURCE),
         (f.spend.is_some(), has::SPEND),
         (f.tokens_before.is_some(), has::TOKENS_BEFORE),
     ];
@@ -180,9 +177,6 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
     if let Some(s) = &f.stop_reason {
         put_str(out, s);
     }
-    for x in f.usage_counts.iter().flatten() {
-        put_f64(out, *x);
-    }
     if let Some(p) = &f.system_patch {
         put_str(out, p);
     }
@@ -191,6 +185,10 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
     }
     for x in f.replacement_tokens.iter().flatten() {
         put_f64(out, *x);
+    }
+    if let Some((provider, model)) = &f.source {
+        put_str(out, provider);
+        put_str(out, model);
     }
     if let Some(spend) = &f.spend {
         encode_spend(out, spend);
@@ -287,9 +285,6 @@ impl<'a> FactsStream<'a> {
         if on(has::STOP_REASON) {
             f.stop_reason = Some(self.text()?);
         }
-        if on(has::USAGE_COUNTS) {
-            f.usage_counts = Some([self.f64()?, self.f64()?, self.f64()?, self.f64()?, self.f64()?]);
-        }
         if on(has::SYSTEM_PATCH) {
             f.system_patch = Some(self.text()?.into_owned());
         }
@@ -298,6 +293,9 @@ impl<'a> FactsStream<'a> {
         }
         if on(has::REPLACEMENT) {
             f.replacement_tokens = Some([self.f64()?, self.f64()?]);
+        }
+        if on(has::SOURCE) {
+            f.source = Some((self.text()?, self.text()?));
         }
         f.emits = on(has::EMITS);
         f.zero_io = on(has::ZERO_IO);
@@ -311,9 +309,7 @@ impl<'a> FactsStream<'a> {
     }
 
     fn spend(&mut self) -> Result<Spend<'a>, BadStream> {
-        let source = *SOURCES.get(usize::from(self.byte()?)).ok_or(BadStream)?;
-        let provider = self.text()?;
-        let model = self.text()?;
+        let kind = *SPEND_KINDS.get(usize::from(self.byte()?)).ok_or(BadStream)?;
         let response_model = if self.byte()? != 0 { Some(self.text()?) } else { None };
         let mut tokens = [0.0; 4];
         for x in &mut tokens {
@@ -323,7 +319,7 @@ impl<'a> FactsStream<'a> {
         for x in &mut cost {
             *x = self.f64()?;
         }
-        Ok(Spend { source, provider, model, response_model, tokens, cost })
+        Ok(Spend { kind, response_model, tokens, cost })
     }
 
     fn byte(&mut self) -> Result<u8, BadStream> {

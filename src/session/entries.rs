@@ -46,7 +46,7 @@ pub(super) struct Entries {
     duplicate_ids: bool,
     /// Current label per target id (latest change wins).
     labels: Labels,
-    /// The usage entries record, and the compactions' `tokensBefore`.
+    /// The usage entries record (with whose model), and the compactions' `tokensBefore`.
     spends: Spends,
 }
 
@@ -76,6 +76,11 @@ impl Entries {
     /// Every recorded usage, in file order.
     pub(super) fn spends(&self) -> &[SpendRecord] {
         self.spends.items()
+    }
+
+    /// The usage the entry at `slot` records.
+    pub(super) fn spend_at(&self, slot: Slot) -> Option<&SpendRecord> {
+        self.spends.at(slot)
     }
 
     /// A spend's key (see [`SpendRecord::breakdown_key`]).
@@ -221,7 +226,7 @@ impl Entries {
             record.hint = self.arena.push(hint);
         }
         if let Some(spend) = &facts.spend {
-            self.spends.add(slot, spend);
+            self.spends.add(slot, facts.source.as_ref().map(|(p, m)| (&**p, &**m)), spend);
         }
         if let Some(tokens) = facts.tokens_before {
             self.spends.add_tokens_before(slot, tokens);

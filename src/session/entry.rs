@@ -191,14 +191,15 @@ pub struct Facts<'a> {
     pub stop_reason: Option<Cow<'a, str>>,
     /// An assistant whose `usage.input` and `usage.output` are both zero or missing (the synthetic shape).
     pub zero_io: bool,
+    /// The `provider` and `model` of an assistant or a `usage` entry, each as a JavaScript template literal
+    /// writes it (pi's own `${provider}/${model}`: `undefined` when missing): the model whose count and
+    /// prices its usage holds.
+    pub source: Option<(Cow<'a, str>, Cow<'a, str>)>,
     /// `(id, name)` of each of an assistant's tool calls, in order.
     pub tool_calls: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     /// Raw facts per-host rules can use. `images`: image blocks in the content (user, custom,
     /// toolResult; counted in `tokens` except for user messages).
     pub images: usize,
-    /// An assistant's usage as written when it is truthy: `[totalTokens, input, output, cacheRead,
-    /// cacheWrite]`, missing counters as 0.
-    pub usage_counts: Option<[f64; 5]>,
     /// A `system` message's characters as pi ≥0.87 estimates them: content text (+4800 per image) +
     /// `sections` text + `JSON.stringify(toolsAdded).length` (not in `tokens`: pi 0.75 counts system
     /// messages as 0). For a compaction: those of its `systemMessage`.
@@ -218,9 +219,9 @@ pub struct Facts<'a> {
     pub tokens_before: Option<f64>,
 }
 
-/// Where a recorded usage comes from, as pi 1.6.0's session totals (`getSessionStats`) tell them apart.
+/// Which kind of entry recorded a usage, as pi 1.6.0's session totals (`getSessionStats`) tell them apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpendSource {
+pub enum SpendKind {
     /// An assistant message's `usage`: a model request.
     Assistant,
     /// A tool result's `usage` (a tool that ran a model itself).
@@ -237,19 +238,16 @@ pub enum SpendSource {
     SummaryDetails,
 }
 
-/// The usage an entry records, as written: its tokens and what pi priced them at. A field that is not a
-/// finite number ≥ 0 is NaN here, so whoever sums them can leave the item out and count it instead (two
-/// spends are equal when their numbers are the same bits: a NaN equals a NaN).
+/// The usage an entry records, as written: its tokens and what pi priced them at (whose model: the entry's
+/// [`Facts::source`]). A field that is not a finite number ≥ 0 is NaN here, so whoever sums them can leave
+/// the item out and count it instead (two spends are equal when their numbers are the same bits: a NaN
+/// equals a NaN).
 #[derive(Debug, Clone)]
 pub struct Spend<'a> {
     /// Which kind of entry recorded it.
-    pub source: SpendSource,
-    /// `provider` as a JavaScript template literal writes it (`undefined` when missing): assistant and
-    /// `usage` entries.
-    pub provider: Cow<'a, str>,
-    /// `model`, the same way.
-    pub model: Cow<'a, str>,
-    /// An assistant's `responseModel`, when it is neither `null` nor missing.
+    pub kind: SpendKind,
+    /// An assistant's `responseModel` (the model the provider says answered), when it is neither `null` nor
+    /// missing, as a template literal writes it.
     pub response_model: Option<Cow<'a, str>>,
     /// `input`, `output`, `cacheRead`, `cacheWrite`.
     pub tokens: [f64; 4],
@@ -260,7 +258,7 @@ pub struct Spend<'a> {
 impl PartialEq for Spend<'_> {
     fn eq(&self, other: &Self) -> bool {
         let bits = |xs: &[f64]| xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        (self.source, &self.provider, &self.model, &self.response_model) == (other.source, &other.provider, &other.model, &other.response_model)
+        (self.kind, &self.response_model) == (other.kind, &other.response_model)
             && bits(&self.tokens) == bits(&other.tokens)
             && bits(&self.cost) == bits(&other.cost)
     }
@@ -269,15 +267,7 @@ impl PartialEq for Spend<'_> {
 impl Spend<'_> {
     /// The same spend owning its strings.
     pub fn into_owned(self) -> Spend<'static> {
-        let own = |s: Cow<'_, str>| Cow::Owned(s.into_owned());
-        Spend {
-            source: self.source,
-            provider: own(self.provider),
-            model: own(self.model),
-            response_model: self.response_model.map(own),
-            tokens: self.tokens,
-            cost: self.cost,
-        }
+        Spend { kind: self.kind, response_model: self.response_model.map(|s| Cow::Owned(s.into_owned())), tokens: self.tokens, cost: self.cost }
     }
 }
 
@@ -299,9 +289,9 @@ impl<'a> Facts<'a> {
             label: None,
             stop_reason: None,
             zero_io: false,
+            source: None,
             tool_calls: Vec::new(),
             images: 0,
-            usage_counts: None,
             system_chars: 0,
             system_patch: None,
             edit_target: None,
@@ -321,6 +311,7 @@ impl<'a> Facts<'a> {
             first_kept: self.first_kept.map(own),
             label: self.label.map(|(t, l)| (own(t), l.map(own))),
             stop_reason: self.stop_reason.map(own),
+            source: self.source.map(|(p, m)| (own(p), own(m))),
             tool_calls: self.tool_calls.into_iter().map(|(i, n)| (own(i), own(n))).collect(),
             timestamp_ms: self.timestamp_ms,
             kind: self.kind,
@@ -330,7 +321,6 @@ impl<'a> Facts<'a> {
             emits: self.emits,
             zero_io: self.zero_io,
             images: self.images,
-            usage_counts: self.usage_counts,
             system_chars: self.system_chars,
             system_patch: self.system_patch,
             edit_target: self.edit_target.map(own),

@@ -126,5 +126,19 @@ impl<'a> AssistantRef<'a> {
     pub fn zero_io(&self) -> bool {
         self.entry.record.has(flag::ZERO_IO)
     }
+
+    /// `provider/model` as pi's breakdown writes it (`${provider}/${model}`: a missing name `undefined`): whose
+    /// count and prices the usage is.
+    pub fn source(&self) -> &'a str {
+        let index = self.entry.index;
+        index.spend_at(self.entry.slot).map_or("", |r| index.spend_key(r.model_key))
+    }
+
+    /// Whether this message's usage and `other`'s (of the same index) were counted by the same provider and
+    /// model — told apart as pi's own breakdown tells them apart, by `provider/model`.
+    pub fn same_source(&self, other: &AssistantRef<'_>) -> bool {
+        let key = |a: &AssistantRef<'_>| a.entry.index.spend_at(a.entry.slot).map(|r| r.model_key);
+        key(self) == key(other)
+    }
 }
 

@@ -310,6 +310,11 @@ impl SessionIndex {
         self.entries.call(i)
     }
 
+    /// The usage the entry at `slot` records (see [`super::SpendRecord`]).
+    pub fn spend_at(&self, slot: Slot) -> Option<&super::SpendRecord> {
+        self.entries.spend_at(slot)
+    }
+
     /// The record at `slot`.
     pub(super) fn record(&self, slot: Slot) -> &Record {
         self.entries.record(slot)

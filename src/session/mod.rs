@@ -4,7 +4,8 @@
 //! maps which file owns which rule): a line (`value`: a JSON value as JavaScript sees it; `wire`: serde's
 //! view of one JSONL line; `migrate`: pi's older formats) → entry facts ([`entry`], `read`: pi's rules, a
 //! line's [`Facts`]) → the host generation's rules (`profile`) → the resident store (`store`: arena, id
-//! table; `record`: an entry's fixed-size facts; `spend`: the usage entries record; `labels`; `entries`: all of them) → the tree (`tree`) →
+//! table; `record`: an entry's fixed-size facts; `spend`: the usage entries record, with whose model;
+//! `labels`; `entries`: all of them) → the tree (`tree`) →
 //! the index (`feed`: input into entries; `index`: the [`SessionIndex`] façade; `entry_ref`) → what pi
 //! builds (`context`: the one implementation of its context rules) → estimates (`tokens`, counting what
 //! `context` decided) → views (`view`, `skim`, `llm_view`).
@@ -34,7 +35,7 @@ pub mod wire;
 pub use agree::{HostEntry, HostParent};
 pub use chunk::{BadStream, Chunk, ChunkReader, FactsStream};
 pub use context::{source_slot, ContextEdits, Source};
-pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendSource, StopReason};
+pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind, StopReason};
 pub use entry_ref::{AssistantRef, EntryRef};
 pub use feed::{IngestReport, Skipped};
 pub use index::{ByteFeed, EntryObserver, Leaf, Mode, SessionIndex};
@@ -48,5 +49,5 @@ pub use profile::{Profile, ProfileSource};
 pub use record::Slot;
 pub use skim::SkimmedSession;
 pub use spend::{SpendRecord, TOOLS_KEY};
-pub use tokens::{cumulative, TokenEstimate};
+pub use tokens::{cumulative, path_points, PathPoint, TokenEstimate};
 pub use view::{Anchor, AnchorList, EntriesBetween, RowKind, RowLabel, Stats, TreeColumns, TreeFilter, TreeRow, LIST_HINT_MAX};

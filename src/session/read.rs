@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
 
-use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendSource};
+use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind};
 use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, StringifyLen, Usage};
 use crate::js::{parse_iso_date, time_clip};
 use crate::error::SessionError;
@@ -84,6 +84,9 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
     }
     facts.kind = Kind::of_type(&ty);
     facts.spend = entry_spend(e, facts.kind);
+    if facts.kind == Kind::Usage {
+        facts.source = Some(source_of(&e.provider, &e.model));
+    }
     match facts.kind {
         Kind::Unknown => facts.name = ty,
         Kind::CustomMessage => {
@@ -270,13 +273,12 @@ fn content_chars(content: &Content<'_>) -> (usize, usize) {
 
 /// An assistant's tool calls, stop reason, usage and `zero_io` into `facts`; returns its characters.
 fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
-    usage_facts(&msg.usage, &msg.stop_reason, facts);
-    facts.spend = Some(assistant_spend(msg));
+    usage_facts(msg, facts);
     assistant_chars(&msg.content, |b| facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default())))
 }
 
 /// What a usage records, as [`Spend`] holds it.
-fn spend_of<'a>(usage: Option<&'a Obj<Usage<'a>>>, source: SpendSource, provider: &'a Js<'a>, model: &'a Js<'a>) -> Spend<'a> {
+fn spend_of<'a>(usage: Option<&'a Obj<Usage<'a>>>, kind: SpendKind) -> Spend<'a> {
     // pi sums these as they are; a field that is no finite number ≥ 0 would make its sums NaN or wrong, so
     // it is kept as NaN and the item counted apart (src/cost/).
     let amount = |v: &Js<'_>| match v.num() {
@@ -287,7 +289,7 @@ fn spend_of<'a>(usage: Option<&'a Obj<Usage<'a>>>, source: SpendSource, provider
     let tokens = usage.map_or([f64::NAN; 4], |u| [amount(&u.input), amount(&u.output), amount(&u.cache_read), amount(&u.cache_write)]);
     let cost = usage.filter(|u| u.cost.is_object).map(|u| &u.cost.value);
     let cost = cost.map_or([f64::NAN; 5], |c| [amount(&c.input), amount(&c.output), amount(&c.cache_read), amount(&c.cache_write), amount(&c.total)]);
-    Spend { source, provider: js_string(provider), model: js_string(model), response_model: None, tokens, cost }
+    Spend { kind, response_model: None, tokens, cost }
 }
 
 /// `String(value)`, as a template literal writes a field (an array, which no pi writes here, as `""`).
@@ -303,19 +305,14 @@ fn js_string<'a>(v: &'a Js<'a>) -> Cow<'a, str> {
     }
 }
 
-/// An assistant's spend: pi counts every assistant's `usage` (a missing one makes every field NaN).
-fn assistant_spend<'a>(msg: &'a Message<'a>) -> Spend<'a> {
-    let mut spend = spend_of(Some(&msg.usage), SpendSource::Assistant, &msg.provider, &msg.model);
-    // `responseModel ?? model`.
-    if !matches!(msg.response_model, Js::Absent | Js::Null) {
-        spend.response_model = Some(js_string(&msg.response_model));
-    }
-    spend
+/// `(provider, model)` as [`Facts::source`] holds them.
+fn source_of<'a>(provider: &'a Js<'a>, model: &'a Js<'a>) -> (Cow<'a, str>, Cow<'a, str>) {
+    (js_string(provider), js_string(model))
 }
 
 /// A tool result's spend, when it records a (truthy) usage.
 fn tool_result_spend<'a>(msg: &'a Message<'a>) -> Option<Spend<'a>> {
-    msg.usage.truthy.then(|| spend_of(Some(&msg.usage), SpendSource::ToolResult, &Js::Absent, &Js::Absent))
+    msg.usage.truthy.then(|| spend_of(Some(&msg.usage), SpendKind::ToolResult))
 }
 
 /// The spend of a `usage` entry (always counted by pi) or of a summary entry with a truthy `usage`.
@@ -324,29 +321,33 @@ fn entry_spend<'a>(e: &'a wire::Entry<'a>, kind: Kind) -> Option<Spend<'a>> {
     match kind {
         Kind::Usage => {
             let cache_warm = e.kind.str().is_some_and(|k| k.is("cache_warm"));
-            Some(spend_of(usage, SpendSource::Usage { cache_warm }, &e.provider, &e.model))
+            Some(spend_of(usage, SpendKind::Usage { cache_warm }))
         }
-        Kind::BranchSummary | Kind::Compaction if usage.is_some_and(|u| u.truthy) => {
-            Some(spend_of(usage, SpendSource::Summary, &Js::Absent, &Js::Absent))
-        }
+        Kind::BranchSummary | Kind::Compaction if usage.is_some_and(|u| u.truthy) => Some(spend_of(usage, SpendKind::Summary)),
         Kind::BranchSummary | Kind::Compaction => {
             let kept = e.details.0.as_deref().map(|d| &d.value.summary_usage).filter(|u| u.truthy)?;
-            Some(spend_of(Some(kept), SpendSource::SummaryDetails, &Js::Absent, &Js::Absent))
+            Some(spend_of(Some(kept), SpendKind::SummaryDetails))
         }
         _ => None,
     }
 }
 
-/// An assistant's stop reason, usage and `zero_io` into `facts` (what [`skim_line`] reads too).
-fn usage_facts<'a>(usage: &Obj<Usage<'a>>, stop_reason: &'a Js<'a>, facts: &mut Facts<'a>) {
-    facts.stop_reason = stop_reason.text();
+/// An assistant's stop reason, usage (as pi's estimate anchors on it, and as pi's totals sum it), `zero_io`
+/// and source into `facts` (what [`skim_line`] reads too): each field read once.
+fn usage_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) {
+    let usage = &msg.usage;
+    facts.stop_reason = msg.stop_reason.text();
+    facts.source = Some(source_of(&msg.provider, &msg.model));
+    let mut spend = spend_of(Some(usage), SpendKind::Assistant);
+    // pi's breakdown names `responseModel ?? model`.
+    if !matches!(msg.response_model, Js::Absent | Js::Null) {
+        spend.response_model = Some(js_string(&msg.response_model));
+    }
+    facts.spend = Some(spend);
     let n = |v: &Js<'_>| v.num().unwrap_or(0.0);
     let u = &usage.value;
     let counts = [n(&u.total_tokens), n(&u.input), n(&u.output), n(&u.cache_read), n(&u.cache_write)];
     facts.zero_io = counts[1] == 0.0 && counts[2] == 0.0;
-    if usage.truthy {
-        facts.usage_counts = Some(counts);
-    }
     facts.usage = anchor_usage(facts.stop_reason.as_deref(), usage.truthy, counts);
 }
 
@@ -366,8 +367,7 @@ pub(super) fn skim_line<R>(line: &str, legacy_v2: bool, take: impl FnOnce(&Facts
         facts.kind = Kind::Message(role);
         facts.tokens = f64::NAN;
         if role == RoleKind::Assistant {
-            usage_facts(&msg.usage, &msg.stop_reason, &mut facts);
-            facts.spend = Some(assistant_spend(msg));
+            usage_facts(msg, &mut facts);
         } else if role == RoleKind::ToolResult {
             facts.spend = tool_result_spend(msg);
         }
@@ -472,7 +472,10 @@ mod tests {
         assert_eq!(e.usage, Some(15.0));
         assert_eq!(e.tool_calls, vec![("c1".into(), "add".into())]);
         assert!(!e.zero_io);
-        assert_eq!(e.usage_counts, Some([0.0, 10.0, 5.0, 0.0, 0.0]));
+        // The usage read once: what pi's estimate anchors on (above) and what its totals sum (a missing cost: NaN).
+        assert_eq!(e.spend.as_ref().map(|s| (s.kind, s.tokens)), Some((SpendKind::Assistant, [10.0, 5.0, 0.0, 0.0])));
+        assert!(e.spend.as_ref().is_some_and(|s| s.cost.iter().all(|x| x.is_nan())));
+        assert_eq!(e.source, Some(("undefined".into(), "undefined".into())));
     }
 
     #[test]

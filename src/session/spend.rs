@@ -1,10 +1,12 @@
 //! The money the entries record, held apart from the records: few entries record a usage (the model
 //! requests, cache warming, summaries), so a table of those — and of each compaction's `tokensBefore` —
-//! costs the other entries nothing. What the money means is `src/cost/`'s; this only keeps it.
+//! costs the other entries nothing. What the money means is `src/cost/`'s; this only keeps it. The table is
+//! also where the index keeps whose model counted each request (its `provider/model`): a rewind's saving asks
+//! whether pi's estimate anchored on usages of one model (`AssistantRef::same_source`).
 
 use std::collections::HashMap;
 
-use super::entry::{Spend, SpendSource};
+use super::entry::{Spend, SpendKind};
 use super::record::Slot;
 
 /// pi's breakdown key for the usage of tool results and summaries (`getUsageCostBreakdown`).
@@ -16,7 +18,7 @@ pub struct SpendRecord {
     /// The entry's slot (file order).
     pub slot: Slot,
     /// Which kind of entry recorded it.
-    pub source: SpendSource,
+    pub kind: SpendKind,
     /// `provider/(responseModel ?? model)` — pi's breakdown key; [`TOOLS_KEY`] for tool results and
     /// summaries — as an index of [`Spends::key`].
     pub breakdown_key: u32,
@@ -39,23 +41,24 @@ pub(super) struct Spends {
 }
 
 impl Spends {
-    /// Keeps the usage the entry at `slot` records (slots arrive in ascending order).
-    pub(super) fn add(&mut self, slot: Slot, spend: &Spend<'_>) {
-        let (breakdown_key, model_key) = match spend.source {
-            SpendSource::Assistant | SpendSource::Usage { .. } => {
-                let model_key = self.intern(&format!("{}/{}", spend.provider, spend.model));
+    /// Keeps the usage the entry at `slot` records, whose model is `source` (`(provider, model)`: assistants and
+    /// `usage` entries). Slots arrive in ascending order.
+    pub(super) fn add(&mut self, slot: Slot, source: Option<(&str, &str)>, spend: &Spend<'_>) {
+        let (breakdown_key, model_key) = match (spend.kind, source) {
+            (SpendKind::Assistant | SpendKind::Usage { .. }, Some((provider, model))) => {
+                let model_key = self.intern(&format!("{provider}/{model}"));
                 let breakdown_key = match &spend.response_model {
-                    Some(answered) => self.intern(&format!("{}/{answered}", spend.provider)),
+                    Some(answered) => self.intern(&format!("{provider}/{answered}")),
                     None => model_key,
                 };
                 (breakdown_key, model_key)
             }
-            SpendSource::ToolResult | SpendSource::Summary | SpendSource::SummaryDetails => {
+            _ => {
                 let tools = self.intern(TOOLS_KEY);
                 (tools, tools)
             }
         };
-        self.items.push(SpendRecord { slot, source: spend.source, breakdown_key, model_key, tokens: spend.tokens, cost: spend.cost });
+        self.items.push(SpendRecord { slot, kind: spend.kind, breakdown_key, model_key, tokens: spend.tokens, cost: spend.cost });
     }
 
     /// Keeps a compaction's `tokensBefore`.
@@ -76,6 +79,12 @@ impl Spends {
     /// Every recorded usage, in file order.
     pub(super) fn items(&self) -> &[SpendRecord] {
         &self.items
+    }
+
+    /// The usage the entry at `slot` records.
+    pub(super) fn at(&self, slot: Slot) -> Option<&SpendRecord> {
+        let at = self.items.binary_search_by_key(&slot, |r| r.slot).ok()?;
+        self.items.get(at)
     }
 
     /// The key with index `id` (empty for an unknown one).

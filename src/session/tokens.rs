@@ -239,47 +239,90 @@ impl<'i> Context<'i> {
         let system = self.profile.counts_system_messages().then(|| self.replay.tokens());
         self.run.estimate(self.distrust_until, system)
     }
+
+    /// The context counted by its messages' own estimates alone, no usage trusted (pi's estimate where it
+    /// has no usage to anchor on): what [`PathPoint::content`] holds.
+    fn content(&self) -> f64 {
+        let system = self.profile.counts_system_messages().then(|| self.replay.tokens());
+        self.run.estimate(Some(usize::MAX), system).tokens
+    }
+
+    /// The path position of the usage [`Context::estimate`] anchors on, if it trusts one.
+    fn usage_pos(&self) -> Option<usize> {
+        let trusted = self.run.usage.is_some() && self.distrust_until.map_or(true, |p| self.run.usage_pos > p);
+        trusted.then_some(self.run.usage_pos)
+    }
+}
+
+/// One position of a path as a rewind weighs it (see `tool::saving`): pi's estimate there, the same context
+/// counted by its messages' own estimates, and the entry whose usage pi's estimate anchors on.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PathPoint {
+    /// pi's estimate with this entry as leaf ([`cumulative`]'s).
+    pub estimate: TokenEstimate,
+    /// The same context with no usage trusted: every message by its own `estimateTokens` (the system
+    /// messages as the profile counts them). The difference of two of these on one path is what the
+    /// messages between them weigh, in one unit whatever model answered; two usage-anchored estimates
+    /// differ by the providers' counts as well.
+    pub content: f64,
+    /// The entry whose usage `estimate` anchors on (`None`: it trusts none and counts every message).
+    pub usage_slot: Option<Slot>,
+}
+
+/// [`cumulative`] with the rest of each [`PathPoint`]: the same one pass.
+pub fn path_points(index: &SessionIndex, path: &[Slot]) -> Vec<PathPoint> {
+    let mut out = Vec::with_capacity(path.len());
+    walk(index, path, &mut |context| {
+        let usage_slot = context.usage_pos().and_then(|p| path.get(p).copied());
+        out.push(PathPoint { estimate: context.estimate(), content: context.content(), usage_slot });
+    });
+    out
 }
 
 /// For each position `i` of `path` (root first), the estimate of the context pi would build with
 /// `path[i]` as leaf, under the index's profile. One pass; a compaction restarts the context from its
 /// kept entries, and an edit recounts the context built so far.
 pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<TokenEstimate> {
+    let mut out = Vec::with_capacity(path.len());
+    walk(index, path, &mut |context| out.push(context.estimate()));
+    out
+}
+
+/// The context pi builds at each position of `path`, grown one entry at a time, handed to `at` there (in
+/// order). One copy of the walk for every reader of it (a call per entry through `dyn` costs nothing next to
+/// the walk; a copy per reader cost the module kilobytes).
+fn walk<'i>(index: &'i SessionIndex, path: &[Slot], at: &mut dyn FnMut(&Context<'i>)) {
     let mut context = Context::new(index);
     // Position of each path entry, to find a compaction's first kept entry without scanning the path.
     // Filled only up to the latest compaction met, so a path without one never touches the table.
     let mut position = index.take_position_scratch();
     let mut filled = 0;
-    // A `map` over the path collects into a vector of exactly its length (no growth code).
-    let out = path
-        .iter()
-        .enumerate()
-        .map(|(i, &slot)| {
-            let record = index.record(slot);
-            if record.kind != Kind::Compaction {
-                context.add(slot, i);
-                return context.estimate();
+    for (i, &slot) in path.iter().enumerate() {
+        let record = index.record(slot);
+        if record.kind != Kind::Compaction {
+            context.add(slot, i);
+            at(&context);
+            continue;
+        }
+        if position.len() < index.len() {
+            position.resize(index.len(), u32::MAX);
+        }
+        // Checked access throughout (slots and positions are in range): no panic paths to carry.
+        for j in filled..i {
+            // The first position wins, like pi's `findIndex`.
+            let unset = path.get(j).and_then(|&s| position.get_mut(s as usize)).filter(|p| **p == u32::MAX);
+            if let Some(p) = unset {
+                *p = j as u32;
             }
-            if position.len() < index.len() {
-                position.resize(index.len(), u32::MAX);
-            }
-            // Checked access throughout (slots and positions are in range): no panic paths to carry.
-            for j in filled..i {
-                // The first position wins, like pi's `findIndex`.
-                let unset = path.get(j).and_then(|&s| position.get_mut(s as usize)).filter(|p| **p == u32::MAX);
-                if let Some(p) = unset {
-                    *p = j as u32;
-                }
-            }
-            filled = filled.max(i);
-            // Kept entries: from `firstKeptEntryId` (the first entry with that id before the compaction,
-            // as pi searches) up to the compaction; none if the id is not there.
-            let start = index.entry(slot).first_kept().and_then(|first| kept_start(index, path, &position, first, i));
-            let kept = start.and_then(|start| path.get(start..i).map(|k| (start, k))).unwrap_or_default();
-            context.restart(slot, i, kept.1.iter().enumerate().map(|(j, &s)| (kept.0 + j, s)));
-            context.estimate()
-        })
-        .collect();
+        }
+        filled = filled.max(i);
+        // Kept entries: from `firstKeptEntryId` (the first entry with that id before the compaction,
+        // as pi searches) up to the compaction; none if the id is not there.
+        let start = index.entry(slot).first_kept().and_then(|first| kept_start(index, path, &position, first, i));
+        let kept = start.and_then(|start| path.get(start..i).map(|k| (start, k))).unwrap_or_default();
+        context.restart(slot, i, kept.1.iter().enumerate().map(|(j, &s)| (kept.0 + j, s)));
+        at(&context);
+    }
     // Hand the table back all-unset, touching only what this path set (no O(entries) reset per call).
     for &s in path.get(..filled).unwrap_or_default() {
         if let Some(p) = position.get_mut(s as usize) {
@@ -287,7 +330,6 @@ pub fn cumulative(index: &SessionIndex, path: &[Slot]) -> Vec<TokenEstimate> {
         }
     }
     index.return_position_scratch(position);
-    out
 }
 
 /// Where the kept range of a compaction at `at` starts: the first path position before it whose entry has

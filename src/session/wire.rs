@@ -141,7 +141,7 @@ pub struct Message<'a> {
     #[serde(borrow)] pub content: Content<'a>,
     /// `usage` (assistant; a tool result's, when a tool records one).
     #[serde(borrow)] pub usage: Obj<Usage<'a>>,
-    /// `provider` (assistant).
+    /// `provider` (assistant): with `model`, whose counts and prices its usage holds.
     #[serde(borrow)] pub provider: Js<'a>,
     /// `model` (assistant).
     #[serde(borrow)] pub model: Js<'a>,

@@ -14,7 +14,7 @@ use crate::text::ANCHOR_PREFIX;
 use super::facts::ToolFacts;
 use super::number::js_number;
 use super::params::Arguments;
-use super::collapsed::rewound_from;
+use super::saving::{rewind_with_before, RewindSaving};
 use super::plan::ToolPlan;
 use super::recall::{RecallAnswer, RecallDetails, RecallPlan};
 use super::texts;
@@ -47,13 +47,14 @@ pub struct AnchorsRow {
     pub tokens: f64,
 }
 
-/// A rewind found in the tree: its summary, its two names (when still labelled) and its context before and after.
+/// A rewind found in the tree: its summary, its two names (when still labelled), its context before and what
+/// it saved.
 struct Rewind {
     summary: Slot,
     start: Option<String>,
     end: Option<String>,
     before: f64,
-    after: f64,
+    saving: RewindSaving,
 }
 
 /// The name an entry's anchor label carries, if any.
@@ -63,26 +64,17 @@ fn anchor_name(index: &SessionIndex, slot: Slot) -> Option<String> {
 
 /// Every rewind this tool made, in the order they were written: a branch summary with this tool's
 /// synthetic call below it and the call it repeats on the branch it left (see `recall`). "Before" is the
-/// context at the parent of the message that called the rewind (what the rewind's own text reports),
-/// "after" the context at the summary.
+/// context at the parent of the message that called the rewind, the saving `tool::saving`'s: what the
+/// rewind's own result reported.
 fn rewinds(index: &mut SessionIndex) -> Result<Vec<Rewind>, SessionError> {
     let mut found = Vec::new();
     for summary in 0..index.len() as Slot {
         if index.entry(summary).kind() != Kind::BranchSummary {
             continue;
         }
-        let Some((old_leaf, _)) = rewound_from(index, summary)? else { continue };
-        let before = match index.parent_of(old_leaf) {
-            Some(parent) => {
-                let id = index.id_of(parent).to_string();
-                index.estimate(Leaf::Id(&id))?.tokens
-            }
-            None => 0.0,
-        };
-        let id = index.id_of(summary).to_string();
-        let after = index.estimate(Leaf::Id(&id))?.tokens;
+        let Some((saving, before)) = rewind_with_before(index, summary)? else { continue };
         let start = index.parent_of(summary).and_then(|t| anchor_name(index, t));
-        found.push(Rewind { summary, start, end: anchor_name(index, summary), before, after });
+        found.push(Rewind { summary, start, end: anchor_name(index, summary), before, saving });
     }
     Ok(found)
 }
@@ -97,12 +89,15 @@ pub fn anchors_view(index: &mut SessionIndex, context_window: f64) -> Result<Anc
         .iter()
         .map(|a| AnchorsRow { text: texts::anchors_anchor_row(&a.name, a.tokens, context_window), recall: Some(a.name.clone()), tokens: a.tokens })
         .collect();
-    // The money: the session's in the title, each rewind's saving on its row (src/cost/'s one result).
-    let cost = crate::cost::session_cost(index)?;
+    let found = rewinds(index)?;
+    // The money: the session's in the title, each rewind's saving on its row (src/cost/'s one result, given
+    // what each rewind removed as its row says).
+    let removed: Vec<(Slot, f64)> = found.iter().map(|r| (r.summary, r.saving.saved())).collect();
+    let cost = crate::cost::cost_report(index, &removed)?;
     let saved_usd = |index: &SessionIndex, slot: Slot| cost.savings.rewinds.items.iter().find(|i| i.entry_id == index.id_of(slot)).and_then(|i| i.usd);
-    for (n, r) in rewinds(index)?.into_iter().enumerate() {
-        let saved = (r.before - r.after).max(0.0);
-        let mut text = texts::anchors_rewind_row(n + 1, r.start.as_deref(), r.end.as_deref(), saved, r.before, r.after, context_window);
+    for (n, r) in found.into_iter().enumerate() {
+        let saved = r.saving.saved();
+        let mut text = texts::anchors_rewind_row(n + 1, r.start.as_deref(), r.end.as_deref(), saved, r.before, r.saving.after(r.before), context_window);
         if let Some(usd) = saved_usd(index, r.summary) {
             text.push_str(&crate::cost::anchors_rewind_saved(usd));
         }
@@ -212,14 +207,17 @@ pub(super) mod tests {
         for (row, id) in view.rows.iter().take(4).zip(["u", "bs1", "r4", "bs2"]) {
             assert_eq!(row.tokens, index.estimate(Leaf::Id(id)).unwrap().tokens, "{}", row.text);
         }
-        // The first rewind saved the context before its call (at r2, under the call a3) less the context at
-        // its summary.
+        // The first rewind saved what it took out of the context before its call (a1, r1, a2, r2: under the
+        // call a3) less its summary, by their own estimates; its context after is the context before less that.
         let first = &view.rows[4];
+        let own = |id: &str| index.entry(index.slot_of(id).unwrap()).tokens();
+        let saved = ["a1", "r1", "a2", "r2"].map(own).iter().sum::<f64>() - own("bs1");
         let before = index.estimate(Leaf::Id("r2")).unwrap().tokens;
-        let after = index.estimate(Leaf::Id("bs1")).unwrap().tokens;
-        assert!(before > after, "{before} → {after}");
-        assert_eq!(first.tokens, before - after);
-        assert!(first.text.contains("start → done") && first.text.contains(&crate::text::format_tokens(before - after)), "{}", first.text);
+        assert!(saved > 10_000.0, "{saved}");
+        assert_eq!(first.tokens, saved);
+        // (This session's usages are made up and count none of the file: more comes off than they counted.)
+        let delta = crate::text::format_context_delta(before, (before - saved).max(0.0), 100_000.0);
+        assert!(first.text.contains("start → done") && first.text.contains(&crate::text::format_tokens(saved)) && first.text.contains(&delta), "{}", first.text);
         assert!(view.rows[5].text.contains("next → again"), "{}", view.rows[5].text);
         let texts: std::collections::HashSet<&str> = view.rows.iter().map(|r| r.text.as_str()).collect();
         assert_eq!(texts.len(), view.rows.len(), "row texts are unique");

@@ -17,6 +17,7 @@ mod params;
 mod plan;
 mod recall;
 mod refusal;
+mod saving;
 mod summary;
 mod synthetic;
 mod texts;
@@ -29,12 +30,16 @@ pub use ledger::{ledger, Ledger, LedgerOptions};
 pub(crate) use ledger::{exit_code, first_error_line, first_line};
 pub use params::{Action, Arguments, Params, MAX_ARGUMENT_DEPTH};
 pub use plan::{
-    check_auth, finish, plan, salvage_text, unreadable, AnchorDetails, AnchorPlan, AnchorRow,
+    check_auth, finish, plan, salvage_text, summarize, unreadable, AnchorDetails, AnchorPlan, AnchorRow,
     AuthResult, LabelWrite, ListDetails, ListPlan, ToolPlan, RewindDetails, RewindFinish, RewindPlan,
     MAX_FOCUS_CHARS, MIN_FOCUS_CHARS, MIN_SAVED_TOKENS,
 };
 pub use recall::{page as recall_page, RecallAnswer, RecallDetails, RecallPage, RecallPlan, MAX_QUERY_CHARS, PAGE_TOKENS};
 pub use refusal::Refusal;
+pub use saving::{
+    anchor_savings, baseline_changed, cost_with, planned_rewind_saving, rewind_saving, rewinds_on_path, session_cost, summary_tokens,
+    AnchorSaving, PathRewind, RewindSaving,
+};
 pub use summary::{check_summary, compose as compose_summary, RewindSummary, SummaryAnswer, SummaryDetails, SummaryFacts, SummaryResult};
 pub use synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant, MAX_SYNTHETIC_FOCUS};
 pub use texts::RefusalCode;
@@ -42,3 +47,5 @@ pub use view::{call_line, result_view, ResultView, ShownAnchor, ShownDetails, Sh
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod saving_tests;

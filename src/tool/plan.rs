@@ -13,7 +13,7 @@ use tsify_next::Tsify;
 
 use crate::error::SessionError;
 use crate::js::utf16_len;
-use crate::session::{cumulative, Anchor, Kind, Leaf, RoleKind, SessionIndex, Slot};
+use crate::session::{cumulative, path_points, Anchor, Kind, Leaf, RoleKind, SessionIndex, Slot};
 use crate::text::{format_list, is_valid_name, ListRow, ANCHOR_PREFIX};
 
 use super::facts::{lenient, ToolFacts, ModelFacts};
@@ -22,7 +22,8 @@ use super::params::{name_problem, wrong_type, Action, Arguments, Params};
 use super::collapsed::is_synthetic;
 use super::recall::{self, RecallPlan};
 use super::refusal::Refusal;
-use super::summary::SummaryFacts;
+use super::saving::{self, RewindSaving};
+use super::summary::{compose as compose_summary, SummaryAnswer, SummaryFacts, SummaryResult};
 use super::synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant};
 use super::texts::{self, RefusalCode};
 
@@ -171,6 +172,9 @@ pub struct RewindPlan {
     /// What the summary written for this plan held (`compose_summary`), for [`finish`]; stays in the index.
     #[serde(skip)]
     pub held: SummaryFacts,
+    /// What the rewind removes (its summary not written yet), for [`summarize`] and [`finish`].
+    #[serde(skip)]
+    pub saving: RewindSaving,
 }
 
 /// A label change for `pi.setLabel` (`label: null` clears).
@@ -192,7 +196,7 @@ pub struct RewindFinish {
     pub labels: Vec<LabelWrite>,
     /// Append after the labels.
     pub synthetic: SyntheticAssistant,
-    /// The estimate at the new summary.
+    /// The context after the rewind: `beforeTokens` less the saving (what the next request carries).
     #[serde(serialize_with = "js_number")]
     pub after_tokens: f64,
     /// What the model reads.
@@ -218,7 +222,7 @@ pub struct RewindDetails {
     /// The estimate before.
     #[serde(serialize_with = "js_number")]
     pub context_before: f64,
-    /// The estimate at the summary.
+    /// The context after: `contextBefore` less the saving (what the next request carries).
     #[serde(serialize_with = "js_number")]
     pub context_after: f64,
     /// The model's context window (0: unknown).
@@ -233,6 +237,10 @@ pub struct RewindDetails {
     pub ledger_items: u32,
     /// Whether the summarizer's reply stopped at the output limit.
     pub summary_cut: bool,
+    /// What the rewind saved (`tool::saving`), its fields beside these: `removedTokens`, `summaryTokens`,
+    /// `savedTokens` (`contextBefore − contextAfter`, but where that would go below 0) and `baselineChanged`.
+    #[serde(flatten)]
+    pub saving: RewindSaving,
 }
 
 /// The refuse plan. Takes the text by value: each refusal builds its own.
@@ -433,22 +441,18 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> R
         }
     }
     let path = index.path(leaf)?;
-    let estimates = cumulative(index, &path);
+    let points = path_points(index, &path);
     // "Before" is the context the model last saw: at the parent of the in-flight message.
     let before_at = match call.and_then(|c| path.iter().position(|&s| s == c)) {
         Some(at) => at.saturating_sub(1),
         None => path.len().saturating_sub(1),
     };
-    let before = estimates.get(before_at).map_or(0.0, |e| e.tokens);
+    let before = points.get(before_at).map_or(0.0, |p| p.estimate.tokens);
     let target_at = path.iter().position(|&s| s == target).unwrap_or(0);
-    let at_target = estimates.get(target_at).map_or(0.0, |e| e.tokens);
-    if before - at_target < MIN_SAVED_TOKENS {
-        let anchors = index.anchors(Leaf::Current)?;
-        // Anchors are root → leaf: an earlier one sits before the target on the path.
-        let earlier = anchors.iter().any(|a| path.iter().position(|&s| s == a.slot).is_some_and(|at| at < target_at));
-        let rows = texts::anchor_rows(&anchors, facts.context_window);
-        let text = texts::too_little_saved(start, before - at_target, &rows, earlier);
-        return Ok(ToolPlan::Refuse(Refusal { code: RefusalCode::TooLittleSaved, text, saved_tokens: Some((before - at_target).max(0.0)) }));
+    // Judged by what it removes (the summary is not written yet; `summarize` judges again with it).
+    let saving = saving::between(index, &points, before_at, target_at);
+    if saving.saved_tokens < MIN_SAVED_TOKENS {
+        return Ok(ToolPlan::Refuse(too_little(index, start, saving.saved_tokens, target, facts.context_window)?));
     }
     let Some(model) = &facts.model else {
         return Ok(refuse(RefusalCode::NoModel, texts::no_model()));
@@ -469,7 +473,38 @@ fn rewind(index: &mut SessionIndex, params: &Params<'_>, facts: &ToolFacts) -> R
         refresh_reaches: facts.refresh_reaches,
         fallback_synthetic,
         held: SummaryFacts::default(),
+        saving,
     }))
+}
+
+/// The refusal of a rewind to anchor `start` (on `target`) that would free only `saved` tokens, with the
+/// anchors to pick from instead.
+fn too_little(index: &mut SessionIndex, start: &str, saved: f64, target: Slot, window: f64) -> Result<Refusal, SessionError> {
+    let anchors = index.anchors(Leaf::Current)?;
+    // Anchors are root → leaf and the target holds one of them: any other first one sits before it.
+    let earlier = anchors.first().is_some_and(|a| a.slot != target);
+    let rows = texts::anchor_rows(&anchors, window);
+    let text = texts::too_little_saved(start, saved, &rows, earlier);
+    Ok(Refusal { code: RefusalCode::TooLittleSaved, text, saved_tokens: Some(saved.max(0.0)) })
+}
+
+/// `rewind`, the summary: the text for `branchWithSummary` from the summarizer's `result` and the collapsed
+/// entries as pi holds them (`compose_summary`), or a refusal — the summarizer's (aborted, failed, empty), or
+/// the min-savings guard's once more: now that the summary's weight is known, the rewind must still free
+/// [`MIN_SAVED_TOKENS`] after it (`plan.held` keeps what the summary held, for [`finish`]).
+///
+/// # Errors
+/// Only for an inconsistent index (a parent cycle).
+pub fn summarize(index: &mut SessionIndex, plan: &mut RewindPlan, result: &SummaryResult, entries: &[Option<String>]) -> Result<SummaryAnswer, SessionError> {
+    let (answer, held) = compose_summary(result, entries, index.profile().0, &plan.label_end);
+    let SummaryAnswer::Summary(written) = &answer else { return Ok(answer) };
+    let saved = plan.saving.with_summary(saving::summary_tokens(&written.summary)).saved_tokens;
+    if saved < MIN_SAVED_TOKENS {
+        let target = index.slot_of(&plan.target_id).ok_or_else(|| SessionError::UnknownEntry(plan.target_id.clone()))?;
+        return Ok(SummaryAnswer::Refuse(too_little(index, &plan.label_start, saved, target, plan.context_window)?));
+    }
+    plan.held = held;
+    Ok(answer)
 }
 
 /// `Some(NothingToCollapse)` when the work (`collapsed` but the in-flight `call`) holds no conversation at
@@ -534,9 +569,10 @@ pub fn salvage_text(step: &str, error: &str) -> String {
 }
 
 /// `rewind`, second half. Call after `branchWithSummary` returned `summary_id` and the index was fed the
-/// new entry, with the plan [`plan`] made and what its summary held (`held`, from `compose_summary`). Numbers are taken at the summary, before anything else is
-/// appended. The label writes come in order (set the new one, then clear the old: `label: null`), then
-/// the synthetic assistant to append after them.
+/// new entry, with the plan [`plan`] made and what its summary held (`held`, from `compose_summary`). The
+/// context after is the context before less the saving, the summary's weight read from its entry
+/// (`tool::saving`). The label writes come in order (set the new one, then clear the old: `label: null`),
+/// then the synthetic assistant to append after them.
 ///
 /// # Errors
 /// `UnknownEntry` when the index was not fed the summary entry; `Cycle` for a corrupt tree.
@@ -547,9 +583,12 @@ pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, held: SummaryFacts, s
         Some(parent) => index.find_label_on_path(&label, Some(parent))?,
         None => None,
     };
-    let path = index.path(Some(summary))?;
-    let after = cumulative(index, &path).last().map_or(0.0, |e| e.tokens);
+    let entry = index.entry(summary);
+    let saving = plan.saving.with_summary(if entry.emits_message() { entry.tokens() } else { 0.0 });
     let (before, window) = (plan.before_tokens, plan.context_window);
+    // What the next request carries, in the count the model last saw (the synthetic call carries it as its
+    // usage, so pi's footer shows it until the next reply).
+    let after = saving.after(before);
     let ledger = (held.ledger_items > 0).then_some((held.ledger_items, held.ledger_tokens));
     let text = texts::rewound(&plan.label_start, &plan.label_end, before, after, window, ledger, held.cut, warning(plan.refresh_reaches));
     let mut labels = vec![LabelWrite { entry_id: summary_id.into(), label: Some(label) }];
@@ -575,6 +614,7 @@ pub fn finish(index: &mut SessionIndex, plan: &RewindPlan, held: SummaryFacts, s
             ledger_tokens: held.ledger_tokens,
             ledger_items: held.ledger_items,
             summary_cut: held.cut,
+            saving,
         },
     })
 }

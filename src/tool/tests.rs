@@ -257,12 +257,21 @@ fn rewind_plans_pi_s_branch_summary_entries_and_the_before_number() {
     let mut index = s.index();
     let f = finish(&mut index, &typed, "bs", 7.0).unwrap();
     assert_eq!(f["labels"], json!([{"entryId": "bs", "label": "anchor:done"}]));
-    let expected_after = 6.0 + 22.0; // ceil(24/4) for the user text + ceil(88/4) for the summary
+    // Saved: what the collapsed messages before the call weigh by their own estimates (a1, r1, a2 and r2: the
+    // label is none), less the summary's ceil(88/4); after: before less that.
+    let own = |id: &str| index.entry(index.slot_of(id).unwrap()).tokens();
+    let removed: f64 = ["a1", "r1", "a2", "r2"].map(own).iter().sum();
+    assert_eq!((own("r1"), own("r2")), (10.0, 10_000.0));
+    assert_eq!((f["details"]["removedTokens"].as_f64(), f["details"]["summaryTokens"].as_f64()), (Some(removed), Some(22.0)));
+    assert_eq!(f["details"]["savedTokens"], removed - 22.0);
+    assert_eq!(f["details"]["baselineChanged"], false);
+    let expected_after = 201.0 + 10_000.0 - (removed - 22.0);
     assert_eq!(f["afterTokens"], expected_after);
+    assert_eq!(f["details"]["contextAfter"], expected_after);
     assert_eq!(f["synthetic"]["usage"]["totalTokens"], expected_after);
     assert_eq!(f["synthetic"]["timestamp"], 7.0);
     let text = f["text"].as_str().unwrap();
-    assert!(text.starts_with("[rewind 'start' → 'done'] · context 10.2% → 0.0% of 100k"), "{text}");
+    assert!(text.starts_with("[rewind 'start' → 'done'] · context 10.2% → 0.2% of 100k"), "{text}");
 }
 
 #[test]

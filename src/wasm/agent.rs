@@ -143,7 +143,7 @@ impl SessionIndex {
     /// `{kind: "note", text}` (none: a UI note).
     #[wasm_bindgen(js_name = pressureMessage, unchecked_return_type = "PressureMessage")]
     pub fn pressure_message(&mut self, tokens: f64, context_window: f64) -> Result<JsValue, JsValue> {
-        let anchors = self.inner.anchors(leaf_of(None)).map_err(js_error)?;
+        let anchors = crate::tool::anchor_savings(&mut self.inner).map_err(js_error)?;
         to_js(&guidance::pressure_message(tokens, context_window, &anchors))
     }
 

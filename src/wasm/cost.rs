@@ -11,7 +11,7 @@ impl SessionIndex {
     /// abandoned branches) and what each rewind and compaction on the active path saved. Both modes.
     #[wasm_bindgen(unchecked_return_type = "CostReport")]
     pub fn cost(&mut self) -> Result<JsValue, JsValue> {
-        to_js(&crate::cost::session_cost(&mut self.inner).map_err(js_error)?)
+        to_js(&crate::tool::session_cost(&mut self.inner).map_err(js_error)?)
     }
 
     /// The money spent along the path to `leafId` (default: the current leaf) up to each of its entries, root

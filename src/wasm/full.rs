@@ -236,6 +236,13 @@ impl SessionIndex {
         to_js(&self.inner.stats(file_bytes).map_err(js_error)?)
     }
 
+    /// Every rewind of this tool on the active path, root → leaf, with what it saved (`tool::rewinds_on_path`:
+    /// the number the rewind's own result reported).
+    #[wasm_bindgen(js_name = rewindSavings, unchecked_return_type = "PathRewind[]")]
+    pub fn rewind_savings(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&crate::tool::rewinds_on_path(&mut self.inner).map_err(js_error)?)
+    }
+
     fn slot(&self, id: &str) -> Result<session::Slot, JsValue> {
         self.inner.slot_of(id).ok_or_else(|| js_error(crate::SessionError::UnknownEntry(id.into())))
     }

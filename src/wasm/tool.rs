@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
 use super::{to_js, SessionIndex};
-use crate::tool::{self, Arguments, AuthResult, RecallPlan, RewindPlan, ShownResult, SummaryAnswer, SummaryResult, ToolFacts, ToolPlan};
+use crate::tool::{self, Arguments, AuthResult, RecallPlan, RewindPlan, ShownResult, SummaryResult, ToolFacts, ToolPlan};
 
 /// A host object read as `T` (`InvalidArgument` naming `what` when it has the wrong shape).
 fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
@@ -77,7 +77,8 @@ impl SessionIndex {
     /// model's text, a note when the reply stopped at the output limit, and the ledger of the entries'
     /// facts (bounded by `result.ledgerTokens`: 0 for none, absent for the default). Answers `{kind: "summary", summary, details,
     /// ledgerTokens, cut}` — write it with `branchWithSummary(targetId, summary, details)` — or the refusal
-    /// for a result that cannot be used (aborted, failed, empty).
+    /// for a result that cannot be used (aborted, failed, empty) or a rewind that would free too little once its
+    /// summary is counted (`TooLittleSaved`).
     ///
     /// ```js
     /// const answer = index.rewindSummary(plan.summarizeIds.map((id) => sm.getEntry(id)), { ...outcome, ledgerTokens: 600 });
@@ -93,13 +94,8 @@ impl SessionIndex {
         #[wasm_bindgen(unchecked_param_type = "SummaryResult")] result: JsValue,
     ) -> Result<JsValue, JsValue> {
         let result: SummaryResult = from_js(result, "result")?;
-        let profile = self.inner.profile().0;
         let plan: &mut RewindPlan = self.pending.as_mut().ok_or_else(|| invalid("no rewind is pending"))?;
-        let (answer, held) = tool::compose_summary(&result, &entry_texts(&entries), profile, &plan.label_end);
-        if matches!(answer, SummaryAnswer::Summary(_)) {
-            plan.held = held;
-        }
-        to_js(&answer)
+        to_js(&tool::summarize(&mut self.inner, plan, &result, &entry_texts(&entries)).map_err(js_error)?)
     }
 
     /// The rows of the user's `/anchors` command: the anchors on the active branch with the context at

@@ -359,6 +359,10 @@ for (const name of ["example.jsonl", "rewind-chain.jsonl", "compaction.jsonl", "
     assert.deepEqual(of("anchor"), anchors.map((a) => a.entryId), "anchors");
     assert.deepEqual(of("rewind"), onPath("branch_summary"), "rewinds");
     assert.deepEqual(of("compaction"), onPath("compaction"), "compactions");
+    // A rewind of the tool says what it saved (the core's number, as stats reports it).
+    const saved = cliJson("stats", file, "--json").rewinds;
+    const titles = await page.$$eval("#timeline .marker.rewind title", (els) => els.map((e) => e.textContent));
+    assert.equal(titles.filter((t) => / · saved [\d.]+[k%]? · /.test(t)).length, saved.length, titles.join(" | "));
     const path = rows.filter((r) => r.active);
     assert.ok(await page.locator("#timeline svg path.line").getAttribute("d"), "plot drawn");
     assert.match(await page.locator("#timeline .readout").textContent(), new RegExp(`${path.length} entries on the active path`));

@@ -7,7 +7,7 @@
 //
 // `addLedgeredSessions`: every `every`-th generated session (current format) is continued by an anchor on an entry of its
 // active branch, work after it — a `read`, a failed `bash` with a compiler error, its location and a test summary
-// (plus bulk, so the rewind saves enough), a user message, a `write` — and the rewind, then written as a new session
+// (plus bulk, so the rewind saves enough once its summary and ledger are counted), a user message, a `write` — and the rewind, then written as a new session
 // of the batch with the summary, the target and the abandoned leaf among its leaves. The random session's own entries
 // are collapsed with the planted ones, whatever they hold.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -139,7 +139,7 @@ export function addLedgeredSessions(manifest, api, { every = 10, hostVersion }) 
       const target = path[Math.floor(path.length / 3)];
       run.label(target, "anchor:led-start");
       run.tool("read", { path: "src/lexer/tokens.rs" }, "pub enum Token { Ident(String) }\n");
-      run.tool("bash", { command: "cargo test" }, `${"   Compiling parser v0.1.0\n".repeat(700)}${CARGO}`, true);
+      run.tool("bash", { command: "cargo test" }, `${"   Compiling parser v0.1.0\n".repeat(1200)}${CARGO}`, true);
       run.user("Keep the public API of Token unchanged.");
       run.tool("write", { path: "src/parser/expr.rs", content: "pub fn expr() {}\n" }, "Successfully wrote 17 bytes");
       const done = run.rewind("led-start", "led-end", "## Goal\nthe parser\n## Progress\n### Done\n- it", 100 + (session.index % 9) * 100);

@@ -6,18 +6,20 @@
 // Needs scripts/setup-hosts.sh and `npm run build` first; PTN_E2E_HOSTS="0.75.5 …" narrows the matrix.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import test from "node:test";
-import { compareVersions } from "../../js/tested-hosts.js";
-import { HOST_VERSIONS, missingPrerequisites, nodeFor } from "./lib/hosts.mjs";
+import { NEWEST_TESTED, compareVersions } from "../../js/tested-hosts.js";
+import { HOST_VERSIONS, REPO, missingPrerequisites, nodeFor } from "./lib/hosts.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const FILES = ["scenarios.e2e.mjs", "hosts.e2e.mjs", "agent.e2e.mjs", "cache-summary.e2e.mjs", "cli.e2e.mjs", "faults.e2e.mjs", "faults-lifecycle.e2e.mjs", "faults-input.e2e.mjs", "compaction.e2e.mjs", "compaction-cache.e2e.mjs", "compaction-diff.e2e.mjs", "compaction-cli.e2e.mjs", "context-edit.e2e.mjs", "unstored-call.e2e.mjs", "esc-batch.e2e.mjs", "wire.e2e.mjs", "wire-compaction.e2e.mjs", "recall.e2e.mjs", "ledger.e2e.mjs", "loop-hint.e2e.mjs", "cost.e2e.mjs"].map((f) => join(here, f));
+const FILES = ["scenarios.e2e.mjs", "hosts.e2e.mjs", "agent.e2e.mjs", "cache-summary.e2e.mjs", "cli.e2e.mjs", "faults.e2e.mjs", "faults-lifecycle.e2e.mjs", "faults-input.e2e.mjs", "compaction.e2e.mjs", "compaction-cache.e2e.mjs", "compaction-diff.e2e.mjs", "compaction-cli.e2e.mjs", "context-edit.e2e.mjs", "unstored-call.e2e.mjs", "esc-batch.e2e.mjs", "wire.e2e.mjs", "wire-compaction.e2e.mjs", "recall.e2e.mjs", "ledger.e2e.mjs", "loop-hint.e2e.mjs", "rewind-saving.e2e.mjs", "cost.e2e.mjs"].map((f) => join(here, f));
 const hosts = process.env.PTN_E2E_HOSTS ? process.env.PTN_E2E_HOSTS.split(/[\s,]+/).filter(Boolean) : HOST_VERSIONS;
 const REPORTER = join(here, "lib/skip-reporter.mjs");
+/** rewind-saving.e2e.mjs reads real users' sessions from here (in place). */
+const REAL_SESSIONS = join(REPO, "../shared/real-sessions");
 
 const before = (v) => (version) => compareVersions(version, v) < 0;
 const WIRE_APIS = ["anthropic", "responses", "chat"];
@@ -75,6 +77,12 @@ const KNOWN_SKIPS = [
     on: before("0.99.0"),
     why: "idle cache warming starts with pi 0.99",
     names: () => ["wire anthropic: idle cache warming never re-sends a pre-rewind context"],
+  },
+  {
+    file: "rewind-saving.e2e.mjs",
+    on: (version) => version === NEWEST_TESTED && !existsSync(REAL_SESSIONS),
+    why: "the real sessions are read in place from ../shared/real-sessions, which this checkout does not have",
+    names: (v) => [`pi ${v}: the real sessions are there to resume`],
   },
 ];
 

@@ -194,6 +194,16 @@ test("stats: from the core, with the file size", () => {
   const human = cli("stats", file);
   assert.equal(human.code, 0, human.stderr);
   assert.match(human.stdout, /entries: \d+/);
+  // The rewinds on the active path, each with what it saved (the core's rule: removed less the summary); the text
+  // counts them and adds what they saved.
+  for (const [name, count] of [["example.jsonl", 1], ["rewind-chain.jsonl", 4], ["branches.jsonl", 0]]) {
+    const { rewinds } = JSON.parse(cli("stats", fx(name), "--json").stdout);
+    assert.equal(rewinds.length, count, name);
+    for (const r of rewinds) assert.equal(r.saving.savedTokens, r.saving.removedTokens - r.saving.summaryTokens, name);
+    const total = rewinds.reduce((n, r) => n + r.saving.savedTokens, 0);
+    const line = count ? `rewinds on the active path: ${count}, saved ${total < 1000 ? total : `${(total / 1000).toFixed(1)}k`} tokens` : "rewinds on the active path: 0";
+    assert.ok(cli("stats", fx(name)).stdout.includes(`${line}\n`), `${name}: ${line}`);
+  }
 });
 
 // ---- errors and exit codes ----------------------------------------------------------------------------------

@@ -76,6 +76,12 @@ const rows = concrete(idx.treeRows());
 const row = concrete(rows[0]);
 const tree: string = concrete(idx.renderTree());
 const stats = concrete(idx.stats(1234));
+// Each rewind of the tool on the active path and what it saved (the viewer's, stats').
+const rewound: { summaryId: string; saved: number; changed: boolean }[] = idx.rewindSavings().map((r) => ({
+  summaryId: concrete(r.summaryId),
+  saved: concrete(r.saving.savedTokens),
+  changed: concrete(r.saving.baselineChanged),
+}));
 
 // The tool API: types generated from the Rust result types.
 const def = concrete(toolDefinition());
@@ -100,7 +106,11 @@ if (plan.kind === "list") {
     void entry, newLabel;
   }
   const after: number = concrete(finish.afterTokens);
-  void after;
+  // What the rewind saved: removed less the summary, and whether the two estimates rest on different models' counts.
+  const saved: number = concrete(finish.details.savedTokens);
+  const removed: number = concrete(finish.details.removedTokens) - concrete(finish.details.summaryTokens);
+  const changed: boolean = concrete(finish.details.baselineChanged);
+  void after, saved, removed, changed;
 } else if (plan.kind === "recall") {
   const recalled: string[] = concrete(plan.entryIds);
   const page: number = concrete(plan.page);
@@ -122,7 +132,7 @@ plugin.free();
 
 export const used = [appended, appended2, count, leaf, p2, p3, first, label, found, found2, found3, ca, betweenIds,
   betweenCa, between2, ctx, ctx2, ctx3, json, tokens, usageTokens, trailingTokens, lastUsageIndex, est2, est3,
-  anchors2, row, tree, stats, toolName, mode, authText, summaryCode, summaryText, summaryFiles, appended3];
+  anchors2, row, tree, stats, rewound, toolName, mode, authText, summaryCode, summaryText, summaryFiles, appended3];
 
 // The CLI's list/tokens of a whole file: the load's report and, unless the leaf id is unknown, the list.
 const fileList = concrete(listFileBytes(new Uint8Array(), "leaf-id", "1.5.2"));

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use crate::common::Rng;
 use pi_tree_navigator::js::{date_ms, utf16_len};
-use pi_tree_navigator::session::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendSource, SystemPatch};
+use pi_tree_navigator::session::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind, SystemPatch};
 use pi_tree_navigator::session::Format;
 use serde_json::{json, Map, Value};
 
@@ -118,7 +118,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
                     f.tokens = quarter(text + 4800 * images);
                     f.images = images;
                     if kind == RoleKind::ToolResult && truthy(msg.get("usage")) {
-                        f.spend = Some(spend(msg.get("usage"), SpendSource::ToolResult, None, None, masked));
+                        f.spend = Some(spend(msg.get("usage"), SpendKind::ToolResult));
                     }
                 }
                 RoleKind::BashExecution => f.tokens = quarter(units(msg.get("command")) + units(msg.get("output"))),
@@ -139,7 +139,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
         }
         "branch_summary" => {
             f.kind = Kind::BranchSummary;
-            f.spend = summary_spend(&obj, masked);
+            f.spend = summary_spend(&obj);
             f.emits = truthy(obj.get("summary"));
             f.tokens = quarter(units(obj.get("summary")));
             if let Some(summary) = obj.get("summary").and_then(Value::as_str) {
@@ -148,7 +148,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
         }
         "compaction" => {
             f.kind = Kind::Compaction;
-            f.spend = summary_spend(&obj, masked);
+            f.spend = summary_spend(&obj);
             f.tokens_before = obj.get("tokensBefore").and_then(Value::as_f64);
             f.first_kept = s(&obj, "firstKeptEntryId").map(Cow::Owned);
             f.tokens = quarter(units(obj.get("summary")));
@@ -186,7 +186,8 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
             }
             if f.kind == Kind::Usage {
                 let cache_warm = obj.get("kind").and_then(Value::as_str) == Some("cache_warm");
-                f.spend = Some(spend(obj.get("usage"), SpendSource::Usage { cache_warm }, obj.get("provider"), obj.get("model"), masked));
+                f.spend = Some(spend(obj.get("usage"), SpendKind::Usage { cache_warm }));
+                f.source = Some((template(obj.get("provider"), masked).into(), template(obj.get("model"), masked).into()));
             }
         }
     }
@@ -194,13 +195,13 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
 }
 
 /// What a usage records (pi sums its fields; one that is no finite number ≥ 0 is NaN).
-fn spend(usage: Option<&Value>, source: SpendSource, provider: Option<&Value>, model: Option<&Value>, masked: Option<char>) -> Spend<'static> {
+fn spend(usage: Option<&Value>, kind: SpendKind) -> Spend<'static> {
     let amount = |v: Option<&Value>| v.and_then(Value::as_f64).filter(|x| x.is_finite() && *x >= 0.0).unwrap_or(f64::NAN);
     let usage = usage.and_then(Value::as_object);
     let tokens = usage.map_or([f64::NAN; 4], |u| ["input", "output", "cacheRead", "cacheWrite"].map(|k| amount(u.get(k))));
     let cost = usage.and_then(|u| u.get("cost")).and_then(Value::as_object);
     let cost = cost.map_or([f64::NAN; 5], |c| ["input", "output", "cacheRead", "cacheWrite", "total"].map(|k| amount(c.get(k))));
-    Spend { source, provider: template(provider, masked).into(), model: template(model, masked).into(), response_model: None, tokens, cost }
+    Spend { kind, response_model: None, tokens, cost }
 }
 
 /// `${value}`: what a JavaScript template literal writes for a field (an array as "").
@@ -217,12 +218,12 @@ fn template(v: Option<&Value>, masked: Option<char>) -> String {
 }
 
 /// A summary entry's usage: its `usage` when truthy, else the one kept in `details.summaryUsage`.
-fn summary_spend(obj: &Map<String, Value>, masked: Option<char>) -> Option<Spend<'static>> {
+fn summary_spend(obj: &Map<String, Value>) -> Option<Spend<'static>> {
     if truthy(obj.get("usage")) {
-        return Some(spend(obj.get("usage"), SpendSource::Summary, None, None, masked));
+        return Some(spend(obj.get("usage"), SpendKind::Summary));
     }
     let kept = obj.get("details").and_then(|d| d.get("summaryUsage")).filter(|u| truthy(Some(u)))?;
-    Some(spend(Some(kept), SpendSource::SummaryDetails, None, None, masked))
+    Some(spend(Some(kept), SpendKind::SummaryDetails))
 }
 
 fn assistant(f: &mut Facts<'static>, msg: &Map<String, Value>, masked: Option<char>) {
@@ -231,11 +232,12 @@ fn assistant(f: &mut Facts<'static>, msg: &Map<String, Value>, masked: Option<ch
     let counts = [n("totalTokens"), n("input"), n("output"), n("cacheRead"), n("cacheWrite")];
     f.stop_reason = msg.get("stopReason").and_then(Value::as_str).map(|t| Cow::Owned(unmask(t, masked)));
     f.zero_io = counts[1] == 0.0 && counts[2] == 0.0;
+    // Whose count and prices the usage is: the two names as pi's `${provider}/${model}` writes them.
+    f.source = Some((template(msg.get("provider"), masked).into(), template(msg.get("model"), masked).into()));
     let usable = truthy(usage) && !matches!(f.stop_reason.as_deref(), Some("aborted" | "error"));
-    f.usage_counts = truthy(usage).then_some(counts);
     // calculateContextTokens must be > 0 (pi ≥0.87's rule, the tool's on every host: src/session/profile.rs).
     f.usage = usable.then(|| if counts[0] == 0.0 { counts[1] + counts[2] + counts[3] + counts[4] } else { counts[0] }).filter(|&u| u > 0.0);
-    let mut spend = spend(usage, SpendSource::Assistant, msg.get("provider"), msg.get("model"), masked);
+    let mut spend = spend(usage, SpendKind::Assistant);
     spend.response_model = msg.get("responseModel").filter(|r| !r.is_null()).map(|r| template(Some(r), masked).into());
     f.spend = Some(spend);
     let chars = assistant_content(f, msg.get("content"), masked);

@@ -17,6 +17,8 @@
 //   threads   (Anthropic only; default true) serve message threads: `thread: {type:"create"}` /
 //             `{type:"continue", previous_message_id}` (pi ≥1.5.1, beta `message-threads-2026-08-12`).
 //   onRequest `(record, mock) => void`, called before the reply is chosen.
+//   scale     (Anthropic only) `(record) => number`: the prompt's token counts (cache read, cache write) times this
+//             factor, rounded — a model whose tokenizer counts the same text differently (default 1: chars/4).
 //
 // A reply spec: { text?: string, calls?: [{ name, input, id? }], stop?: string (the API's own stop reason;
 //   default: tool use when there are calls, else end of turn), usage?: { input?, output?, cacheRead?, cacheWrite? },
@@ -172,7 +174,7 @@ async function startServer({ api, replies = [], onRequest, route, check, respond
  * kept as its length and SHA-256 (long runs send hundreds of requests of hundreds of kB: their prefixes as
  * strings would not fit in memory).
  */
-function cacheUsage(mock, parts, override = {}) {
+function cacheUsage(mock, parts, override = {}, scale = 1) {
   const hash = createHash("sha256");
   let length = 0;
   let read = 0;
@@ -186,8 +188,8 @@ function cacheUsage(mock, parts, override = {}) {
   }
   for (const p of prefixes) mock.cache.add(p);
   const total = length;
-  const cacheRead = override.cacheRead ?? tokens(read);
-  const cacheWrite = override.cacheWrite ?? tokens(total - read);
+  const cacheRead = override.cacheRead ?? Math.round(tokens(read) * scale);
+  const cacheWrite = override.cacheWrite ?? Math.round(tokens(total - read) * scale);
   return { input: override.input ?? 0, cacheRead, cacheWrite };
 }
 
@@ -265,7 +267,7 @@ export function anthropicViolations(messages) {
  * reply's whole conversation (system, tools, messages + the reply) by its message id; a continuation extends
  * it with the request's new messages, is checked as that whole conversation, and a reply may be continued once.
  */
-export async function startAnthropicMock({ replies = [], threads = true, onRequest } = {}) {
+export async function startAnthropicMock({ replies = [], threads = true, onRequest, scale } = {}) {
   const history = new Map(); // reply id → { system, tools, messages (incl. the reply), continued }
   const mock = await startServer({
     api: "anthropic",
@@ -311,7 +313,7 @@ export async function startAnthropicMock({ replies = [], threads = true, onReque
       const id = ids.anthropicMessage();
       const { full } = record;
       const parts = [canonical([full.system ?? null, full.tools ?? null]), ...full.messages.map((m) => canonical(m))];
-      const u = cacheUsage(mock, parts, spec.usage);
+      const u = cacheUsage(mock, parts, spec.usage, scale?.(record) ?? 1);
       const content = [];
       if (spec.text !== undefined) content.push({ type: "text", text: spec.text });
       for (const c of spec.calls ?? []) content.push({ type: "tool_use", id: c.id ?? ids.anthropicToolUse(), name: c.name, input: c.input ?? c.args ?? {} });

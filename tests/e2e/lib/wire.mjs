@@ -65,9 +65,11 @@ export class WireModel {
   /**
    * `api`: pi's API name; `baseUrl`: the mock's URL (+ "/v1" for OpenAI); `compat`: the model's compat flags
    * (e.g. `{ supportsMessageThreads: true }` turns Anthropic message threads on for a non-Anthropic host);
-   * `promptCache`: `{ short, long }` cache lifetimes in seconds.
+   * `promptCache`: `{ short, long }` cache lifetimes in seconds; `moreModels`: ids of further models of the same
+   * provider (e.g. to switch to with `session.setModel`).
    */
-  constructor({ api, baseUrl, compat, promptCache, modelId = "wire-model", contextWindow = 200000, maxTokens = 8192 }) {
+  constructor({ api, baseUrl, compat, promptCache, modelId = "wire-model", contextWindow = 200000, maxTokens = 8192, moreModels = [] }) {
+    this.moreModels = moreModels;
     this.promptCache = promptCache;
     this.provider = "wire";
     this.providerId = "wire";
@@ -89,21 +91,19 @@ export class WireModel {
       baseUrl: this.baseUrl,
       apiKey: "wire-test-key",
       api: this.api,
-      models: [
-        {
-          id: this.modelId,
-          name: this.modelId,
-          reasoning: false,
-          input: ["text"],
-          // Priced like a frontier model so pi's cost-based decisions (cache warming) have numbers to weigh.
-          cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-          contextWindow: this.contextWindow,
-          maxTokens: this.maxTokens,
-          ...(this.compat ? { compat: this.compat } : {}),
-          // Prompt-cache lifetimes in seconds (pi ≥0.99 reads them for idle cache warming).
-          ...(this.promptCache ? { promptCache: this.promptCache } : {}),
-        },
-      ],
+      models: [this.modelId, ...this.moreModels].map((id) => ({
+        id,
+        name: id,
+        reasoning: false,
+        input: ["text"],
+        // Priced like a frontier model so pi's cost-based decisions (cache warming) have numbers to weigh.
+        cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+        contextWindow: this.contextWindow,
+        maxTokens: this.maxTokens,
+        ...(this.compat ? { compat: this.compat } : {}),
+        // Prompt-cache lifetimes in seconds (pi ≥0.99 reads them for idle cache warming).
+        ...(this.promptCache ? { promptCache: this.promptCache } : {}),
+      })),
     };
   }
 }
