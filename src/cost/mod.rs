@@ -18,7 +18,7 @@
 //!
 //! One room each: the result ([`report`]), what one usage is worth ([`usage`]: readable or not, its prices),
 //! pi's cache-miss rule ([`misses`]), what the summaries saved ([`savings`]), the report put together with the
-//! tree's split ([`totals`]: [`cost_report`], [`path_costs`], [`entry_cost`]), and the texts
+//! tree's split ([`totals`]: [`cost_report`], [`path_costs`], [`entry_cost`], [`priced`]), and the texts
 //! people read about it ([`texts`]: `stats`' lines, `/anchors`' title and rows).
 
 mod misses;
@@ -34,4 +34,4 @@ pub use report::{
     Total, Usd,
 };
 pub use texts::{anchors_rewind_saved, anchors_spent, cost_text};
-pub use totals::{cost_report, entry_cost, path_costs};
+pub use totals::{cost_report, entry_cost, path_costs, priced};

@@ -7,7 +7,7 @@ use crate::session::{SessionIndex, Slot, SpendKind};
 use super::misses::scan_misses;
 use super::report::{CostReport, EntryCost, Messages, ModelCost, Summaries, Usd};
 use super::savings::savings;
-use super::usage::{priced_ok, tokens_ok, Prices, Sums};
+use super::usage::{priced_ok, records_price, tokens_ok, Prices, Sums};
 
 /// What the session at `index` cost and saved (see [`CostReport`]); the active path ends at the index's
 /// leaf. `removed`: what each rewind on it took out of the context, by its `branch_summary`'s slot — the
@@ -48,7 +48,7 @@ pub fn cost_report(index: &mut SessionIndex, removed: &[(Slot, f64)]) -> Result<
         if !tokens_ok(r) {
             continue;
         }
-        any_price |= priced_ok(r) && r.cost[4] > 0.0;
+        any_price |= records_price(r);
         total.add(r);
         let key = r.breakdown_key as usize;
         if by_key.len() <= key {
@@ -104,6 +104,12 @@ pub fn cost_report(index: &mut SessionIndex, removed: &[(Slot, f64)]) -> Result<
         cache_read_share: (prompt_tokens > 0.0).then(|| total.tokens[2] / prompt_tokens),
         savings,
     })
+}
+
+/// Whether the session records prices at all ([`CostReport::priced`], without the rest of the report): some usage
+/// pi counts recorded a `cost.total` above 0.
+pub fn priced(index: &SessionIndex) -> bool {
+    index.spends().iter().any(|r| r.kind != SpendKind::SummaryDetails && tokens_ok(r) && records_price(r))
 }
 
 /// The usage the entry at `slot` records, when it records one (`priced`: whether the session has prices at

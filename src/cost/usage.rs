@@ -15,6 +15,11 @@ pub(super) fn priced_ok(r: &SpendRecord) -> bool {
     tokens_ok(r) && r.cost.iter().all(|x| x.is_finite())
 }
 
+/// A readable usage whose `cost.total` is above 0: one that makes the session priced.
+pub(super) fn records_price(r: &SpendRecord) -> bool {
+    priced_ok(r) && r.cost[4] > 0.0
+}
+
 /// Input + cache read + cache write.
 pub(super) fn prompt(r: &SpendRecord) -> f64 {
     r.tokens[0] + r.tokens[2] + r.tokens[3]

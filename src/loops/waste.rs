@@ -1,7 +1,8 @@
 //! Every loop a session file holds, afterwards (`stats`' `waste`, the viewer): the rule of [`super`] run over
 //! every branch of the tree, each path from its root with the state its parent left, so work two branches
 //! share is looked at once. Each loop with its call, how many times it came, the requests that made those
-//! calls and — when the file records prices — the money they took.
+//! calls and — when the file records prices — the money they took: each request's as the cost model reads it
+//! ([`crate::cost::entry_cost`]: money is read and judged in one place).
 //!
 //! The index keeps no tool arguments or results, so what the rule needs of each entry ([`Steps`]) is read
 //! from the entry's JSON text: as the entries are taken ([`Steps::collect`], an index fed from a file) or
@@ -12,6 +13,7 @@ use serde_json::Value;
 use tsify_next::Tsify;
 
 use super::{CallDigest, LoopDetector, LoopKind, LoopStep, ResultDigest};
+use crate::cost;
 use crate::error::SessionError;
 use crate::session::{SessionIndex, Slot};
 use std::cell::RefCell;
@@ -28,16 +30,12 @@ enum Step {
     Result { call_id: String, digest: ResultDigest },
 }
 
-/// What the rule needs of a session's entries, by slot, and what each request cost. Kept in vectors in slot
-/// order (searched by halving) rather than maps: the module carries no map or sort code of its own for it.
+/// What the rule needs of a session's entries, by slot. Kept in a vector in slot order (searched by halving)
+/// rather than a map: the module carries no map or sort code of its own for it.
 #[derive(Debug, Default)]
 pub struct Steps {
     /// Ascending by slot (entries come in slot order).
     by_slot: Vec<(Slot, Step)>,
-    /// Each assistant message's recorded `usage.cost.total`, ascending by slot (those that record one).
-    costs: Vec<(Slot, f64)>,
-    /// Whether any request records a price above zero.
-    priced: bool,
 }
 
 impl Steps {
@@ -69,10 +67,6 @@ impl Steps {
         let step = match message.get("role").and_then(Value::as_str) {
             Some("user") => Step::User,
             Some("assistant") => {
-                if let Some(cost) = cost_of(message) {
-                    self.priced |= cost > 0.0;
-                    self.costs.push((slot, cost));
-                }
                 let str_of = |b: &Value, key: &str| b.get(key).and_then(Value::as_str).unwrap_or("").to_string();
                 let calls: Vec<CallDigest> = blocks
                     .iter()
@@ -97,10 +91,6 @@ impl Steps {
     fn at(&self, slot: Slot) -> Option<&Step> {
         self.by_slot.binary_search_by_key(&slot, |(s, _)| *s).ok().and_then(|i| self.by_slot.get(i)).map(|(_, step)| step)
     }
-
-    fn cost_at(&self, slot: Slot) -> f64 {
-        self.costs.binary_search_by_key(&slot, |(s, _)| *s).ok().and_then(|i| self.costs.get(i)).map_or(0.0, |(_, c)| *c)
-    }
 }
 
 /// A result's text: a string content, or its text blocks joined by newlines (as the shim joins them).
@@ -118,18 +108,12 @@ fn text_of(content: Option<&Value>, blocks: &[Value]) -> String {
     out
 }
 
-/// A request's recorded `usage.cost.total` (USD), when it is a number ≥ 0.
-fn cost_of(message: &Value) -> Option<f64> {
-    let total = message.get("usage")?.get("cost")?.get("total")?.as_f64()?;
-    (total.is_finite() && total >= 0.0).then_some(total)
-}
-
-/// The money `requests` took: the sum of their recorded `usage.cost.total` (a request that records none
-/// counts 0); `None` when the file records no prices at all (subscriptions, local models), so that no text
-/// says "$0.00" for work that was never priced. (Issue 39's cost model is the session's money; this is
+/// The money `requests` took: the sum of what each recorded (the cost model's reading: a request whose usage
+/// cannot be read counts 0); `None` when the file records no prices at all (subscriptions, local models), so
+/// that no text says "$0.00" for work that was never priced. (The session's money is `cost`'s report; this is
 /// only what the loops' own requests recorded.)
-fn requests_usd(steps: &Steps, requests: &[Slot]) -> Option<f64> {
-    steps.priced.then(|| requests.iter().map(|&slot| steps.cost_at(slot)).sum())
+fn requests_usd(index: &SessionIndex, priced: bool, requests: &[Slot]) -> Option<f64> {
+    priced.then(|| requests.iter().map(|&slot| cost::entry_cost(index, slot, true).and_then(|c| c.usd).unwrap_or(0.0)).sum())
 }
 
 /// Every loop in a file.
@@ -138,7 +122,7 @@ fn requests_usd(steps: &Steps, requests: &[Slot]) -> Option<f64> {
 pub struct Waste {
     /// The repeats that make a loop here.
     pub threshold: u32,
-    /// Whether the file records prices (some request's `usage.cost.total` above 0).
+    /// Whether the file records prices ([`crate::cost::CostReport::priced`]).
     pub priced: bool,
     /// The loops, in the order they started.
     pub loops: Vec<WasteLoop>,
@@ -253,6 +237,7 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
     for slot in index.path(index.leaf())? {
         active[slot as usize] = true;
     }
+    let priced = cost::priced(index);
     let mut counted = vec![false; n];
     let mut all_requests: Vec<Slot> = Vec::new();
     let mut loops: Vec<(Slot, WasteLoop)> = Vec::new();
@@ -277,7 +262,7 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
             call: g.found.call,
             error: g.found.error,
             repeats: g.calls.len() as u32,
-            usd: requests_usd(steps, &requests),
+            usd: requests_usd(index, priced, &requests),
             request_ids: requests.iter().map(|&s| index.id_of(s).to_string()).collect(),
             active_path: active[last as usize],
         };
@@ -287,10 +272,10 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
     }
     Ok(Waste {
         threshold: u32::from(repeats),
-        priced: steps.priced,
+        priced,
         calls: loops.iter().map(|(_, l)| l.repeats).sum(),
         requests: all_requests.len() as u32,
-        usd: requests_usd(steps, &all_requests),
+        usd: requests_usd(index, priced, &all_requests),
         loops: loops.into_iter().map(|(_, l)| l).collect(),
     })
 }
