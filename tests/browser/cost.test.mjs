@@ -1,6 +1,6 @@
 // The viewer's money in real Chromium (issue 39): the header's chips (spent, on abandoned branches, cache
 // misses, saved by rewinds and by compactions), the "Context as → cumulative cost" lens, each rewind's and
-// compaction's saving on the timeline, and the selected request's cost in the context panel — every number as
+// compaction's saving on the timeline (a rewind's: what it removed, issue 37's number, at the requests' prices), and the selected request's cost in the context panel — every number as
 // the CLI's `stats --json` cost block says for the same file. A session without prices shows no dollar.
 import test, { after, before } from "node:test";
 import assert from "node:assert/strict";
@@ -21,6 +21,7 @@ test("cost: the header's chips, the cost lens, the savings on the timeline and a
   writeFileSync(file, pricedRun());
   const { cost } = cliJson("stats", file, "--json");
   assert.ok(cost.priced && cost.savings.compactions.items.length && cost.abandoned.usd > 0 && cost.cacheMisses.count > 0, "the generated run has every kind of money");
+  assert.equal(cost.savings.rewinds.items.length, 1, "one rewind of the tool");
   const { page, seen } = await open(file);
   assert.equal(await chip(page, "spent").locator("b").textContent(), formatUsd(cost.total.usd));
   assert.equal(await chip(page, "abandoned-cost").locator("b").textContent(), formatUsd(cost.abandoned.usd));
@@ -28,14 +29,19 @@ test("cost: the header's chips, the cost lens, the savings on the timeline and a
   assert.match(await chip(page, "cache-misses").textContent(), new RegExp(`\\(${formatUsd(cost.cacheMisses.usd).replace("$", "\\$")}\\)`));
   assert.ok(cost.savings.compactions.usd >= 0.005, "a saving of a cent or more");
   assert.equal(await chip(page, "saved-compactions").locator("b").textContent(), `≥${formatUsd(cost.savings.compactions.usd)}`);
-  // Rewinds whose saving this cost model cannot tell yet show as unknown, never as money.
-  if (cost.savings.rewinds.items.length) assert.equal(await chip(page, "saved-rewinds").locator("b").textContent(), cost.savings.rewinds.usd === null ? "?" : `≥${formatUsd(cost.savings.rewinds.usd)}`);
+  // The rewind's saving: what it removed (issue 37's rule, the number its result reported) at the requests' prices.
+  const [rw] = cost.savings.rewinds.items;
+  const [pathRewind] = cliJson("stats", file, "--json").rewinds;
+  assert.equal(rw.tokensRemoved, pathRewind.saving.savedTokens);
+  assert.ok(rw.usd >= 0.005, `a rewind saving of a cent or more: ${rw.usd}`);
+  assert.equal(await chip(page, "saved-rewinds").locator("b").textContent(), `≥${formatUsd(cost.savings.rewinds.usd)}`);
 
-  // Each compaction on the timeline carries its saving.
-  for (const item of cost.savings.compactions.items) {
-    const marker = page.locator(`#timeline .marker[data-id="${item.entryId}"]`);
+  // Each rewind and compaction on the timeline carries its saving: the tokens it took out, then the money.
+  for (const item of [rw, ...cost.savings.compactions.items]) {
+    const marker = page.locator(`#timeline .marker:not(.anchor)[data-id="${item.entryId}"]`);
     assert.equal(await marker.getAttribute("data-saved"), String(item.usd));
-    assert.match(await marker.locator("title").textContent(), new RegExp(`saved at least ${formatUsd(item.usd).replace("$", "\\$")} over ${item.requestsAfter} requests`));
+    const usd = formatUsd(item.usd).replace("$", "\\$");
+    assert.match(await marker.locator("title").textContent(), new RegExp(` · saved [\\d.]+k · at least ${usd} over ${item.requestsAfter} requests after it · `));
   }
 
   // The cost lens: the money spent along the active path, to the leaf's total.

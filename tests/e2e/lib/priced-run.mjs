@@ -1,7 +1,8 @@
 // A generated priced run, as a session file's text: what the docs' screenshot and the viewer's cost tests show
-// (never a real user's session). An anchor, big reads, a rewind to the anchor (the abandoned branch keeps its
-// requests), five more requests, a compaction served from the cache, twelve more; every request priced as pi
-// prices one at Claude Sonnet's rates (USD per million tokens), one of them a cache miss.
+// (never a real user's session). An anchor, big reads, a rewind of navigate_tree to the anchor (as the tool writes
+// one: its call on the abandoned branch, which keeps its requests; the summary, its label, the synthetic call and
+// its result on the new one), five more requests, a compaction served from the cache, twelve more; every request
+// priced as pi prices one at Claude Sonnet's rates (USD per million tokens), one of them a cache miss.
 const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
 /** A usage with pi's cost fields. */
@@ -47,10 +48,15 @@ export function pricedRun() {
   const anchorAt = reply("Setting an anchor before the investigation.");
   add({ type: "label", targetId: anchorAt, label: "anchor:investigate" });
   for (const f of ["build.log", "ci/nightly.yml", "src/build.rs", "Cargo.lock"]) read(f, 24_000);
-  const abandonedTip = reply("The failure is a stale lockfile; rewinding to keep only that.");
-  // The rewind: a summary under the anchor, which records its request's usage (the cache path: mostly cache reads).
+  const rewind = { action: "rewind", labelStart: "investigate", labelEnd: "lockfile-found", summaryFocus: "Found: a stale Cargo.lock. Left: update it." };
+  const callId = `call-${n}-0`;
+  const abandonedTip = reply("The failure is a stale lockfile; rewinding to keep only that.", { calls: [{ name: "navigate_tree", args: rewind }] });
+  // The rewind: a summary under the anchor, which records its request's usage (the cache path: mostly cache reads),
+  // its label, and the tool's synthetic call (no usage of its own: no request) with the rewind's result.
   const summary = add({ type: "branch_summary", fromId: abandonedTip, summary: "The nightly build fails on a stale Cargo.lock (serde 1.0.200 pinned).", usage: usageOf(900, 250, prompt - 900, 0) }, anchorAt);
   add({ type: "label", targetId: summary, label: "anchor:lockfile-found" });
+  add({ type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: callId, name: "navigate_tree", arguments: rewind }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: usageOf(0, 0, 0, 0), stopReason: "toolUse", timestamp: start + n } });
+  add({ type: "message", message: { role: "toolResult", toolCallId: callId, toolName: "navigate_tree", content: [{ type: "text", text: "[rewind 'investigate' → 'lockfile-found']" }], isError: false, timestamp: start + n } });
   prompt = 4200;
   user("Update the lockfile and rebuild.");
   for (let i = 0; i < 5; i++) reply(`Step ${i + 1} of the fix.`, { read: i !== 2 });
