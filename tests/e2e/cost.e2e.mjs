@@ -3,20 +3,26 @@
 // as in pi's models.json ($3 / $15 / $0.30 / $3.75 per million tokens: lib/wire.mjs). The run: an anchor, big reads,
 // a rewind through the cache path, five more requests, a compaction through our path (`/compact`), three more.
 // Both summary entries carry their request's usage with pi's cost; pi's own getSessionStats counts them; the CLI's
-// `stats --json` cost block is pi's total and its compaction saving is this test's own arithmetic on the file.
-// Other hosts: the summary entries carry the usage where that pi keeps one (pi ≥0.87), else none is known.
+// `stats --json` cost block is pi's total, and its rewind's and compaction's savings are this test's own arithmetic
+// on the file (the rewind's tokens: what pi's estimateTokens gives the messages it removed, less its summary — the
+// number its own result reported — at the cache-read price of each request after it, less the summary's cost); the
+// built core's /anchors row of the rewind ends with that money. Every host: the rewind's saving; the summary
+// entries carry the usage where that pi keeps one (pi ≥0.87), else none is known (nothing subtracted).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import test from "node:test";
 import { compareVersions } from "../../js/tested-hosts.js";
+import { pathToFileURL } from "node:url";
 import { createSession, loadHost, testDir } from "./lib/harness.mjs";
 import { FIXTURES, PKG_DIR } from "./lib/hosts.mjs";
 import { WireModel, textOf, wireApis } from "./lib/wire.mjs";
 
 for (const k of ["PI_TREE_NAVIGATOR_NO_START_ANCHOR", "PI_TREE_NAVIGATOR_NO_HINT", "PI_TREE_NAVIGATOR_NO_CACHE_SUMMARY", "PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION"]) delete process.env[k];
 const host = await loadHost();
+/** The built package's core (what /anchors reads). */
+const core = await import(pathToFileURL(join(PKG_DIR, "index-node.js")).href);
 const at = (v) => compareVersions(host.version, v) >= 0;
 /** pi keeps a summary's usage in its entries (`branchWithSummary`'s and `appendCompaction`'s `usage`). */
 const KEEPS_USAGE = at("0.87.0");
@@ -85,7 +91,59 @@ test("a priced run: both summaries record their usage, pi's totals count them, s
   const dir = testDir(t, "ptn-cost-").dir;
   const file = join(dir, "session.jsonl");
   writeFileSync(file, sm.fileEntries.map((e) => JSON.stringify(e)).join("\n") + "\n");
-  const { cost } = stats(file);
+  const { cost, rewinds } = stats(file);
+
+  // What a request paid per prompt token at the least (the issue's rule): its own cache-read price, else the latest
+  // of its model in the file (assistants and cache warming, file order), else its input price.
+  const requests = entries.filter((e) => e.type === "message" && e.message.role === "assistant");
+  const prompt = (u) => u.input + u.cacheRead + u.cacheWrite;
+  const latestRead = (() => {
+    let p = 0;
+    for (const u of entries.map((e) => (e.type === "usage" ? e.usage : e.type === "message" && e.message.role === "assistant" ? e.message.usage : null))) {
+      if (u?.cacheRead > 0 && u.cost?.cacheRead > 0) p = u.cost.cacheRead / u.cacheRead;
+    }
+    return p;
+  })();
+  const price = (u) => (u.cacheRead > 0 && u.cost.cacheRead > 0 ? u.cost.cacheRead / u.cacheRead : latestRead || (u.input > 0 ? u.cost.input / u.input : 0));
+
+  // The rewind: what it removed from the context is what pi's own estimateTokens gives the messages between its
+  // anchor and the point it left (the parent of the message that called it), less its summary as pi counts a branch
+  // summary — the number its result reported; its money, that times the cache-read price of each real request
+  // after it up to the compaction, less the summary's recorded cost (none on a pi that keeps none: 0).
+  const callEntry = requests.find((e) => e.message.content.some((c) => c.type === "toolCall" && c.name === "navigate_tree" && c.arguments?.action === "rewind"));
+  const branch = sm.getBranch(callEntry.parentId);
+  const removedMessages = branch.slice(branch.findIndex((e) => e.id === summary.parentId) + 1).filter((e) => e.type === "message");
+  assert.ok(removedMessages.some((e) => textOf(e.message).includes("R3")), "the reads are among what the rewind removed");
+  const rewindRemoved = removedMessages.reduce((n, e) => n + host.pca.estimateTokens(e.message), 0);
+  const summaryTokens = host.pca.estimateTokens({ role: "branchSummary", summary: summary.summary, fromId: summary.fromId, timestamp: 0 });
+  const result = entries.find((e) => e.type === "message" && e.message.role === "toolResult" && e.message.details?.summaryId === summary.id);
+  assert.equal(result?.message.details.savedTokens, rewindRemoved - summaryTokens, "the rewind's result reported what it removed less its summary");
+  const between = entries
+    .slice(entries.indexOf(summary) + 1, entries.indexOf(compaction))
+    .filter((e) => e.type === "message" && e.message.role === "assistant" && prompt(e.message.usage) > 0);
+  const summaryUsd = summary.usage?.cost.total ?? null;
+  const rewindExpected = (rewindRemoved - summaryTokens) * between.reduce((sum, e) => sum + price(e.message.usage), 0) - (summaryUsd ?? 0);
+  const [rw] = cost.savings.rewinds.items;
+  assert.equal(cost.savings.rewinds.items.length, 1);
+  assert.equal(rw.entryId, summary.id);
+  assert.equal(rw.label, "work-done");
+  assert.equal(rw.tokensRemoved, rewindRemoved - summaryTokens);
+  assert.equal(rw.tokensRemoved, rewinds[0].saving.savedTokens, "stats' rewinds say the same");
+  assert.equal(rw.requestsAfter, between.length);
+  assert.ok(rw.requestsAfter >= 5, "five more requests after the rewind");
+  assert.equal(rw.summaryUsd, summaryUsd);
+  assert.ok(Math.abs(rw.usd - rewindExpected) < 1e-9, `rewind saving ${rw.usd} vs ${rewindExpected}`);
+  assert.equal(cost.savings.rewinds.usd, rw.usd);
+  // /anchors (the built core on the file, as pi's command reads it): the rewind's row ends with that money.
+  const index = core.SessionIndex.plugin();
+  try {
+    index.appendJsonl(readFileSync(file, "utf8"));
+    const row = index.anchorsView(200_000).rows.find((r) => r.text.startsWith("rewind 1: work → work-done"));
+    assert.ok(row?.text.endsWith(` · ≈ ${core.formatUsd(rw.usd)} saved so far`), row?.text);
+  } finally {
+    index.free();
+  }
+  t.diagnostic(`pi ${host.version}: rewind removed ${rw.tokensRemoved} tokens, ${rw.requestsAfter} requests after it, saved at least $${rw.usd.toFixed(6)} (summary $${summaryUsd ?? "not recorded"})`);
 
   if (!KEEPS_USAGE) {
     // pi 0.74/0.75: the summaries go cold through pi itself, which returns no usage: none is known.
@@ -108,7 +166,6 @@ test("a priced run: both summaries record their usage, pi's totals count them, s
   assert.equal(cost.summaries.unrecorded, 0);
 
   // pi's own totals (1.6.0: /session) include both; ours are the same.
-  const requests = entries.filter((e) => e.type === "message" && e.message.role === "assistant");
   const own = requests.reduce((sum, e) => sum + e.message.usage.cost.total, 0) + summary.usage.cost.total + compaction.usage.cost.total;
   if (typeof s.session.getSessionStats === "function") {
     const pi = s.session.getSessionStats();
@@ -124,14 +181,7 @@ test("a priced run: both summaries record their usage, pi's totals count them, s
   // (the system message it re-emits included: pi's tokensBefore counts it too)
   const leaves = sm.buildSessionContext().messages.reduce((n, m) => n + host.pca.estimateTokens(m), 0);
   const after = entries.slice(entries.indexOf(compaction) + 1).filter((e) => e.type === "message" && e.message.role === "assistant");
-  const prompt = (u) => u.input + u.cacheRead + u.cacheWrite;
   const real = after.filter((e) => prompt(e.message.usage) > 0);
-  const latestRead = (() => {
-    let p = 0;
-    for (const e of requests) if (e.message.usage.cacheRead > 0 && e.message.usage.cost.cacheRead > 0) p = e.message.usage.cost.cacheRead / e.message.usage.cacheRead;
-    return p;
-  })();
-  const price = (u) => (u.cacheRead > 0 && u.cost.cacheRead > 0 ? u.cost.cacheRead / u.cacheRead : latestRead || (u.input > 0 ? u.cost.input / u.input : 0));
   const removed = compaction.tokensBefore - leaves;
   const expected = removed * real.reduce((sum, e) => sum + price(e.message.usage), 0) - compaction.usage.cost.total;
   const [item] = cost.savings.compactions.items;
@@ -146,12 +196,4 @@ test("a priced run: both summaries record their usage, pi's totals count them, s
   assert.ok(Math.abs(inputPrice - 3e-6) < 1e-15, "the model's input price");
   const coldSaved = compaction.tokensBefore * inputPrice - compaction.usage.cost.total;
   assert.ok(Math.abs(item.cacheSavedUsd - coldSaved) < 1e-9, `cache saved ${item.cacheSavedUsd} vs ${coldSaved} (${JSON.stringify(compaction.usage)})`);
-
-  // The rewind: its summary's cost and the requests after it, up to the compaction.
-  const [rw] = cost.savings.rewinds.items;
-  assert.equal(rw.entryId, summary.id);
-  assert.equal(rw.summaryUsd, summary.usage.cost.total);
-  const between = entries.slice(entries.indexOf(summary) + 1, entries.indexOf(compaction)).filter((e) => e.type === "message" && e.message.role === "assistant" && prompt(e.message.usage) > 0);
-  assert.equal(rw.requestsAfter, between.length);
-  assert.ok(rw.requestsAfter >= 5, "five more requests after the rewind");
 });
