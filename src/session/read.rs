@@ -287,7 +287,7 @@ fn spend_of<'a>(usage: Option<&'a Obj<Usage<'a>>>, kind: SpendKind) -> Spend<'a>
     };
     let usage = usage.filter(|u| u.is_object).map(|u| &u.value);
     let tokens = usage.map_or([f64::NAN; 4], |u| [amount(&u.input), amount(&u.output), amount(&u.cache_read), amount(&u.cache_write)]);
-    let cost = usage.filter(|u| u.cost.is_object).map(|u| &u.cost.value);
+    let cost = usage.and_then(|u| u.cost.0.as_deref()).filter(|c| c.is_object).map(|c| &c.value);
     let cost = cost.map_or([f64::NAN; 5], |c| [amount(&c.input), amount(&c.output), amount(&c.cache_read), amount(&c.cache_write), amount(&c.total)]);
     Spend { kind, response_model: None, tokens, cost }
 }
@@ -325,7 +325,7 @@ fn entry_spend<'a>(e: &'a wire::Entry<'a>, kind: Kind) -> Option<Spend<'a>> {
         }
         Kind::BranchSummary | Kind::Compaction if usage.is_some_and(|u| u.truthy) => Some(spend_of(usage, SpendKind::Summary)),
         Kind::BranchSummary | Kind::Compaction => {
-            let kept = e.details.0.as_deref().map(|d| &d.value.summary_usage).filter(|u| u.truthy)?;
+            let kept = e.details.0.as_deref().and_then(|d| d.value.summary_usage.0.as_deref()).filter(|u| u.truthy)?;
             Some(spend_of(Some(kept), SpendKind::SummaryDetails))
         }
         _ => None,

@@ -96,24 +96,10 @@ pub struct Block<'a> {
     pub arguments: StringifyLen,
 }
 
-/// A usage's `cost`: USD as pi computed it from the model's prices.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct Cost<'a> {
-    /// `input`.
-    #[serde(borrow)] pub input: Js<'a>,
-    /// `output`.
-    #[serde(borrow)] pub output: Js<'a>,
-    /// `cacheRead`.
-    #[serde(borrow)] pub cache_read: Js<'a>,
-    /// `cacheWrite`.
-    #[serde(borrow)] pub cache_write: Js<'a>,
-    /// `total`.
-    #[serde(borrow)] pub total: Js<'a>,
-}
-
 /// A `usage` object (an assistant's or tool result's, a `usage` entry's, a summary entry's): its counters
-/// and their cost.
+/// and their cost. The same struct reads the usage's `cost` (USD per counter, the same four names, and `total`)
+/// and a summary entry's `details` (where this plugin keeps a summary's usage on a pi whose entries have no
+/// `usage` field): each struct read is code per JSON reader in the module, and the three shapes share names.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Usage<'a> {
@@ -127,8 +113,12 @@ pub struct Usage<'a> {
     #[serde(borrow)] pub cache_write: Js<'a>,
     /// `totalTokens`.
     #[serde(borrow)] pub total_tokens: Js<'a>,
-    /// `cost`.
-    #[serde(borrow)] pub cost: Obj<Cost<'a>>,
+    /// `cost` (a usage): what pi priced the counters at, in USD.
+    #[serde(borrow)] pub cost: Rare<Obj<Usage<'a>>>,
+    /// `total` (a usage's `cost`): the request's price.
+    #[serde(borrow)] pub total: Js<'a>,
+    /// `summaryUsage` (a summary entry's `details`): the summary request's usage.
+    #[serde(borrow)] pub summary_usage: Rare<Obj<Usage<'a>>>,
 }
 
 /// The `message` of a `message` entry.
@@ -206,16 +196,8 @@ pub struct Entry<'a> {
     /// `tokensBefore` (`compaction`).
     #[serde(borrow)] pub tokens_before: Js<'a>,
     /// `details` (`branch_summary`, `compaction`): read for the summary usage this plugin keeps there on a
-    /// pi whose entries have no `usage` field.
-    #[serde(borrow)] pub details: Rare<Obj<Details<'a>>>,
-}
-
-/// A summary entry's `details`, as far as the cost model reads it.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct Details<'a> {
-    /// `summaryUsage`: the summary request's usage, where the host's entry had no `usage` field for it.
-    #[serde(borrow)] pub summary_usage: Obj<Usage<'a>>,
+    /// pi whose entries have no `usage` field (`summaryUsage`: see [`Usage`]).
+    #[serde(borrow)] pub details: Rare<Obj<Usage<'a>>>,
 }
 
 thread_local! {
