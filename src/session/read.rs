@@ -83,9 +83,8 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
         return Ok(Line::Entry(facts));
     }
     facts.kind = Kind::of_type(&ty);
-    facts.spend = entry_spend(e, facts.kind);
-    if facts.kind == Kind::Usage {
-        facts.source = Some(source_of(&e.provider, &e.model));
+    if matches!(facts.kind, Kind::Usage | Kind::BranchSummary | Kind::Compaction) {
+        rare_facts(line, &mut facts);
     }
     match facts.kind {
         Kind::Unknown => facts.name = ty,
@@ -102,7 +101,6 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
         }
         Kind::Compaction => {
             facts.first_kept = e.first_kept_entry_id.text();
-            facts.tokens_before = e.tokens_before.num().filter(|x| x.is_finite());
             facts.tokens = ceil_quarter(e.summary.units());
             // pi ≥0.87: `entry.systemMessage ? [systemMessage, summary] : [summary]`.
             let system = e.system_message.0.as_deref().filter(|m| m.truthy);
@@ -278,7 +276,7 @@ fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
 }
 
 /// What a usage records, as [`Spend`] holds it.
-fn spend_of<'a>(usage: Option<&'a Obj<Usage<'a>>>, kind: SpendKind) -> Spend<'a> {
+fn spend_of<'a>(usage: Option<&Obj<Usage<'_>>>, kind: SpendKind) -> Spend<'a> {
     // pi sums these as they are; a field that is no finite number ≥ 0 would make its sums NaN or wrong, so
     // it is kept as NaN and the item counted apart (src/cost/).
     let amount = |v: &Js<'_>| match v.num() {
@@ -305,31 +303,42 @@ fn js_string<'a>(v: &'a Js<'a>) -> Cow<'a, str> {
     }
 }
 
-/// `(provider, model)` as [`Facts::source`] holds them.
-fn source_of<'a>(provider: &'a Js<'a>, model: &'a Js<'a>) -> (Cow<'a, str>, Cow<'a, str>) {
-    (js_string(provider), js_string(model))
-}
-
 /// A tool result's spend, when it records a (truthy) usage.
 fn tool_result_spend<'a>(msg: &'a Message<'a>) -> Option<Spend<'a>> {
     msg.usage.truthy.then(|| spend_of(Some(&msg.usage), SpendKind::ToolResult))
 }
 
-/// The spend of a `usage` entry (always counted by pi) or of a summary entry with a truthy `usage`.
-fn entry_spend<'a>(e: &'a wire::Entry<'a>, kind: Kind) -> Option<Spend<'a>> {
-    let usage = e.usage.0.as_deref();
-    match kind {
-        Kind::Usage => {
-            let cache_warm = e.kind.str().is_some_and(|k| k.is("cache_warm"));
-            Some(spend_of(usage, SpendKind::Usage { cache_warm }))
-        }
-        Kind::BranchSummary | Kind::Compaction if usage.is_some_and(|u| u.truthy) => Some(spend_of(usage, SpendKind::Summary)),
-        Kind::BranchSummary | Kind::Compaction => {
-            let kept = e.details.0.as_deref().and_then(|d| d.value.summary_usage.0.as_deref()).filter(|u| u.truthy)?;
-            Some(spend_of(Some(kept), SpendKind::SummaryDetails))
-        }
-        _ => None,
+/// What only `usage` entries and summaries say, read again from their line by name as `JSON.parse` reads it
+/// (they are few; the typed line stays lean for the many others, as for system messages): the usage pi counts —
+/// a `usage` entry's always, a summary's when truthy, else the one this plugin kept in `details.summaryUsage` —
+/// whose model it is, and a compaction's `tokensBefore`.
+fn rare_facts(line: &str, facts: &mut Facts<'_>) {
+    let tree = serde_json::from_str::<&RawValue>(line).ok().and_then(|r| Loose::read(r).ok());
+    let members: &[(wire::JsStr<'_>, Loose<'_>)] = match &tree {
+        Some(Loose::Obj(members)) => members,
+        _ => &[],
+    };
+    let field = |key: &str| members.iter().find(|(k, _)| k.bytes() == key.as_bytes()).map(|(_, v)| v);
+    let js = |key: &str| field(key).and_then(|v| Js::deserialize(v).ok()).unwrap_or(Js::Absent);
+    let usage = |key: &str| field(key).and_then(|v| Obj::<Usage<'_>>::deserialize(v).ok());
+    if facts.kind == Kind::Compaction {
+        facts.tokens_before = js("tokensBefore").num().filter(|x| x.is_finite());
     }
+    let entry_usage = usage("usage");
+    facts.spend = match facts.kind {
+        Kind::Usage => {
+            let cache_warm = js("kind").str().is_some_and(|k| k.is("cache_warm"));
+            let own = |key: &str| Cow::Owned(js_string(&js(key)).into_owned());
+            facts.source = Some((own("provider"), own("model")));
+            Some(spend_of(entry_usage.as_ref(), SpendKind::Usage { cache_warm }))
+        }
+        _ if entry_usage.as_ref().is_some_and(|u| u.truthy) => Some(spend_of(entry_usage.as_ref(), SpendKind::Summary)),
+        _ => {
+            let details = usage("details");
+            let kept = details.as_ref().and_then(|d| d.value.summary_usage.0.as_deref()).filter(|u| u.truthy);
+            kept.map(|kept| spend_of(Some(kept), SpendKind::SummaryDetails))
+        }
+    };
 }
 
 /// An assistant's stop reason, usage (as pi's estimate anchors on it, and as pi's totals sum it), `zero_io`
@@ -337,7 +346,7 @@ fn entry_spend<'a>(e: &'a wire::Entry<'a>, kind: Kind) -> Option<Spend<'a>> {
 fn usage_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) {
     let usage = &msg.usage;
     facts.stop_reason = msg.stop_reason.text();
-    facts.source = Some(source_of(&msg.provider, &msg.model));
+    facts.source = Some((js_string(&msg.provider), js_string(&msg.model)));
     let mut spend = spend_of(Some(usage), SpendKind::Assistant);
     // pi's breakdown names `responseModel ?? model`.
     if !matches!(msg.response_model, Js::Absent | Js::Null) {

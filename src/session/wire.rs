@@ -100,6 +100,8 @@ pub struct Block<'a> {
 /// and their cost. The same struct reads the usage's `cost` (USD per counter, the same four names, and `total`)
 /// and a summary entry's `details` (where this plugin keeps a summary's usage on a pi whose entries have no
 /// `usage` field): each struct read is code per JSON reader in the module, and the three shapes share names.
+/// (The fields only `usage` and summary entries have are read again from those few lines by name, not held
+/// by [`Entry`]: each field of it is code in every reader of every line.)
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Usage<'a> {
@@ -184,20 +186,6 @@ pub struct Entry<'a> {
     #[serde(borrow)] pub version: Js<'a>,
     /// `cwd` (header).
     #[serde(borrow)] pub cwd: Js<'a>,
-    /// `usage` (`usage` entries; `branch_summary` and `compaction` entries of pi ≥1.6: the summary
-    /// request's). Rare, so held out of line.
-    #[serde(borrow)] pub usage: Rare<Obj<Usage<'a>>>,
-    /// `provider` (`usage` entries).
-    #[serde(borrow)] pub provider: Js<'a>,
-    /// `model` (`usage` entries).
-    #[serde(borrow)] pub model: Js<'a>,
-    /// `kind` (`usage` entries: `cache_warm`).
-    #[serde(borrow)] pub kind: Js<'a>,
-    /// `tokensBefore` (`compaction`).
-    #[serde(borrow)] pub tokens_before: Js<'a>,
-    /// `details` (`branch_summary`, `compaction`): read for the summary usage this plugin keeps there on a
-    /// pi whose entries have no `usage` field (`summaryUsage`: see [`Usage`]).
-    #[serde(borrow)] pub details: Rare<Obj<Usage<'a>>>,
 }
 
 thread_local! {
