@@ -17,6 +17,14 @@ export function envFlag(name, env = process.env) {
   return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
 }
 
+/** Env switch of archiveOnExit, both ways: `1` turns it on, `0` off, whatever the config says. */
+export const ENV_ARCHIVE_ON_EXIT = "PI_TREE_NAVIGATOR_ARCHIVE_ON_EXIT";
+
+/** Whether a session whose effective config is `config` is archived after pi quits (js/archive-on-exit.js). */
+export function archiveOnExitOn(config, env = process.env) {
+  return env[ENV_ARCHIVE_ON_EXIT] ? envFlag(ENV_ARCHIVE_ON_EXIT, env) : config?.archiveOnExit === true;
+}
+
 /**
  * Steers a hint into the running loop (`pi.sendMessage`: while the agent streams, pi delivers it before the next
  * request); a host that cannot steer gets it as a custom message entry in the session (the next context carries

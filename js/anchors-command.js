@@ -159,12 +159,12 @@ async function showInEditor(ctx, page) {
 }
 
 /** Whether this host can show dialogs now (interactive, with `ui.select`). */
-function canAsk(ctx) {
+export function canAsk(ctx) {
   return ctx?.hasUI !== false && typeof ctx?.ui?.select === "function";
 }
 
 /** A note to the user: pi's notify, else stdout (print mode has no UI). Never throws. */
-function say(ctx, text, level) {
+export function say(ctx, text, level) {
   try {
     if (ctx?.hasUI !== false && typeof ctx?.ui?.notify === "function") ctx.ui.notify(text, level);
     else process.stdout.write(`${text}\n`);

@@ -11,31 +11,45 @@
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { envFlag, ENV_NO_ARCHIVE_NOTICE } from "./agent.js";
+import { archiveOnExitOn, envFlag, ENV_NO_ARCHIVE_NOTICE } from "./agent.js";
 import { registry } from "./host.js";
 import { cliWords } from "./archive.js";
 import { debugLog } from "./resume.js";
 
 /** The CLI's file, next to this one in the package. */
-const CLI_PATH = fileURLToPath(new URL("./cli.js", import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL("./cli.js", import.meta.url));
 const WORKER_URL = new URL("./archive-notice-worker.js", import.meta.url);
 
 /**
  * Measures `file` in a worker: `{fileBytes, savedBytes}` (what `archive` would take out of it), or null when
  * archive would refuse the file or the read failed. `onWorker(worker)` lets the caller stop it.
  */
-export function measureInWorker(file, onWorker = () => {}) {
+export async function measureInWorker(file, onWorker = () => {}) {
+  const m = await inWorker({ file }, onWorker);
+  return m?.ok ? { fileBytes: m.fileBytes, savedBytes: m.savedBytes } : null;
+}
+
+/**
+ * `archive --dry-run` of `file` in the same worker (`cli`: the words for its report): `{ok, text, fileBytes,
+ * savedBytes}`; `ok: false` with archive's reason as `text` when there is nothing to archive or it refuses.
+ */
+export async function dryRunInWorker(file, cli, onWorker) {
+  return (await inWorker({ file, cli, dryRun: true }, onWorker)) ?? { ok: false, text: `${file}: the measure failed` };
+}
+
+/** The worker's answer for `workerData`, or null when it failed. */
+function inWorker(workerData, onWorker = () => {}) {
   return new Promise((resolve) => {
     let worker;
     try {
-      worker = new Worker(WORKER_URL, { workerData: { file } });
+      worker = new Worker(WORKER_URL, { workerData });
     } catch {
       resolve(null);
       return;
     }
     worker.unref();
     onWorker(worker);
-    worker.once("message", (m) => resolve(m?.ok ? { fileBytes: m.fileBytes, savedBytes: m.savedBytes } : null));
+    worker.once("message", resolve);
     worker.once("error", () => resolve(null));
     worker.once("exit", () => resolve(null));
   });
@@ -72,7 +86,8 @@ export function installArchiveNotice({ pi, core, configOf, after = async () => {
     if (!file) return "no session file";
     if (!api || !ctx?.hasUI) return `not looked at (${api ? "no UI" : "no core"})`;
     if (reg.archiveNoticeSeen.has(file)) return "looked at already in this process";
-    const enabled = configOf(sm)?.archiveNotice === true && !envFlag(ENV_NO_ARCHIVE_NOTICE, env);
+    // With archiveOnExit on, the file is archived when pi quits: nothing to suggest.
+    const enabled = configOf(sm)?.archiveNotice === true && !envFlag(ENV_NO_ARCHIVE_NOTICE, env) && !archiveOnExitOn(configOf(sm), env);
     let size;
     try {
       size = statSync(file).size;

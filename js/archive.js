@@ -14,7 +14,7 @@
 // with the same id in the session file; "move" lines left nothing. `main` is the session file as archive wrote it
 // (restore refuses when that prefix changed; lines pi appended after it are kept).
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
 
 export const ARCHIVE_SUFFIX = ".archive";
@@ -25,6 +25,14 @@ const PIECE = 1 << 20;
 const NL = Buffer.from("\n");
 
 export class ArchiveError extends Error {}
+
+/** `archive` with a `worth` rule that said no: nothing was written. */
+export class ArchiveSkipped extends Error {
+  constructor(fileBytes, savedBytes) {
+    super(`not worth archiving (${savedBytes} of ${fileBytes} bytes would move)`);
+    Object.assign(this, { fileBytes, savedBytes });
+  }
+}
 
 export const archivePathOf = (file) => file + ARCHIVE_SUFFIX;
 
@@ -158,6 +166,16 @@ function checkUnchanged(fd, file, st, what) {
   }
 }
 
+/** Whether `file` is still the inode `st` describes. */
+function sameFile(file, st) {
+  try {
+    const now = statSync(file);
+    return now.ino === st.ino && now.dev === st.dev;
+  } catch {
+    return false;
+  }
+}
+
 function fsyncDir(path) {
   let fd;
   try {
@@ -171,6 +189,68 @@ function fsyncDir(path) {
 }
 
 const tempName = (path) => `${path}.tmp-${process.pid}-${Date.now()}`;
+
+/** Whether process `pid` exists (EPERM: it does, another user's). */
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
+/**
+ * Removes the temporary files (`tempName`) of `file` and of its archive that an `archive` or `restore` killed
+ * midway left behind: those whose process is gone. The session file itself is never one of them.
+ */
+function removeStaleTemps(file) {
+  const dir = dirname(file);
+  const names = [basename(file), basename(archivePathOf(file))];
+  let list;
+  try {
+    list = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of list) {
+    const m = /^(.*)\.tmp-(\d+)-\d+$/.exec(n);
+    if (m && names.includes(m[1]) && !alive(Number(m[2]))) rmSync(join(dir, n), { force: true });
+  }
+}
+
+/** Whether the open session `fd` (of `size` bytes) begins with the original bytes `header` (an archive's) names. */
+function beginsWithOriginal(fd, size, header) {
+  const { bytes, sha256 } = header.original ?? {};
+  if (!(size >= bytes)) return false;
+  const hash = createHash("sha256");
+  const buf = Buffer.allocUnsafe(PIECE);
+  for (let pos = 0, n; pos < bytes && (n = readSync(fd, buf, 0, Math.min(PIECE, bytes - pos), pos)) > 0; pos += n) hash.update(buf.subarray(0, n));
+  return hash.digest("hex") === sha256;
+}
+
+/**
+ * Removes `file`'s archive when it is left over from an `archive` killed between its two renames: the session
+ * still begins with every original byte the archive holds, so it holds nothing else. Returns whether it did.
+ */
+function dropLeftoverArchive(file) {
+  const side = archivePathOf(file);
+  if (!existsSync(side)) return false;
+  const fd = openSync(file, "r");
+  const sfd = openSync(side, "r");
+  try {
+    const { header } = readArchiveEnds(sfd, side, fstatSync(sfd).size);
+    if (!beginsWithOriginal(fd, fstatSync(fd).size, header)) return false;
+    rmSync(side);
+    fsyncDir(side);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+    closeSync(sfd);
+  }
+}
 
 /** Replaces `file` by `tmp` (same directory), unless `file` changed since `st` (fd: opened on it then). */
 function replaceChecked(fd, file, st, tmp, what) {
@@ -240,11 +320,17 @@ export function measureArchive(api, file, { worth = () => true } = {}) {
 
 /**
  * Archives `file` (see the header). `opts`: {dryRun, minIdle (seconds), cli (the words that run the CLI, for the
- * report's `restore` command: `cliWords`)}. Returns the plan's summary with the sizes and the core's report for
- * people: {plan, original: {bytes, sha256}, main: {bytes}, archive: {path, bytes}, dryRun, text}.
+ * report's `restore` command: `cliWords`), worth(fileBytes, savedBytes) (asked after the first pass with its upper
+ * bound and before anything is renamed with the exact number; false: ArchiveSkipped, nothing written)}. Returns the
+ * plan's summary with the sizes and the core's report for people: {plan, original: {bytes, sha256}, main: {bytes},
+ * archive: {path, bytes}, dryRun, text}.
  */
-export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_IDLE, cli = [CLI_NAME] } = {}) {
+export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_IDLE, cli = [CLI_NAME], worth = () => true } = {}) {
   const side = archivePathOf(file);
+  if (!dryRun) {
+    removeStaleTemps(file);
+    dropLeftoverArchive(file);
+  }
   if (existsSync(side)) throw new ArchiveError(`${file}: already archived (${basename(side)} exists); run restore first, then archive again`);
   const fd = openSync(file, "r");
   const temps = [];
@@ -254,6 +340,8 @@ export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_I
     const st = fstatSync(fd);
     if (!st.isFile()) throw new ArchiveError(`${file}: not a regular file`);
     if (!dryRun) checkIdle(st, minIdle, file);
+    // The whole file is the most that could move: a `worth` that says no to that needs no read.
+    if (!worth(st.size, st.size)) throw new ArchiveSkipped(st.size, st.size);
     // Pass 1: the facts-only index and the plan (the planner stays until the report's text is written).
     planner = new api.ArchivePlanner();
     const original = eachPiece(fd, (piece) => planner.push(piece));
@@ -268,6 +356,7 @@ export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_I
         text: planner.reportText(basename(file), basename(side), r.original.bytes, r.main.bytes, r.archive.bytes, r.dryRun, r.stubsKeptWhole ?? 0, r.nothing === true, cli, resolve(file)),
       });
     if (plan.moved.entries + plan.stubbed.entries === 0) return reported({ ...result, nothing: true });
+    if (!worth(original.bytes, plan.moved.bytes + plan.stubbed.bytes)) throw new ArchiveSkipped(original.bytes, plan.moved.bytes + plan.stubbed.bytes);
 
     // Pass 2: copy the lines (to counters only for a dry run).
     const mainTmp = dryRun ? null : tempName(file);
@@ -311,6 +400,7 @@ export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_I
     result.archive.bytes = archive.bytes;
     result.stubsKeptWhole = plan.stubbed.entries - index.filter((e) => e[4] === "stub").length;
     if (dryRun) return reported(result);
+    if (!worth(original.bytes, original.bytes - main.bytes)) throw new ArchiveSkipped(original.bytes, original.bytes - main.bytes);
     // The archive first: a session file without its archive would have lost what moved.
     checkUnchanged(fd, file, st, "being archived");
     renameSync(sideTmp, side);
@@ -320,7 +410,9 @@ export function archiveFile(api, file, { dryRun = false, minIdle = DEFAULT_MIN_I
       replaceChecked(fd, file, st, mainTmp, "being archived");
       temps.splice(temps.indexOf(mainTmp), 1);
     } catch (err) {
-      rmSync(side, { force: true });
+      // Not replaced (the session is still the file read): the archive goes. Replaced, then found written to
+      // meanwhile: the archive stays with the new session file (the old one is saved; replaceChecked).
+      if (sameFile(file, st)) rmSync(side, { force: true });
       throw err;
     }
     return reported(result);
@@ -400,6 +492,7 @@ export function readArchivedEntries(file) {
 export function restoreFile(file, { minIdle = DEFAULT_MIN_IDLE } = {}) {
   const side = archivePathOf(file);
   if (!existsSync(side)) throw new ArchiveError(`${file}: no archive (${basename(side)}) to restore from`);
+  removeStaleTemps(file);
   const fd = openSync(file, "r");
   const sfd = openSync(side, "r");
   let tmp = null;
@@ -413,6 +506,8 @@ export function restoreFile(file, { minIdle = DEFAULT_MIN_IDLE } = {}) {
     const buf = Buffer.allocUnsafe(PIECE);
     for (let pos = 0, n; pos < index.main.bytes && (n = readSync(fd, buf, 0, Math.min(PIECE, index.main.bytes - pos), pos)) > 0; pos += n) prefix.update(buf.subarray(0, n));
     if (st.size < index.main.bytes || prefix.digest("hex") !== index.main.sha256) {
+      // An archive killed before it replaced the session: the session is the original already.
+      if (dropLeftoverArchive(file)) return { file, bytes: st.size, restored: 0, appendedSince: st.size - header.original.bytes };
       throw new ArchiveError(`${file}: not the file archive wrote (it was rewritten or replaced since); nothing restored, ${basename(side)} kept`);
     }
     tmp = tempName(file);

@@ -29,6 +29,11 @@ Commands:
                                           latest compaction's kept range (a stub stays). pi builds the same
                                           context, estimate, labels and leaf from the smaller file.
                                           --dry-run prints what would move and the sizes, writes nothing
+          [--after-exit <pid>] [--if-worth <mb>] [--log <file>]
+                                          what archiveOnExit and /archive run when pi quits: wait until
+                                          process <pid> has exited, skip a file another process has open,
+                                          --if-worth: only a file of at least <mb> MB that archive would
+                                          halve; the outcome is appended to <file> (else printed)
   restore <file> [--min-idle <s>] [--json]
                                           put everything back from <file>.archive: the original bytes, then
                                           what pi appended since; the archive is removed
@@ -69,10 +74,10 @@ const COMMANDS = {
   tree: ["--host", "--json", "--archived"],
   stats: ["--host", "--json"],
   view: ["--port", "--host"],
-  archive: ["--dry-run", "--min-idle", "--json"],
+  archive: ["--dry-run", "--min-idle", "--json", "--after-exit", "--if-worth", "--log"],
   restore: ["--min-idle", "--json"],
 };
-const TAKES_VALUE = new Set(["--leaf", "--context-window", "--port", "--host", "--min-idle"]);
+const TAKES_VALUE = new Set(["--leaf", "--context-window", "--port", "--host", "--min-idle", "--after-exit", "--if-worth", "--log"]);
 
 function parseArgs(argv) {
   if (argv.length === 0) throw new UsageError("missing command");
@@ -102,9 +107,13 @@ function parseArgs(argv) {
         } else if (arg === "--leaf") {
           if (value === "") throw new UsageError(`${command}: --leaf needs an entry id`);
           opts.leaf = value === "null" ? null : value;
-        } else if (arg === "--min-idle") {
-          if (!/^\d+$/.test(value)) throw new UsageError(`${command}: --min-idle must be a whole number of seconds, got "${value}"`);
-          opts.minIdle = Number(value);
+        } else if (arg === "--min-idle" || arg === "--after-exit" || arg === "--if-worth") {
+          const what = { "--min-idle": "a whole number of seconds", "--after-exit": "a process id", "--if-worth": "a whole number of MB" }[arg];
+          if (!/^\d+$/.test(value)) throw new UsageError(`${command}: ${arg} must be ${what}, got "${value}"`);
+          opts[{ "--min-idle": "minIdle", "--after-exit": "afterExit", "--if-worth": "ifWorth" }[arg]] = Number(value);
+        } else if (arg === "--log") {
+          if (value === "") throw new UsageError(`${command}: --log needs a file`);
+          opts.log = value;
         } else if (arg === "--port") {
           const n = Number(value);
           if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`${command}: --port must be a port number (0-65535), got "${value}"`);
@@ -319,17 +328,27 @@ async function treeArchived(api, opts) {
 
 /** `archive` / `restore` (js/archive.js; the texts are the core's): 0 done (or nothing to do), 1 refused or failed. */
 async function archiveCommand(api, opts) {
-  const { archiveFile, cliWords, restoreFile, restoreText, ArchiveError } = await import("./archive.js");
+  const { archiveFile, cliWords, restoreFile, restoreText, ArchiveError, ArchiveSkipped } = await import("./archive.js");
+  const cli = cliWords(process.argv[1]);
+  if (opts.afterExit !== undefined) {
+    const { archiveAfterExit } = await import("./archive-after-exit.js");
+    return archiveAfterExit(api, resolve(opts.file), opts.afterExit, { log: opts.log, minMb: opts.ifWorth, minIdle: opts.minIdle, cli });
+  }
   try {
     if (opts.command === "restore") {
       const result = restoreFile(opts.file, opts);
       out(opts.json ? JSON.stringify(result) : restoreText(api, result));
       return 0;
     }
-    const { text, ...result } = archiveFile(api, opts.file, { ...opts, cli: cliWords(process.argv[1]) });
+    const worth = opts.ifWorth === undefined ? undefined : (bytes, saved) => api.exitArchiveDue(bytes, saved, opts.ifWorth);
+    const { text, ...result } = archiveFile(api, opts.file, { ...opts, cli, worth });
     out(opts.json ? JSON.stringify(result) : text);
     return 0;
   } catch (err) {
+    if (err instanceof ArchiveSkipped) {
+      out(`${opts.file}: ${api.exitSkipNotWorth(err.fileBytes, err.savedBytes, opts.ifWorth)}`);
+      return 0;
+    }
     const why = err instanceof ArchiveError ? err.message : err.code === "ENOENT" ? `${opts.file}: no such file` : `${opts.file}: ${err.message}`;
     process.stderr.write(`${NAME}: ${opts.command}: ${why}\n`);
     return 1;

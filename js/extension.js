@@ -29,6 +29,7 @@ import { makeRenderers } from "./render.js";
 import { installAnchorsCommand } from "./anchors-command.js";
 import { readArchivedEntries } from "./archive.js";
 import { installArchiveNotice } from "./archive-notice.js";
+import { installArchiveOnExit } from "./archive-on-exit.js";
 import { installResume } from "./resume.js";
 import { installLoopHint } from "./loop-hint.js";
 
@@ -620,6 +621,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     pkg: hostOptions?.pkg,
   });
   installArchiveNotice({ pi, core: () => current?.api ?? null, configOf: (sm) => agent.stateOf(sm)?.config, after: resume.readDone });
+  installArchiveOnExit({ pi, core: () => current?.api ?? null, configOf: (sm) => agent.stateOf(sm)?.config, pkg: hostOptions?.pkg });
 
   return {
     host,

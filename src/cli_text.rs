@@ -1,5 +1,5 @@
-//! What the CLI prints for people: `archive`'s and `restore`'s reports, `stats`, and the note on a file's
-//! skipped lines and warnings. The shim does the I/O and hands over what happened as data; every sentence
+//! What the CLI prints for people: `archive`'s and `restore`'s reports (and, for an archive after pi quit,
+//! its log entry), `stats`, and the note on a file's skipped lines and warnings. The shim does the I/O and hands over what happened as data; every sentence
 //! is here. Ids, names and reasons read from a session file are shown by `one_line`: a report row stays one row.
 //!
 //! Every list of names in these texts (anchors, branches, line numbers, entry types) shows at most
@@ -139,6 +139,13 @@ pub struct RestoreOutcome {
 
 /// The text `restore` prints.
 pub fn restore_text(r: &RestoreOutcome) -> String {
+    if r.restored == 0 {
+        // The archive was written but the session never replaced (an `archive` killed between its two renames).
+        return format!(
+            "{}: already the original bytes (an archive was interrupted before it replaced the file); the leftover {} was removed",
+            r.name, r.archive_name
+        );
+    }
     let since = if r.appended_since > 0.0 {
         format!(", then {} pi appended since archiving", format_bytes(r.appended_since))
     } else {
@@ -151,6 +158,43 @@ pub fn restore_text(r: &RestoreOutcome) -> String {
         format_bytes(r.bytes),
         r.archive_name
     )
+}
+
+/// One entry of the log an archive after pi quit writes (`archive --after-exit`; never the model's): when, after
+/// which pi, how it ended (`outcome`: `archived` — `text` is the report —, `skipped` by rule, `refused` by
+/// `archive`, or `failed`) and the file, then `text` (the report, or why not) indented under it.
+pub fn exit_log_entry(time: &str, pid: u32, outcome: &str, file: &str, text: &str) -> String {
+    let mut out = format!("{time} archive after pi (pid {pid}) quit: {outcome}: {file}");
+    for line in text.lines() {
+        out.push_str("\n  ");
+        out.push_str(line);
+    }
+    out
+}
+
+/// Why an archive after pi quit skipped the file: another process has it open (`holders`: a pid and its
+/// command each), so nothing changed.
+pub fn exit_skip_open<S: AsRef<str>>(holders: &[S]) -> String {
+    format!("another process has the file open ({}), so nothing was changed", name_list(holders))
+}
+
+/// Why an archive after pi quit skipped a file of `file_bytes` of which `saved_bytes` would move (an upper
+/// bound when the first pass already says no): the file is under `min_mb` MB, or less than half would move.
+pub fn exit_skip_not_worth(file_bytes: f64, saved_bytes: f64, min_mb: f64) -> String {
+    if file_bytes < min_mb * 1e6 {
+        return format!("{} is under archiveOnExitMinMB ({} MB)", format_bytes(file_bytes), crate::js::number_to_string(min_mb));
+    }
+    let percent = if file_bytes > 0.0 { (saved_bytes / file_bytes * 100.0).floor() } else { 0.0 };
+    format!(
+        "at most {} of its {} ({percent} %) would move; archiveOnExit archives a file when at least half of it would",
+        format_bytes(saved_bytes),
+        format_bytes(file_bytes)
+    )
+}
+
+/// Why an archive after pi quit gave up waiting: pi `pid` was still running after `minutes`.
+pub fn exit_skip_running(pid: u32, minutes: u32) -> String {
+    format!("pi (pid {pid}) was still running after {minutes} minutes, so nothing was changed")
 }
 
 /// Warnings a file's note shows one per line before it counts the rest.
@@ -250,23 +294,11 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
-/// The positions of the `k` largest of `values`, largest first; equal values in their order. (A selection
-/// rather than a sort: the reports show ten, and a sort's code is made again for every type it sorts.)
+/// The positions of the `k` largest of `values`, largest first; equal values in their order.
 fn largest_first(values: &[f64], k: usize) -> Vec<usize> {
-    let mut taken = vec![false; values.len()];
-    let mut out = Vec::new();
-    while out.len() < k.min(values.len()) {
-        let mut best: Option<usize> = None;
-        for (i, v) in values.iter().enumerate() {
-            if !taken[i] && best.is_none_or(|b| *v > values[b]) {
-                best = Some(i);
-            }
-        }
-        let Some(b) = best else { break };
-        taken[b] = true;
-        out.push(b);
-    }
-    out
+    let mut order = crate::text::largest_first(values);
+    order.truncate(k);
+    order
 }
 
 /// The `stats` lines for the loops in a file ([`crate::loops::waste`]): [`waste_summary`], then the loops that came
@@ -486,6 +518,24 @@ mod tests {
             restore_text(&r),
             "s.jsonl: restored 12 archived lines (13.3 KB: the original bytes, then 812 B pi appended since archiving); s.jsonl.archive removed"
         );
+        r.restored = 0;
+        assert_eq!(
+            restore_text(&r),
+            "s.jsonl: already the original bytes (an archive was interrupted before it replaced the file); the leftover s.jsonl.archive was removed"
+        );
+    }
+
+    #[test]
+    fn an_archive_after_pi_quit_logs_how_it_ended() {
+        let entry = exit_log_entry("2026-11-29T10:00:00.000Z", 4242, "skipped", "/s/a.jsonl", "why\n  detail");
+        assert_eq!(entry, "2026-11-29T10:00:00.000Z archive after pi (pid 4242) quit: skipped: /s/a.jsonl\n  why\n    detail");
+        assert_eq!(exit_skip_open(&["1234 node", "99 less"]), "another process has the file open (1234 node, 99 less), so nothing was changed");
+        assert_eq!(exit_skip_not_worth(9_500_000.0, 9e6, 10.0), "9.50 MB is under archiveOnExitMinMB (10 MB)");
+        assert_eq!(
+            exit_skip_not_worth(40e6, 19_999_999.0, 10.0),
+            "at most 20.0 MB of its 40.0 MB (49 %) would move; archiveOnExit archives a file when at least half of it would"
+        );
+        assert_eq!(exit_skip_running(7, 10), "pi (pid 7) was still running after 10 minutes, so nothing was changed");
     }
 
     #[test]

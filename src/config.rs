@@ -7,7 +7,8 @@
 //! falls back to the other layer, then to the default.
 //!
 //! ```json
-//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true, "archiveNotice": true, "ledgerTokens": 600, "loopHint": 3 }
+//! { "contextHint": 70, "startAnchorTurn": 2, "cacheSummary": true, "cacheCompaction": true, "archiveNotice": true, "ledgerTokens": 600,
+//!   "loopHint": 3, "archiveOnExit": false, "archiveOnExitMinMB": 10 }
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +36,11 @@ pub const LEDGER_TOKENS_RANGE: (u32, u32) = (50, 4000);
 pub const DEFAULT_LOOP_HINT: u8 = 3;
 /// Accepted repeat counts: one call is no repeat; past 20 the hint would come after most of the money is spent.
 pub const LOOP_HINT_RANGE: (u8, u8) = (2, 20);
+/// Default smallest session file `archiveOnExit` archives, in MB (10⁶ bytes): below it pi opens a file in a
+/// fraction of a second anyway.
+pub const DEFAULT_ARCHIVE_ON_EXIT_MIN_MB: u32 = 10;
+/// Accepted sizes, in MB: 0 (any size) to 100,000.
+pub const ARCHIVE_ON_EXIT_MIN_MB_RANGE: (u32, u32) = (0, 100_000);
 
 /// Which file a value or warning comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -78,6 +84,8 @@ pub enum LayerInput {
 }
 
 /// The effective settings.
+// Each bool is a switch of its own feature (the README's switch table), not a state to fold into an enum.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct Config {
@@ -97,6 +105,11 @@ pub struct Config {
     /// The repeats after which a model going round in a loop gets the loop hint ([`crate::loops`]);
     /// `None`: no loop hint.
     pub loop_hint: Option<u8>,
+    /// Whether a session file worth it ([`crate::notice::exit_archive_due`]) is archived after pi quits.
+    pub archive_on_exit: bool,
+    /// The smallest session file `archive_on_exit` archives, in MB.
+    #[serde(rename = "archiveOnExitMinMB")]
+    pub archive_on_exit_min_mb: u32,
 }
 
 impl Default for Config {
@@ -109,6 +122,8 @@ impl Default for Config {
             archive_notice: true,
             ledger_tokens: Some(DEFAULT_LEDGER_TOKENS),
             loop_hint: Some(DEFAULT_LOOP_HINT),
+            archive_on_exit: false,
+            archive_on_exit_min_mb: DEFAULT_ARCHIVE_ON_EXIT_MIN_MB,
         }
     }
 }
@@ -167,7 +182,15 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
         (Field::Set(v), _) | (_, Field::Set(v)) => *v,
         _ => Some(DEFAULT_LOOP_HINT),
     };
-    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction, archive_notice, ledger_tokens, loop_hint };
+    let archive_on_exit = match (&p.exit, &g.exit) {
+        (Field::Set(v), _) | (_, Field::Set(v)) => *v,
+        _ => false,
+    };
+    let archive_on_exit_min_mb = match (&p.exit_min, &g.exit_min) {
+        (Field::Set(v), _) | (_, Field::Set(v)) => *v,
+        _ => DEFAULT_ARCHIVE_ON_EXIT_MIN_MB,
+    };
+    let config = Config { hint_percent, start_anchor_turn, cache_summary, cache_compaction, archive_notice, ledger_tokens, loop_hint, archive_on_exit, archive_on_exit_min_mb };
     for (layer, fields) in [(Layer::Global, &g), (Layer::Project, &p)] {
         for (key, reason) in fields.invalid() {
             let effect = match (key, layer) {
@@ -178,6 +201,8 @@ pub fn load(global: &LayerInput, project: &LayerInput) -> LoadedConfig {
                 ("archiveNotice", _) => format!("archiveNotice is {}", config.archive_notice),
                 ("ledgerTokens", _) => describe_ledger(config.ledger_tokens),
                 ("loopHint", _) => describe_loops(config.loop_hint),
+                ("archiveOnExit", _) => format!("archiveOnExit is {}", config.archive_on_exit),
+                ("archiveOnExitMinMB", _) => format!("using {} MB", config.archive_on_exit_min_mb),
                 _ => format!("cacheSummary is {}", config.cache_summary),
             };
             warnings.push(format!("tree-navigator: {} config: `{key}` {reason}; {effect}.", layer.name()));
@@ -212,11 +237,13 @@ struct Fields {
     notice: Field<bool>,
     ledger: Field<Option<u32>>,
     loops: Field<Option<u8>>,
+    exit: Field<bool>,
+    exit_min: Field<u32>,
 }
 
 impl Fields {
     fn none() -> Self {
-        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent, notice: Field::Absent, ledger: Field::Absent, loops: Field::Absent }
+        Fields { hint: Field::Absent, start: Field::Absent, cache: Field::Absent, compaction: Field::Absent, notice: Field::Absent, ledger: Field::Absent, loops: Field::Absent, exit: Field::Absent, exit_min: Field::Absent }
     }
 
     fn invalid(&self) -> Vec<(&'static str, &str)> {
@@ -241,6 +268,12 @@ impl Fields {
         }
         if let Field::Invalid(r) = &self.loops {
             out.push(("loopHint", r.as_str()));
+        }
+        if let Field::Invalid(r) = &self.exit {
+            out.push(("archiveOnExit", r.as_str()));
+        }
+        if let Field::Invalid(r) = &self.exit_min {
+            out.push(("archiveOnExitMinMB", r.as_str()));
         }
         out
     }
@@ -284,6 +317,13 @@ fn read_layer(layer: Layer, input: &LayerInput, warnings: &mut Vec<String>) -> F
         notice: root.get("archiveNotice").map_or(Field::Absent, boolean),
         ledger: root.get("ledgerTokens").map_or(Field::Absent, |v| switchable_int(v, LEDGER_TOKENS_RANGE, "a token count", true)),
         loops: root.get("loopHint").map_or(Field::Absent, |v| small(v, LOOP_HINT_RANGE, "a repeat count")),
+        exit: root.get("archiveOnExit").map_or(Field::Absent, boolean),
+        // "off" (no minimum) is 0: any size.
+        exit_min: root.get("archiveOnExitMinMB").map_or(Field::Absent, |v| match switchable_int(v, ARCHIVE_ON_EXIT_MIN_MB_RANGE, "a size in MB", true) {
+            Field::Set(mb) => Field::Set(mb.unwrap_or(0)),
+            Field::Invalid(r) => Field::Invalid(r),
+            Field::Absent => Field::Absent,
+        }),
     }
 }
 
@@ -349,6 +389,8 @@ mod tests {
         assert!(r.config.cache_summary);
         assert!(r.config.archive_notice);
         assert_eq!(r.config.ledger_tokens, Some(600));
+        assert!(!r.config.archive_on_exit, "off by default: it changes what pi's /tree shows");
+        assert_eq!(r.config.archive_on_exit_min_mb, 10);
         assert!(r.warnings.is_empty());
     }
 
@@ -548,6 +590,30 @@ mod tests {
     }
 
     #[test]
+    fn archive_on_exit_values() {
+        check_values("archiveOnExit", &[("true", true, false), ("false", false, false), ("1", false, true), ("\"yes\"", false, true)], |c| c.archive_on_exit, "archiveOnExit is false.");
+        // Per field: the project's false wins over the global true.
+        assert!(!load(&text("{\"archiveOnExit\": true}"), &text("{\"archiveOnExit\": false}")).config.archive_on_exit);
+        let cases: &[(&str, u32, bool)] = &[
+            ("0", 0, false),
+            ("1", 1, false),
+            ("\"25\"", 25, false),
+            ("100000", 100_000, false),
+            ("\"off\"", 0, false),
+            ("null", 0, false),
+            ("-1", 10, true),
+            ("2.5", 10, true),
+            ("100001", 10, true),
+            ("true", 10, true),
+            ("[10]", 10, true),
+        ];
+        check_values("archiveOnExitMinMB", cases, |c| c.archive_on_exit_min_mb, "using 10 MB.");
+        let r = load(&text("{\"archiveOnExitMinMB\": 30}"), &text("{\"archiveOnExitMinMB\": -1}"));
+        assert_eq!(r.config.archive_on_exit_min_mb, 30, "an invalid project value leaves the global one");
+        assert_eq!(r.warnings, ["tree-navigator: project config: `archiveOnExitMinMB` is -1, not an integer 0–100000; using 30 MB."]);
+    }
+
+    #[test]
     fn unknown_fields_are_ignored() {
         let r = one("{\"somethingElse\": 1, \"contextHint\": 50}");
         assert_eq!(r.config.hint_percent, Some(50));
@@ -559,7 +625,7 @@ mod tests {
         let g = text("{\"contextHint\": 50, \"startAnchorTurn\": 4, \"cacheSummary\": false}");
         let p = text("{\"startAnchorTurn\": 3}");
         let r = load(&g, &p);
-        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true, archive_notice: true, ledger_tokens: Some(600), loop_hint: Some(3) });
+        assert_eq!(r.config, Config { hint_percent: Some(50), start_anchor_turn: Some(3), cache_summary: false, cache_compaction: true, archive_notice: true, ledger_tokens: Some(600), loop_hint: Some(3), ..Config::default() });
         assert!(r.warnings.is_empty());
         // Project turns the hint off; global value is overridden.
         let r = load(&g, &text("{\"contextHint\": \"off\"}"));

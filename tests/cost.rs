@@ -66,7 +66,7 @@ fn without_prices_no_money_is_shown() {
         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}});
     let r = report(&[user("u1", None, "hi"), assistant("a1", "u1", zero.clone()), user("u2", Some("a1"), "again"), assistant("a2", "u2", zero)]);
     assert!(!r.priced);
-    assert_eq!((r.total.usd, r.messages.sums.usd, r.active_path.usd, r.abandoned.usd), (None, None, None, None));
+    assert_eq!((r.total.usd, r.messages.usd, r.active_path.usd, r.abandoned.usd), (None, None, None, None));
     assert_eq!(r.by_model[0].usd, None);
     assert_eq!(r.total.input, 1000.0);
     let text = cost_text(&r);

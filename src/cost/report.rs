@@ -55,16 +55,31 @@ pub struct Total {
     pub cache_write: f64,
 }
 
-/// The assistant messages' usage: their sums, and how many they are.
+/// The assistant messages' usage: their sums, and how many they are (`Total`'s fields and `requests`, written
+/// out rather than flattened: a flattened struct serializes through a map, more code for the same object).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 #[tsify(missing_as_null)]
 pub struct Messages {
-    /// Σ `cost.total` and the tokens.
-    #[serde(flatten)]
-    pub sums: Total,
+    /// Σ `cost.total` (`null` when unpriced).
+    pub usd: Option<f64>,
     /// Assistant messages whose usage could be read.
     pub requests: usize,
+    /// Σ `input`.
+    pub input: f64,
+    /// Σ `output`.
+    pub output: f64,
+    /// Σ `cacheRead`.
+    pub cache_read: f64,
+    /// Σ `cacheWrite`.
+    pub cache_write: f64,
+}
+
+impl Messages {
+    /// The sums `t` of `requests` messages.
+    pub(super) fn of(t: Total, requests: usize) -> Messages {
+        Messages { usd: t.usd, requests, input: t.input, output: t.output, cache_read: t.cache_read, cache_write: t.cache_write }
+    }
 }
 
 /// The summary requests (`branch_summary` and `compaction` entries): their `usage`, and the usage this plugin

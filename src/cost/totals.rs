@@ -79,14 +79,18 @@ pub fn cost_report(index: &mut SessionIndex, removed: &[(Slot, f64)]) -> Result<
     }
     let money = |x: f64| any_price.then_some(x);
 
-    let mut by_model: Vec<ModelCost> = key_order
+    let rows: Vec<(u32, Sums)> = key_order
         .iter()
-        .filter_map(|&k| by_key.get(k as usize).copied().flatten().map(|s| (index.spend_key(k).to_string(), s)))
+        .filter_map(|&k| by_key.get(k as usize).copied().flatten().map(|s| (k, s)))
         .filter(|(_, s)| s.usd > 0.0 || s.tokens.iter().sum::<f64>() > 0.0)
-        .map(|(key, s)| ModelCost { key, usd: money(s.usd), tokens: s.tokens[0] + s.tokens[1] + s.tokens[2] + s.tokens[3] })
         .collect();
     // pi sorts by cost, costliest first; a stable sort keeps first-seen order among equals, as pi's does.
-    by_model.sort_by(|a, b| b.usd.unwrap_or(0.0).total_cmp(&a.usd.unwrap_or(0.0)));
+    let usd: Vec<f64> = rows.iter().map(|(_, s)| s.usd).collect();
+    let by_model = crate::text::largest_first(&usd)
+        .into_iter()
+        .filter_map(|i| rows.get(i))
+        .map(|&(k, s)| ModelCost { key: index.spend_key(k).to_string(), usd: money(s.usd), tokens: s.tokens[0] + s.tokens[1] + s.tokens[2] + s.tokens[3] })
+        .collect();
 
     let (cache_misses, recorded, unrecorded) = scan_misses(index, &prices, money);
     let prompt_tokens = total.tokens[0] + total.tokens[2] + total.tokens[3];
@@ -95,7 +99,7 @@ pub fn cost_report(index: &mut SessionIndex, removed: &[(Slot, f64)]) -> Result<
         priced: any_price,
         unpriced,
         total: total.total(any_price),
-        messages: Messages { sums: messages.total(any_price), requests },
+        messages: Messages::of(messages.total(any_price), requests),
         summaries: Summaries { usd: money(summaries.usd + kept.usd), recorded, unrecorded },
         by_model,
         cache_misses,

@@ -194,6 +194,30 @@ pub fn archive_notice(file_bytes: f64, saved_bytes: f64, file: String, cli: Vec<
     crate::notice::archive_notice(&crate::notice::NoticeFacts { file_bytes, saved_bytes, file, cli })
 }
 
+/// Whether `archiveOnExit` archives a file of `fileBytes` bytes of which `archive` would take `savedBytes` out
+/// (at least `minMb` MB and half of it; `savedBytes` = `fileBytes`: whether it is worth a look at all).
+#[wasm_bindgen(js_name = exitArchiveDue)]
+pub fn exit_archive_due(file_bytes: f64, saved_bytes: f64, min_mb: f64) -> bool {
+    crate::notice::exit_archive_due(file_bytes, saved_bytes, min_mb)
+}
+
+/// A text of `/archive` and `archiveOnExit` for pi's UI: `what` is `quit`, `title`, `confirm` (with `report`,
+/// `archive --dry-run`'s text), `measuring`, `no-ui` or `no-file` (any other: `no-file`'s); `file` the session's
+/// path of `fileBytes` bytes, `log` the archiver's log file, `cli` the words that run the CLI.
+#[wasm_bindgen(js_name = exitArchiveText)]
+pub fn exit_archive_text(what: &str, file: String, file_bytes: f64, log: String, cli: Vec<String>, report: Option<String>) -> String {
+    use crate::notice::ExitText;
+    let what = match what {
+        "quit" => ExitText::Quit,
+        "title" => ExitText::Title,
+        "confirm" => ExitText::Confirm(report.unwrap_or_default()),
+        "measuring" => ExitText::Measuring,
+        "no-ui" => ExitText::NoUi,
+        _ => ExitText::NoFile,
+    };
+    crate::notice::exit_archive_text(&what, &crate::notice::ExitFacts { file, file_bytes, log, cli })
+}
+
 /// The label the start anchor writes (`anchor:start`); the shim asks the host whether it is on the active path.
 #[wasm_bindgen(js_name = startAnchorLabel)]
 pub fn start_anchor_label() -> String {

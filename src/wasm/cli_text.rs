@@ -39,3 +39,28 @@ impl SessionIndex {
         Ok(format!("{}\n{}", cli_text::stats_text(name, &stats, &rewinds, &self.profile_label()), crate::cost::cost_text(&cost)))
     }
 }
+
+/// One entry of the log of an archive after pi quit: `outcome` is `archived`, `skipped`, `refused` or
+/// `failed`; `text` (the report, or why not) is indented under the first line.
+#[wasm_bindgen(js_name = exitLogEntry)]
+pub fn exit_log_entry(time: &str, pid: u32, outcome: &str, file: &str, text: &str) -> String {
+    cli_text::exit_log_entry(time, pid, outcome, file, text)
+}
+
+/// Why an archive after pi quit skipped its file: another process has it open (`holders`: "pid command" each).
+#[wasm_bindgen(js_name = exitSkipOpen)]
+pub fn exit_skip_open(holders: Vec<String>) -> String {
+    cli_text::exit_skip_open(&holders)
+}
+
+/// Why an archive after pi quit skipped a file of `fileBytes` of which `savedBytes` would move (at most).
+#[wasm_bindgen(js_name = exitSkipNotWorth)]
+pub fn exit_skip_not_worth(file_bytes: f64, saved_bytes: f64, min_mb: f64) -> String {
+    cli_text::exit_skip_not_worth(file_bytes, saved_bytes, min_mb)
+}
+
+/// Why an archive after pi quit gave up waiting for pi `pid` to exit.
+#[wasm_bindgen(js_name = exitSkipRunning)]
+pub fn exit_skip_running(pid: u32, minutes: u32) -> String {
+    cli_text::exit_skip_running(pid, minutes)
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the side-by-side benchmarks (docs/benchmarks.md).
 //
-//   node tests/bench/run.mjs [--quick] [--no-write] [--rows 1,2,3,4,5,6] [--pkg <dir>] [--no-resume]
+//   node tests/bench/run.mjs [--quick] [--no-write] [--rows 1,2,3,4,5,6] [--pkg <dir>] [--no-resume] [--no-exit-archive]
 //
 // --quick: 1k and 10k entries only, fewer runs, nothing written. --pkg: measure that built package as is
 // (no build step), e.g. a copy made while someone else keeps editing the sources.
@@ -10,13 +10,17 @@
 // 3. copies pkg/ to a temp dir (so a concurrent rebuild cannot change the wasm mid-run);
 // 4. runs tests/bench/main.mjs under Node 22 (pi ≥0.75 needs it; the comparisons run in that one process),
 //    which prints the tables and writes them into docs/benchmarks.md (unless --no-write or --quick);
-// 5. then tests/bench/resume-rows.mjs (issue 29: resume, per turn, the CLI vs its floor; its env switches there).
+// 5. then tests/bench/resume-rows.mjs (issue 29: resume, per turn, the CLI vs its floor; its env switches there);
+// 6. then tests/bench/exit-archive-bench.mjs (issue 42: resume after exit archive, 300 MB and 1 GB; --no-exit-archive
+//    leaves it out).
+// The whole run holds the bench lock (timing.mjs: one benchmark at a time on this shared machine).
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hostAvailable, node22Path } from "../../scripts/hosts.mjs";
+import { benchLock } from "./timing.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -50,6 +54,7 @@ if (!given) {
 }
 if (!existsSync(join(pkg, "extension.js")) || !existsSync(wasm)) die(`${pkg} is not a built package (no extension.js / wasm)`);
 
+await benchLock();
 const snap = mkdtempSync(join(tmpdir(), "ptn-bench-pkg-"));
 cpSync(pkg, join(snap, "pkg"), { recursive: true });
 if (!given) {
@@ -69,5 +74,11 @@ if (r.status === 0 && !args.includes("--no-resume")) {
   const resumeArgs = [join(REPO, "tests", "bench", "resume-rows.mjs"), "--pkg", join(snap, "pkg"), ...args.filter((a) => a === "--quick"), ...(write ? ["--write"] : [])];
   resume = spawnSync(node22Path(), resumeArgs, { cwd: REPO, stdio: "inherit" });
 }
+// Issue 42's rows (resume after exit archive): tests/bench/exit-archive-bench.mjs; --no-exit-archive leaves them out.
+let exitArchive = { status: 0 };
+if (r.status === 0 && !args.includes("--no-exit-archive")) {
+  const exitArgs = [join(REPO, "tests", "bench", "exit-archive-bench.mjs"), "--pkg", join(snap, "pkg"), ...args.filter((a) => a === "--quick"), ...(write ? ["--write"] : [])];
+  exitArchive = spawnSync(node22Path(), exitArgs, { cwd: REPO, stdio: "inherit" });
+}
 rmSync(snap, { recursive: true, force: true });
-process.exit(r.status !== 0 ? (r.status ?? 1) : (resume.status ?? 1));
+process.exit([r, resume, exitArchive].map((x) => x.status ?? 1).find((st) => st !== 0) ?? 0);

@@ -4,11 +4,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fakePi, loadPkg } from "./fake-pi.js";
+import { fakePi, loadPkg, sparseFile } from "./fake-pi.js";
 
 fakePi("export const VERSION = '1.6.0';");
 const core = await loadPkg("index-node.js");
@@ -21,13 +21,8 @@ const CLI = fileURLToPath(new URL("../../pkg/cli.js", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "ptn-notice-unit-"));
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-/** A file of `bytes` bytes that takes no room (sparse): the notice stats it, the fake measure never reads it. */
-function sized(name, bytes) {
-  const file = join(work, name);
-  writeFileSync(file, "");
-  truncateSync(file, bytes);
-  return file;
-}
+/** A sparse file of `bytes` bytes: the notice stats it, the fake measure never reads it. */
+const sized = (name, bytes) => sparseFile(join(work, name), bytes);
 
 /** A fake pi with the events the notice uses, one session per `start(file)`; `notes` are the UI's notices. */
 function setup({ hasUI = true, config = { archiveNotice: true }, env = {}, facts } = {}) {

@@ -35,14 +35,14 @@ function dirs(global, project) {
 test("no files: defaults, no warnings", () => {
   const { cwd } = dirs();
   const r = loadConfig(core, { cwd });
-  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true, cacheCompaction: true, archiveNotice: true, ledgerTokens: 600, loopHint: 3 });
+  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true, cacheCompaction: true, archiveNotice: true, ledgerTokens: 600, loopHint: 3, archiveOnExit: false, archiveOnExitMinMB: 10 });
   assert.deepEqual(r.warnings, []);
 });
 
 test("both layers are read from pi's agent dir and <cwd>/.pi; the project wins per field", () => {
-  const { cwd } = dirs(JSON.stringify({ contextHint: 40, cacheSummary: false, archiveNotice: false, ledgerTokens: 900, loopHint: 5 }), JSON.stringify({ contextHint: 60, ledgerTokens: "off", loopHint: "off" }));
+  const { cwd } = dirs(JSON.stringify({ contextHint: 40, cacheSummary: false, archiveNotice: false, ledgerTokens: 900, loopHint: 5, archiveOnExitMinMB: 25 }), JSON.stringify({ contextHint: 60, ledgerTokens: "off", loopHint: "off", archiveOnExit: true }));
   const r = loadConfig(core, { cwd });
-  assert.deepEqual(r.config, { hintPercent: 60, startAnchorTurn: 2, cacheSummary: false, cacheCompaction: true, archiveNotice: false, ledgerTokens: null, loopHint: null });
+  assert.deepEqual(r.config, { hintPercent: 60, startAnchorTurn: 2, cacheSummary: false, cacheCompaction: true, archiveNotice: false, ledgerTokens: null, loopHint: null, archiveOnExit: true, archiveOnExitMinMB: 25 });
 });
 
 test("an untrusted project is neither read nor warned about", () => {
@@ -144,7 +144,7 @@ test("readLayer: missing, a directory, text", () => {
 test("bad values reach the user as warnings, the rest stays in force", () => {
   const { cwd } = dirs(JSON.stringify({ contextHint: 500, startAnchorTurn: "soon", cacheSummary: "yes", archiveNotice: "no", loopHint: 1 }));
   const r = loadConfig(core, { cwd });
-  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true, cacheCompaction: true, archiveNotice: true, ledgerTokens: 600, loopHint: 3 });
+  assert.deepEqual(r.config, { hintPercent: 70, startAnchorTurn: 2, cacheSummary: true, cacheCompaction: true, archiveNotice: true, ledgerTokens: 600, loopHint: 3, archiveOnExit: false, archiveOnExitMinMB: 10 });
   assert.equal(r.warnings.length, 5, r.warnings.join("\n"));
   assert.ok(r.warnings.includes("tree-navigator: global config: `loopHint` is 1, not an integer 2–20; using 3 repeats."), r.warnings.join("\n"));
 });

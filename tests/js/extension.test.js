@@ -594,9 +594,9 @@ test("/anchors while a rewind waits for its summary: the rewind still finishes (
   assert.match(notes[0], /^Nothing was collapsed at 'start'/);
 });
 
-test("/anchors is not registered on a host without registerCommand, and the tool still is", () => {
+test("/anchors and /archive are not registered on a host without registerCommand, and the tool still is", () => {
   const env = setup();
-  assert.equal(env.commands.size, 1, "setup's pi has it");
+  assert.deepEqual([...env.commands.keys()].sort(), ["anchors", "archive"], "setup's pi has them");
   const tools = new Map();
   extension.createNavigator({ core, pi: { registerTool: (d) => tools.set(d.name, d), on: () => {} }, hostOptions: { pkg: fakePi } });
   assert.ok(tools.has("navigate_tree"));

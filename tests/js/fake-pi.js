@@ -1,5 +1,6 @@
 // For shim tests that run without a real host: make `@earendil-works/pi-coding-agent` resolve to a small
 // module of the test's own (node:module's resolve hook), and load files of the built package.
+import { truncateSync, writeFileSync } from "node:fs";
 import { register } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -26,3 +27,10 @@ export const pkgDir = process.env.PTN_PKG_DIR ?? fileURLToPath(new URL("../../pk
 
 /** Imports `name` from the built package (`npm run build` first). */
 export const loadPkg = (name) => import(pathToFileURL(join(pkgDir, name)).href);
+
+/** A file of `bytes` bytes at `file` that takes no room (sparse): for code that only `stat`s it. Returns `file`. */
+export function sparseFile(file, bytes) {
+  writeFileSync(file, "");
+  truncateSync(file, bytes);
+  return file;
+}
