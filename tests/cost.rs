@@ -141,3 +141,26 @@ fn a_summary_usage_kept_in_details_is_the_summary_cost_not_pi_total() {
     assert!(r.savings.rewinds.items.iter().all(|i| i.tokens_removed.is_none() && i.usd.is_none()));
     assert_eq!(r.savings.rewinds.items[0].summary_usd, Some(kept["cost"]["total"].as_f64().unwrap()));
 }
+
+#[test]
+fn a_summary_s_and_a_usage_entry_s_usage_are_read_as_json_parse_reads_the_line() {
+    // A compaction whose line nests past serde_json's 128 levels (its details), and a cache warming whose `usage`
+    // key repeats (JSON.parse keeps the last): both counted as pi counts them.
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let compaction = json!({"type": "compaction", "id": "c1", "parentId": "a1", "timestamp": "x", "summary": "s", "firstKeptEntryId": "a1",
+        "tokensBefore": 5000, "usage": usage(100.0, 10.0, 0.0, 0.0), "details": {"deep": "@DEEP"}});
+    let warm = json!({"type": "usage", "id": "w1", "parentId": "c1", "timestamp": "x", "kind": "cache_warm", "provider": "p", "model": "m", "usage": "@FIRST"});
+    let text = [HEADER.to_string(), user("u1", None, "hi").to_string(), assistant("a1", "u1", usage(1000.0, 0.0, 0.0, 0.0)).to_string(),
+        compaction.to_string().replace("\"@DEEP\"", &deep),
+        warm.to_string().replace("\"@FIRST\"", &format!("{}, \"usage\": {}", json!({"input": -1}), usage(0.0, 1.0, 3000.0, 0.0)))]
+    .join("\n");
+    let mut index = SessionIndex::new(Mode::Plugin);
+    index.load_file(&text).unwrap();
+    let r = session_cost(&mut index).unwrap();
+    assert_eq!(r.unpriced, 0, "{r:?}");
+    assert_eq!((r.summaries.recorded, r.summaries.unrecorded), (1, 0));
+    let total = [usage(1000.0, 0.0, 0.0, 0.0), usage(100.0, 10.0, 0.0, 0.0), usage(0.0, 1.0, 3000.0, 0.0)].iter().map(|u| u["cost"]["total"].as_f64().unwrap()).sum::<f64>();
+    assert_eq!(r.total.usd, Some(total));
+    assert_eq!(r.total.cache_read, 3000.0);
+    assert_eq!(r.savings.compactions.items[0].tokens_removed.map(|t| t > 0.0), Some(true), "tokensBefore read");
+}

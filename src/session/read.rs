@@ -313,7 +313,8 @@ fn tool_result_spend<'a>(msg: &'a Message<'a>) -> Option<Spend<'a>> {
 /// a `usage` entry's always, a summary's when truthy, else the one this plugin kept in `details.summaryUsage` —
 /// whose model it is, and a compaction's `tokensBefore`.
 fn rare_facts(line: &str, facts: &mut Facts<'_>) {
-    let tree = serde_json::from_str::<&RawValue>(line).ok().and_then(|r| Loose::read(r).ok());
+    // (Any depth the line's own read took: the tree as `wire::read`'s fallback builds it.)
+    let tree = wire::loose(line).ok().and_then(|(tree, _)| tree);
     let members: &[(wire::JsStr<'_>, Loose<'_>)] = match &tree {
         Some(Loose::Obj(members)) => members,
         _ => &[],

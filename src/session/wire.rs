@@ -266,7 +266,7 @@ fn deep(line: &str) -> Result<Obj<Entry<'_>>, serde_json::Error> {
 /// only for an object within [`MAX_LINE_NESTING`]. Whether `JSON.parse` takes the text at all is
 /// `serde_json`'s to say: skipping a value ([`RawValue`]) checks its syntax only (any escape, any number,
 /// any depth, without recursion), which is exactly JSON's grammar.
-fn loose(text: &str) -> Result<(Option<Loose<'_>>, usize), String> {
+pub(super) fn loose(text: &str) -> Result<(Option<Loose<'_>>, usize), String> {
     let mut reader = serde_json::Deserializer::from_str(text);
     reader.disable_recursion_limit();
     let raw = <&RawValue>::deserialize(&mut reader).and_then(|raw| reader.end().map(|()| raw)).map_err(|e| e.to_string())?;
