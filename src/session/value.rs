@@ -453,6 +453,7 @@ thread_local! {
 }
 
 /// One step of [`Kept`]'s building, as [`Len`] reads.
+#[derive(Clone, Copy)]
 enum Step<'s, 'a> {
     /// A scalar value.
     Scalar(&'s Js<'a>),
@@ -495,9 +496,7 @@ impl Kept {
                 Step::Close(mark, object) => {
                     k.open -= 1;
                     let items = k.stack.split_off(mark.min(k.stack.len()));
-                    if !object {
-                        Value::Array(items)
-                    } else {
+                    if object {
                         // Key/value pairs: a repeated key's last value.
                         let mut map = serde_json::Map::new();
                         let mut items = items.into_iter();
@@ -505,6 +504,8 @@ impl Kept {
                             map.insert(key, value);
                         }
                         Value::Object(map)
+                    } else {
+                        Value::Array(items)
                     }
                 }
             };
