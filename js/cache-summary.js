@@ -110,7 +110,7 @@ export function cacheSummarizer(cold, { core, captures, pi, pkg = piPackage, env
         if (usable) {
           // The reply as it came: the core writes the summary around it (heading, cut note, ledger) and pi's
           // file lists for the entry's details (src/tool/summary.rs).
-          return { summary: text, stopReason: reply.stopReason ?? null, summaryCache: details(mode, reply.usage) };
+          return { summary: text, stopReason: reply.stopReason ?? null, usage: reply.usage, summaryCache: details(mode, reply.usage) };
         }
         if (reply?.stopReason === "aborted" || signal?.aborted) return { aborted: true, summaryCache: details(mode, reply?.usage) };
       } catch {

@@ -228,7 +228,7 @@ function run(api, opts) {
         out(`${index.statsText(basename(opts.file), bytes)}\n${loops.text}`);
         return;
       }
-      out(JSON.stringify({ ...index.stats(bytes), rewinds: index.rewindSavings(), profile: index.profileLabel(), waste: loops.waste }));
+      out(JSON.stringify({ ...index.stats(bytes), rewinds: index.rewindSavings(), profile: index.profileLabel(), cost: index.cost(), waste: loops.waste }));
       return;
     }
   }

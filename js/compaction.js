@@ -14,6 +14,7 @@
 import * as piPackage from "@earendil-works/pi-coding-agent";
 import { envFlag, ledgerTokensOf } from "./agent.js";
 import { replayMessages, replayOptions } from "./cache-summary.js";
+import { isUsage, takesUsage } from "./host.js";
 
 /** Env kill switch (any value but "", "0", "false"). */
 export const ENV_NO_CACHE_COMPACTION = "PI_TREE_NAVIGATOR_NO_CACHE_COMPACTION";
@@ -182,7 +183,12 @@ export function installCompaction({ pi, core, captures, resolveAuth, withIndex, 
         });
         record(ctx, { ...base, mode: mode.mode, maxTokens: mode.maxTokens ?? null, usage: usage ?? null, ledgerTokens: result.ledgerTokens });
         const compaction = { summary: result.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: result.details };
-        if (usage) compaction.usage = usage;
+        // Where pi keeps it: its entry's `usage` (pi ≥0.87 appends it: `appendCompaction(…, fromHook, usage)`),
+        // else our details (pi's own totals then miss it; the plugin's cost model reads it there).
+        if (isUsage(usage)) {
+          if (safe(() => takesUsage(sm.appendCompaction, 6), false)) compaction.usage = usage;
+          else compaction.details = { ...compaction.details, summaryUsage: usage };
+        }
         return { compaction };
       }
       mode = api.compactionMode({ ...facts, streamFailed: true });

@@ -409,7 +409,8 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     let finish;
     let failure;
     try {
-      const summaryId = host.branchWithSummary(sm, plan.targetId, written.summary, written.details);
+      // The summary request's usage (its cost as pi priced it) goes with the entry, so pi's own totals count it.
+      const summaryId = host.branchWithSummary(sm, plan.targetId, written.summary, written.details, outcome.usage);
       durable = summaryId;
       step = "index";
       finish = withIndex(sm, (index) => index.rewindFinish(summaryId, Date.now())); // the plan stays in the index

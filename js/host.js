@@ -42,6 +42,16 @@ export function registry() {
   return reg;
 }
 
+/** A usage object as pi's requests report it (plain data to store with an entry). */
+export function isUsage(usage) {
+  return usage !== null && typeof usage === "object" && !Array.isArray(usage);
+}
+
+/** Whether a session-manager method takes a `usage` argument at position `arity` (pi ≥0.87: one more parameter). */
+export function takesUsage(method, arity) {
+  return typeof method === "function" && method.length >= arity;
+}
+
 /** The host's `generateBranchSummary` (undefined if this pi does not export it). */
 export function hostGenerateBranchSummary(pkg = piPackage) {
   return pkg.generateBranchSummary;
@@ -280,8 +290,14 @@ export function createHost(pi, { pkg = piPackage } = {}) {
     getEntry(sm, id) {
       return sm.getEntry(id);
     },
-    branchWithSummary(sm, targetId, summary, details) {
-      return sm.branchWithSummary(targetId, summary, details);
+    /**
+     * pi's `branchWithSummary`, with the summary request's `usage` (when known) where this pi keeps it: its own
+     * `usage` argument (pi ≥0.87, after `fromHook`, which stays unset as before), else `details.summaryUsage`.
+     */
+    branchWithSummary(sm, targetId, summary, details, usage) {
+      if (!isUsage(usage)) return sm.branchWithSummary(targetId, summary, details);
+      if (takesUsage(sm.branchWithSummary, 5)) return sm.branchWithSummary(targetId, summary, details, undefined, usage);
+      return sm.branchWithSummary(targetId, summary, { ...details, summaryUsage: usage });
     },
     appendMessage(sm, message) {
       return sm.appendMessage(message);

@@ -7,8 +7,8 @@
 // turns such a reply into an error, and the core still rewinds with it (src/tool/summary.rs).
 
 /**
- * @param {Function} generate generateBranchSummary(entries, options) → {summary?, aborted?, error?, readFiles?, modifiedFiles?};
- *   the result gains `stopReason` and `replyText` when the reply went through the stream function
+ * @param {Function} generate generateBranchSummary(entries, options) → {summary?, aborted?, error?, readFiles?, modifiedFiles?, usage?};
+ *   the result gains `stopReason`, `replyText` and the reply's `usage` when the reply went through the stream function
  * @returns {(request: {entries: object[], model: object, auth: object, signal?: AbortSignal, focus: string, streamFn?: Function}) => Promise<object>}
  */
 export function makeSummarizer(generate) {
@@ -33,7 +33,9 @@ export function makeSummarizer(generate) {
     // the call then answers "aborted" and pi's loop moves on; a late result is dropped.
     const result = (await Promise.race([generate(entries, options), aborted(options.signal)])) ?? {};
     if (!seen.reply || result.aborted) return result;
-    return { ...result, stopReason: seen.reply.stopReason ?? null, replyText: replyText(seen.reply) };
+    // The request's usage with its cost as pi priced it: pi ≥0.87's summarizer returns it, and the reply has it
+    // where the stream went through ours.
+    return { ...result, usage: result.usage ?? seen.reply.usage, stopReason: seen.reply.stopReason ?? null, replyText: replyText(seen.reply) };
   };
 }
 

@@ -22,10 +22,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
  * packed, 410.7 → 415.8 kB: each assistant's usage source read and kept, the saving's one rule, and its reporters —
  * the guard at the summary, stats, the viewer, the pressure hint); 420 → 425 kB for archiveOnExit and `/archive` (issue 42: +7.2 kB
  * packed; the wasm +6.7 kB raw: the config keys, the exit rule, the texts and four bindings; the shim: the archiver,
- * archive-after-exit.js, and the pi side, archive-on-exit.js, ~1.5 kB each). Back to 400 kB (issue 38: 415.8 →
- * 377.6 kB) by cuts that leave every feature and test: no stable sort and four unused exports less in the module,
- * the shipped .js minified, reference types, wasm-opt's --low-memory-unused, opt-level "z" with the inliner of "s"
- * (as fast: docs/benchmarks.md, "Build choice") and ryu-js's small tables.
+ * archive-after-exit.js, and the pi side, archive-on-exit.js, ~1.5 kB each); 425 → 440 kB for the cost model
+ * (issue 39: +16.9 kB packed, ~423.0 → 439.9 kB after its merge with issues 37 and 42 — its usage reading, the one
+ * cost result, its texts and binding, the viewer's money — once its reading had shed two readers and the rare
+ * entries' fields, and its sort and flattened struct: 441.1 kB before those); 440 → 443 kB for `stats` reading each
+ * line once (issue 39: +2.5 kB packed, 439.9 → 442.4 kB; the wasm +4.9 kB raw: a tool call's arguments built as a
+ * value and a tool result's call and text taken in the one read that feeds the index, where the loops re-read every
+ * message line as a `serde_json::Value`, which doubled `stats`' time). Back to 400 kB (issue 38: 442.4 → MERGED_SIZE
+ * with issue 39 in) by cuts that leave every feature and test: no stable sort and four unused exports less in the
+ * module, the shipped .js minified, reference types, wasm-opt's --low-memory-unused, opt-level "z" with the inliner
+ * of "s" (as fast: docs/benchmarks.md, "Build choice") and ryu-js's small tables (377.6 kB before issue 39's merge).
  */
 export const PACKED_PACKAGE_CAP = 400_000;
 

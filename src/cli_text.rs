@@ -260,7 +260,7 @@ pub fn stats_text(name: &str, s: &Stats, rewinds: &[PathRewind], profile: &str) 
 /// `stats`' line on the rewinds of the active path: how many, and what they saved together (each by
 /// `tool::rewind_saving`, the number its own result reported).
 fn rewinds_line(rewinds: &[PathRewind]) -> String {
-    let saved: f64 = rewinds.iter().map(|r| r.saving.saved_tokens.max(0.0)).sum();
+    let saved: f64 = rewinds.iter().map(|r| r.saving.saved()).sum();
     match rewinds.len() {
         0 => "  rewinds on the active path: 0".into(),
         n => format!("  rewinds on the active path: {n}, saved {} tokens", format_tokens(saved)),
@@ -294,23 +294,11 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
-/// The positions of the `k` largest of `values`, largest first; equal values in their order. (A selection
-/// rather than a sort: the reports show ten, and a sort's code is made again for every type it sorts.)
+/// The positions of the `k` largest of `values`, largest first; equal values in their order.
 fn largest_first(values: &[f64], k: usize) -> Vec<usize> {
-    let mut taken = vec![false; values.len()];
-    let mut out = Vec::new();
-    while out.len() < k.min(values.len()) {
-        let mut best: Option<usize> = None;
-        for (i, v) in values.iter().enumerate() {
-            if !taken[i] && best.is_none_or(|b| *v > values[b]) {
-                best = Some(i);
-            }
-        }
-        let Some(b) = best else { break };
-        taken[b] = true;
-        out.push(b);
-    }
-    out
+    let mut order = crate::text::largest_first(values);
+    order.truncate(k);
+    order
 }
 
 /// The `stats` lines for the loops in a file ([`crate::loops::waste`]): [`waste_summary`], then the loops that came
@@ -581,7 +569,7 @@ mod tests {
             estimate: TokenEstimate { tokens: 34.0, usage_tokens: 0.0, trailing_tokens: 34.0, last_usage_index: None },
         };
         let saved = |tokens: f64| crate::tool::RewindSaving { removed_tokens: tokens + 500.0, summary_tokens: 500.0, saved_tokens: tokens, baseline_changed: false };
-        let rewinds = [12_000.0, 19_200.0].map(|t| PathRewind { summary_id: "bs".into(), saving: saved(t) });
+        let rewinds = [12_000.0, 19_200.0].map(|t| PathRewind { summary_id: "bs".into(), slot: 0, saving: saved(t) });
         assert_eq!(
             stats_text("c.jsonl", &s, &rewinds, "pi-0.74 (default)"),
             "c.jsonl\n  entries: 26\n  by type: message 20, compaction 4, label 2\n  tips: 3\n  branch points: 2\n  active path: 21\n  \

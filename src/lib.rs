@@ -12,6 +12,7 @@ pub mod archive;
 pub mod cli_text;
 pub mod compaction;
 pub mod config;
+pub mod cost;
 pub mod error;
 pub mod file;
 pub mod guidance;

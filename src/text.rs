@@ -126,6 +126,44 @@ pub fn format_tokens(tokens: f64) -> String {
     format!("{}M", to_fixed(tokens / 1_000_000.0, 1))
 }
 
+/// The positions of `values` from the largest down, equal values in their order (a stable sort, written once
+/// for positions: a sort's code is made again for every type and comparison it sorts, and the module's size is a
+/// budget). Bottom-up merges: O(n log n) for any input.
+pub fn largest_first(values: &[f64]) -> Vec<usize> {
+    let n = values.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut merged = vec![0; n];
+    let larger = |a: usize, b: usize| values.get(a).zip(values.get(b)).is_some_and(|(x, y)| x > y);
+    let mut width = 1;
+    while width < n {
+        for start in (0..n).step_by(2 * width) {
+            let (mid, end) = ((start + width).min(n), (start + 2 * width).min(n));
+            let (mut i, mut j) = (start, mid);
+            for slot in merged.iter_mut().take(end).skip(start) {
+                // The right run's first goes first only when strictly larger: equal values keep their order.
+                let right = (j < end && i >= mid) || (j < end && larger(order[j], order[i]));
+                *slot = if right { order[j] } else { order[i] };
+                if right { j += 1 } else { i += 1 }
+            }
+        }
+        std::mem::swap(&mut order, &mut merged);
+        width *= 2;
+    }
+    order
+}
+
+/// An amount of USD as people read it: `$4.96`, `$0.42`; `<$0.01` for less than a cent but more than
+/// nothing (a summary served from the cache costs fractions of a cent); a negative amount with its sign.
+pub fn format_usd(usd: f64) -> String {
+    if usd > 0.0 && usd < 0.005 {
+        return "<$0.01".into();
+    }
+    if usd < 0.0 {
+        return format!("−{}", format_usd(-usd));
+    }
+    format!("${}", to_fixed(usd, 2))
+}
+
 /// A window size as `1.0M` or `200k`; empty when unknown.
 pub fn format_window(context_window: f64) -> String {
     if context_window <= 0.0 {
@@ -326,6 +364,23 @@ pub fn format_list(rows: &[ListRow<'_>], current_tokens: f64, context_window: f6
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn largest_first_is_a_stable_descending_sort() {
+        // Every length up to 40, values with many ties, against the standard library's stable sort.
+        let mut seed = 7u64;
+        for n in 0..40 {
+            let values: Vec<f64> = (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    f64::from(((seed >> 33) % 5) as u32)
+                })
+                .collect();
+            let mut expected: Vec<usize> = (0..n).collect();
+            expected.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+            assert_eq!(largest_first(&values), expected, "{values:?}");
+        }
+    }
 
     #[test]
     fn names_are_kebab_case_up_to_forty() {

@@ -14,7 +14,7 @@ use std::path::Path;
 /// (`index`) → what is asked of it (`entry_ref`) → what pi builds (`context`) → estimates (`tokens`) →
 /// views (`view`, `skim`, `llm_view`).
 const PIPELINE: &[&str] = &[
-    "value", "wire", "migrate", "entry", "read", "profile", "store", "record", "labels", "entries", "tree", "feed", "chunk", "index",
+    "value", "wire", "migrate", "entry", "read", "profile", "store", "record", "spend", "labels", "entries", "tree", "feed", "chunk", "index",
     "entry_ref", "agree", "context", "tokens", "view", "skim", "llm_view",
 ];
 

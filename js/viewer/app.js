@@ -10,6 +10,8 @@ import { fetchOk, fetchSession } from "./fetch.js";
 const SEARCH_LIMIT = 10000;
 const MAX_SHOWN_ERRORS = 50;
 const WINDOWS = [0, 128000, 200000, 272000, 400000, 1000000];
+/** The "Context as" choice that plots the money spent instead of the context. */
+const COST_LENS = "cost";
 /** How many bytes arrive between two updates of the loading progress. */
 const PROGRESS_STEP = 4 << 20;
 
@@ -33,8 +35,11 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
 
   for (const f of FILTERS) el.filter.append(h("option", { value: f }, f));
   for (const w of WINDOWS) el.window.append(h("option", { value: w }, w ? `% of ${api.formatWindow(w)}` : "tokens"));
+  // The cost lens: the money spent along the path instead of the context (a session without prices has none).
+  el.window.append(h("option", { value: COST_LENS, title: "USD spent up to each entry, as pi priced each request" }, "cumulative cost"));
   const params = new URLSearchParams(location.search);
   if (params.has("window") && WINDOWS.includes(Number(params.get("window")))) el.window.value = String(Number(params.get("window")));
+  if (params.get("window") === COST_LENS) el.window.value = COST_LENS;
   // `?host=<pi version>` (the CLI's `view --host`): estimate with that pi's rules instead of inferring them.
   const hostVersion = params.get("host");
 
@@ -47,6 +52,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
   let contextTimer = 0;
   let contextView = null;
   const windowTokens = () => Number(el.window.value) || 0;
+  const costLens = () => el.window.value === COST_LENS && model?.cost.priced === true;
 
   const setState = (state, message) => {
     root.dataset.state = state;
@@ -61,8 +67,25 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     onPick: (row) => {
       if (model && row !== undefined) select(row, { scroll: true });
     },
-    format: (tokens, win) => api.formatPct1(tokens, win),
+    format: (value, win) => (costLens() ? api.formatUsd(value) : api.formatPct1(value, win)),
+    saving: (saving) => savingText(saving),
   });
+
+  /**
+   * A rewind's or compaction's saving, for its marker (`saving`: the cost model's item): the tokens it took out
+   * (in the plot's unit: tokens or % of the window), then the money.
+   */
+  function savingText(saving) {
+    const tokens = saving.tokensRemoved === null ? "saving not known" : `saved ${api.formatPct1(saving.tokensRemoved, windowTokens())}`;
+    if (!model.cost.priced) return `${tokens} · no prices recorded`;
+    if (saving.usd === null) return `${tokens} · ${int(saving.requestsAfter)} requests after it`;
+    return `${tokens} · at least ${api.formatUsd(saving.usd)} over ${int(saving.requestsAfter)} requests after it`;
+  }
+
+  /** The timeline's data: the context (or, in the cost lens, the money spent) at each entry of the active path. */
+  function timelineData() {
+    return { pathRows: model.pathRows, idOf: (row) => model.id(row), series: costLens() ? model.costs : model.series, markers: model.markers(), lens: costLens() ? "cost" : "context" };
+  }
 
   // ---- loading --------------------------------------------------------------------------------------
   /**
@@ -77,6 +100,8 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     await nextFrame();
     performance.mark("ptn:parse-start");
     const index = api.SessionIndex.full();
+    // The loops (`wasteView`) are read in the same one read of each line as the rest.
+    index.collectLoops();
     const hostSet = hostVersion ? index.setHostVersion(hostVersion) : undefined;
     let report;
     try {
@@ -117,7 +142,9 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     performance.mark("ptn:tree");
     renderSelection();
     renderStats();
-    timeline.set({ pathRows: model.pathRows, idOf: (row) => model.id(row), series: model.series, markers: model.markers() }, windowTokens());
+    // The cost lens only for a session with prices.
+    el.window.querySelector(`option[value="${COST_LENS}"]`).disabled = !model.cost.priced;
+    timeline.set(timelineData(), windowTokens());
     if (el.search.value.trim()) runSearch();
     const empty = model.count === 0;
     setState(empty ? "empty" : "ready", empty ? `${name}: no entries.` : "");
@@ -266,7 +293,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     const pos = tree.position(row);
     if (scroll && pos >= 0) tree.scrollToPosition(pos);
     const onActive = model.pathPos[row];
-    timeline.select(onActive, onActive < 0 ? { pathRows, series: model.index.pathEstimates(id) } : null);
+    timeline.select(onActive, onActive < 0 ? { pathRows, series: costLens() ? model.index.pathCosts(id) : model.index.pathEstimates(id) } : null);
     history.replaceState(null, "", `#${encodeURIComponent(id)}`);
     clearTimeout(contextTimer);
     // Keyboard moves render the context once the key rests, so holding an arrow key stays fluid.
@@ -306,6 +333,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
         `${int(est.tokens)} tokens${win ? ` · ${api.formatPct1(est.tokens, win)} of ${api.formatWindow(win)}` : ""}`),
       contextView.model ? textEl("span", { class: "pill", title: "model in force at this entry" }, [contextView.model.provider, contextView.model.modelId].filter((x) => typeof x === "string").join("/")) : null,
       typeof contextView.thinkingLevel === "string" ? textEl("span", { class: "pill", title: "thinking level in force at this entry" }, `thinking ${contextView.thinkingLevel}`) : null,
+      costPill(leafId),
     );
     el.context.dataset.leaf = leafId;
     el.context.scrollTop = el.context.scrollHeight;
@@ -319,6 +347,15 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     } catch {
       return undefined;
     }
+  }
+
+  /** What the selected entry's request cost, as pi recorded it (null: it records no usage). */
+  function costPill(id) {
+    const c = model.index.entryCost(id, model.cost.priced);
+    if (!c) return null;
+    const tokens = `${int(c.input ?? 0)} in · ${int(c.cacheRead ?? 0)} cache read · ${int(c.cacheWrite ?? 0)} cache write · ${int(c.output ?? 0)} out`;
+    const money = c.usd === null ? (model.cost.priced ? "cost unreadable" : "no prices recorded") : api.formatUsd(c.usd);
+    return h("span", { class: "pill cost", dataset: { usd: c.usd ?? "" }, title: `this request's usage: ${tokens}` }, `request ${money}`);
   }
 
   // ---- stats ----------------------------------------------------------------------------------------
@@ -341,9 +378,26 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
       stat("labels", int(s.labels), `labels (${int(s.anchors)} anchors)`),
       stat("size", bytes(s.fileBytes), "file"),
       stat("estimate", win ? api.formatPct1(s.estimate.tokens, win) : int(s.estimate.tokens), win ? `of ${api.formatWindow(win)} at the leaf` : "tokens at the leaf"),
+      ...costStats(stat),
       stat("loops", int(loops.length), loops.length === 1 ? "loop" : "loops", w.summary),
       loopList,
     );
+  }
+
+  /** The money chips: spent, of it on abandoned branches, cache misses, saved by rewinds and by compactions. */
+  function costStats(stat) {
+    const c = model.cost;
+    const usd = (x) => api.formatUsd(x);
+    if (!c.priced) return [stat("spent", "no prices", "recorded", `${int(c.messages.requests)} requests, none priced (a subscription, a local model)`)];
+    const saved = (key, block, what) =>
+      block.items.length ? [stat(key, block.usd === null ? "?" : block.usd < 0.005 ? usd(block.usd) : `≥${usd(block.usd)}`, `saved by ${what}`, `${block.items.length} on the active path; at least what each took out, at the cache-read price of every request after it, less its summary's cost`)] : [];
+    return [
+      stat("spent", usd(c.total.usd), "spent", `${int(c.messages.requests)} requests; every usage pi recorded, every branch${c.unpriced ? ` (${c.unpriced} unreadable, left out)` : ""}`),
+      stat("abandoned-cost", usd(c.abandoned.usd), "on abandoned branches", "spent off the active path"),
+      stat("cache-misses", int(c.cacheMisses.count), `${c.cacheMisses.count === 1 ? "cache miss" : "cache misses"} (${usd(c.cacheMisses.usd)})`, `${int(c.cacheMisses.tokens)} prompt tokens billed again (pi's rule)`),
+      ...saved("saved-rewinds", c.savings.rewinds, "rewinds"),
+      ...saved("saved-compactions", c.savings.compactions, "compactions"),
+    ];
   }
 
   /** Selects the entry `id` (when it is a row) and scrolls to it. */
@@ -408,7 +462,7 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
   });
   el.window.addEventListener("change", () => {
     if (!model) return;
-    timeline.setWindow(windowTokens());
+    timeline.set(timelineData(), windowTokens());
     renderStats();
     renderSelection();
   });

@@ -41,6 +41,9 @@ export class SessionModel {
     this.pathPos = new Int32Array(n).fill(-1);
     this.pathRows.forEach((row, pos) => (this.pathPos[row] = pos));
     this.series = index.pathEstimates();
+    /** What the session cost and saved (the core's one result, src/cost/), and the money spent along the path. */
+    this.cost = index.cost();
+    this.costs = index.pathCosts();
     /** Rows that start a branch (their parent has several children; or one of several roots): fold handles. */
     this.foldable = new Uint8Array(n);
     let roots = 0;
@@ -99,21 +102,27 @@ export class SessionModel {
     return (this.texts[i] ??= this.index.rowText(i));
   }
 
+  /** What the summary entry `id` saved (the cost model's item for it), or undefined. */
+  saving(id) {
+    const s = this.cost.savings;
+    return s.rewinds.items.find((i) => i.entryId === id) ?? s.compactions.items.find((i) => i.entryId === id);
+  }
+
   /**
-   * Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline; a rewind of this
-   * tool carries what it saved (`saving`, the core's: the number its result reported), another summary null.
+   * Anchors, rewinds (branch summaries) and compactions on the active path, for the timeline; each summary carries
+   * what it saved (`saving`: the cost model's item — for a rewind of this tool, `tokensRemoved` is the number its
+   * result reported, and `usd` the money at the requests' prices; another summary's `tokensRemoved` is null).
    */
   markers() {
     const out = [];
     const anchors = new Map(this.index.anchors().map((a) => [a.entryId, a]));
-    const savings = new Map(this.index.rewindSavings().map((r) => [r.summaryId, r.saving]));
     this.pathRows.forEach((row, pos) => {
       const type = this.typeOf(row);
       // Only a labelled row can carry an anchor: its id is looked at then.
       const a = this.labelOf.has(row) ? anchors.get(this.id(row)) : undefined;
       if (a) out.push({ kind: "anchor", pos, id: a.entryId, name: a.name, tokens: a.tokens });
-      if (type === "branch_summary") out.push({ kind: "rewind", pos, id: this.id(row), saving: savings.get(this.id(row)) ?? null });
-      else if (type === "compaction") out.push({ kind: "compaction", pos, id: this.id(row) });
+      if (type === "branch_summary") out.push({ kind: "rewind", pos, id: this.id(row), saving: this.saving(this.id(row)) ?? null });
+      else if (type === "compaction") out.push({ kind: "compaction", pos, id: this.id(row), saving: this.saving(this.id(row)) ?? null });
     });
     return out;
   }

@@ -12,8 +12,9 @@ const KIND_TITLE = { anchor: "anchor", rewind: "rewind (branch summary)", compac
 export class Timeline {
   /**
    * @param {HTMLElement} container
-   * @param {{onPick(row: number): void, format(tokens: number, window: number): string}} handlers
-   *   `format` is the core's formatPct1 (`840`, `12.3k`, or `9.6%` of a window)
+   * @param {{onPick(row: number): void, format(value: number, window: number): string, saving?(saving: object): string}} handlers
+   *   `format` is the core's formatPct1 (`840`, `12.3k`, or `9.6%` of a window; in the cost lens its formatUsd);
+   *   `saving` the text of what a rewind or compaction saved (its marker's `saving`: the cost model's item)
    */
   constructor(container, handlers) {
     this.container = container;
@@ -32,12 +33,14 @@ export class Timeline {
   }
 
   /**
-   * `data = {pathRows, idOf, series, markers}`: the active path as tree rows, a row's entry id, the estimate at
-   * each path position and the markers; `window` = context window in tokens (0: plot tokens).
+   * `data = {pathRows, idOf, series, markers, lens}`: the active path as tree rows, a row's entry id, the estimate
+   * (lens "cost": the money spent) at each path position and the markers; `window` = context window in tokens
+   * (0: plot tokens).
    */
   set(data, window) {
     this.data = data;
     this.window = window;
+    this.readout.textContent = ""; // the leaf's line again, in this data's unit
     this.render();
   }
 
@@ -73,7 +76,9 @@ export class Timeline {
     let max = 0;
     for (let i = 0; i < n; i++) if (series[i] > max) max = series[i];
     if (alt) for (const v of alt.series) if (v > max) max = v;
-    const top = Math.max(this.window > 0 ? this.window : 0, max, 1);
+    const cost = this.data.lens === "cost";
+    // Money is plotted to its own scale (a session of $0.30 is no flat line under $1).
+    const top = cost ? max || 1 : Math.max(this.window > 0 ? this.window : 0, max, 1);
     const x = (i) => M.left + (span <= 1 ? pw / 2 : (i / (span - 1)) * pw);
     const y = (v) => M.top + ph - (v / top) * ph;
     this.geom = { x, n };
@@ -89,7 +94,7 @@ export class Timeline {
       grid.push(svg("line", { class: "grid", x1: M.left, x2: W - M.right, y1: y(v), y2: y(v) }));
       grid.push(svg("text", { class: "axis", x: M.left - 6, y: y(v) + 4, "text-anchor": "end" }, fmt(v)));
     }
-    if (this.window > 0) {
+    if (this.window > 0 && !cost) {
       grid.push(svg("line", { class: "window-line", x1: M.left, x2: W - M.right, y1: y(this.window), y2: y(this.window) }));
     }
     grid.push(svg("text", { class: "axis", x: M.left, y: HEIGHT - 6 }, "root"));
@@ -101,19 +106,19 @@ export class Timeline {
       const mx = x(m.pos);
       const gx = Math.max(mx, lastGlyph + 11);
       lastGlyph = gx;
-      const saved = m.saving ? ` · saved ${fmt(Math.max(0, m.saving.savedTokens))}` : "";
+      const saved = m.saving ? this.handlers.saving?.(m.saving) : "";
       const title = m.kind === "anchor"
-        ? `anchor ${m.name} · ${fmt(m.tokens)} · ${m.id}`
-        : `${KIND_TITLE[m.kind]}${saved} · ${fmt(series[m.pos])} · ${m.id}`;
+        ? `anchor ${m.name} · ${fmt(cost ? series[m.pos] : m.tokens)} · ${m.id}`
+        : `${KIND_TITLE[m.kind]}${saved ? ` · ${saved}` : ""} · ${fmt(series[m.pos])} · ${m.id}`;
       const glyph = m.kind === "anchor" ? "⚓" : m.kind === "rewind" ? "↶" : "▼";
-      return svg("g", { class: `marker ${m.kind}`, dataset: { kind: m.kind, id: m.id, pos: m.pos }, tabindex: 0, role: "button", "aria-label": title },
+      return svg("g", { class: `marker ${m.kind}`, dataset: { kind: m.kind, id: m.id, pos: m.pos, saved: m.saving?.usd ?? "" }, tabindex: 0, role: "button", "aria-label": title },
         svg("title", null, title),
         svg("line", { x1: mx, x2: mx, y1: M.top - 4, y2: M.top + ph }),
         svg("text", { x: gx, y: M.top - 8, "text-anchor": "middle" }, glyph));
     });
     const cursorPos = alt ? alt.series.length - 1 : this.selectedPos;
     const cx = cursorPos >= 0 ? x(cursorPos) : -10;
-    const root = svg("svg", { class: "timeline-svg", width: W, height: HEIGHT, viewBox: `0 0 ${W} ${HEIGHT}`, role: "img", "aria-label": "estimated context along the active path" },
+    const root = svg("svg", { class: "timeline-svg", width: W, height: HEIGHT, viewBox: `0 0 ${W} ${HEIGHT}`, role: "img", "aria-label": cost ? "money spent along the active path" : "estimated context along the active path" },
       ...grid,
       svg("path", { class: "area", d: area }),
       svg("path", { class: "line", d }),

@@ -1,19 +1,21 @@
 //! Every loop a session file holds, afterwards (`stats`' `waste`, the viewer): the rule of [`super`] run over
 //! every branch of the tree, each path from its root with the state its parent left, so work two branches
 //! share is looked at once. Each loop with its call, how many times it came, the requests that made those
-//! calls and — when the file records prices — the money they took.
+//! calls and — when the file records prices — the money they took: each request's as the cost model reads it
+//! ([`crate::cost::entry_cost`]: money is read and judged in one place).
 //!
-//! The index keeps no tool arguments or results, so what the rule needs of each entry ([`Steps`]) is read
-//! from the entry's JSON text: as the entries are taken ([`Steps::collect`], an index fed from a file) or
-//! from a full index's texts ([`Steps::from_full`]).
+//! The index keeps no tool arguments or results, so what the rule needs of each entry ([`Steps`]) is read in
+//! the same one read of its line that feeds the index ([`Steps::collect`]: the index hands over each entry's
+//! facts with its calls' arguments and its result's text, `SessionIndex::observe_entries`), or from a full
+//! index's texts ([`Steps::from_full`]).
 
 use serde::Serialize;
-use serde_json::Value;
 use tsify_next::Tsify;
 
 use super::{CallDigest, LoopDetector, LoopKind, LoopStep, ResultDigest};
+use crate::cost;
 use crate::error::SessionError;
-use crate::session::{SessionIndex, Slot};
+use crate::session::{read_calls, Facts, Kind, RoleKind, SessionIndex, Slot};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -28,16 +30,12 @@ enum Step {
     Result { call_id: String, digest: ResultDigest },
 }
 
-/// What the rule needs of a session's entries, by slot, and what each request cost. Kept in vectors in slot
-/// order (searched by halving) rather than maps: the module carries no map or sort code of its own for it.
+/// What the rule needs of a session's entries, by slot. Kept in a vector in slot order (searched by halving)
+/// rather than a map: the module carries no map or sort code of its own for it.
 #[derive(Debug, Default)]
 pub struct Steps {
     /// Ascending by slot (entries come in slot order).
     by_slot: Vec<(Slot, Step)>,
-    /// Each assistant message's recorded `usage.cost.total`, ascending by slot (those that record one).
-    costs: Vec<(Slot, f64)>,
-    /// Whether any request records a price above zero.
-    priced: bool,
 }
 
 impl Steps {
@@ -46,48 +44,37 @@ impl Steps {
     pub fn collect(index: &mut SessionIndex) -> Rc<RefCell<Steps>> {
         let steps = Rc::new(RefCell::new(Steps::default()));
         let sink = Rc::clone(&steps);
-        index.observe_entries(Box::new(move |slot, text| sink.borrow_mut().take(slot, text)));
+        index.observe_entries(Box::new(move |slot, facts| sink.borrow_mut().take(slot, facts)));
         steps
     }
 
-    /// The steps of a full index's entries (it keeps each entry's text).
+    /// The steps of a full index's entries (it keeps each entry's text, read here once more).
     pub fn from_full(index: &SessionIndex) -> Steps {
         let mut steps = Steps::default();
         for slot in 0..index.len() as Slot {
             if let Some(text) = index.raw(slot) {
-                steps.take(slot, text);
+                read_calls(text, |facts| steps.take(slot, facts));
             }
         }
         steps
     }
 
-    /// Reads the entry at `slot` from its JSON text (a line that is no message, or does not read, is no step).
-    pub fn take(&mut self, slot: Slot, text: &str) {
-        let Ok(line) = serde_json::from_str::<Value>(text) else { return };
-        let Some(message) = line.get("message").filter(|_| line.get("type").and_then(Value::as_str) == Some("message")) else { return };
-        let blocks = message.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-        let step = match message.get("role").and_then(Value::as_str) {
-            Some("user") => Step::User,
-            Some("assistant") => {
-                if let Some(cost) = cost_of(message) {
-                    self.priced |= cost > 0.0;
-                    self.costs.push((slot, cost));
-                }
-                let str_of = |b: &Value, key: &str| b.get(key).and_then(Value::as_str).unwrap_or("").to_string();
-                let calls: Vec<CallDigest> = blocks
+    /// The entry at `slot`, from its facts read with its calls and result kept (anything but a user message,
+    /// an assistant's tool calls or a tool result with a call id is no step).
+    pub fn take(&mut self, slot: Slot, facts: &Facts<'_>) {
+        let step = match facts.kind {
+            Kind::Message(RoleKind::User) => Step::User,
+            Kind::Message(RoleKind::Assistant) if !facts.tool_calls.is_empty() => Step::Calls(
+                facts
+                    .tool_calls
                     .iter()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-                    .map(|b| CallDigest::of_value(&str_of(b, "id"), &str_of(b, "name"), b.get("arguments")))
-                    .collect();
-                if calls.is_empty() {
-                    return;
-                }
-                Step::Calls(calls)
-            }
-            Some("toolResult") => {
-                let Some(call_id) = message.get("toolCallId").and_then(Value::as_str) else { return };
-                let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
-                Step::Result { call_id: call_id.to_string(), digest: ResultDigest::of(&text_of(message.get("content"), blocks), failed) }
+                    .enumerate()
+                    .map(|(i, (id, name))| CallDigest::of_value(id, name, facts.call_arguments.get(i).copied().flatten()))
+                    .collect(),
+            ),
+            Kind::Message(RoleKind::ToolResult) => {
+                let Some(result) = &facts.tool_result else { return };
+                Step::Result { call_id: result.call_id.to_string(), digest: ResultDigest::of(&result.text, result.is_error) }
             }
             _ => return,
         };
@@ -97,39 +84,14 @@ impl Steps {
     fn at(&self, slot: Slot) -> Option<&Step> {
         self.by_slot.binary_search_by_key(&slot, |(s, _)| *s).ok().and_then(|i| self.by_slot.get(i)).map(|(_, step)| step)
     }
-
-    fn cost_at(&self, slot: Slot) -> f64 {
-        self.costs.binary_search_by_key(&slot, |(s, _)| *s).ok().and_then(|i| self.costs.get(i)).map_or(0.0, |(_, c)| *c)
-    }
 }
 
-/// A result's text: a string content, or its text blocks joined by newlines (as the shim joins them).
-fn text_of(content: Option<&Value>, blocks: &[Value]) -> String {
-    if let Some(text) = content.and_then(Value::as_str) {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    for text in blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("text")).filter_map(|b| b.get("text").and_then(Value::as_str)) {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(text);
-    }
-    out
-}
-
-/// A request's recorded `usage.cost.total` (USD), when it is a number ≥ 0.
-fn cost_of(message: &Value) -> Option<f64> {
-    let total = message.get("usage")?.get("cost")?.get("total")?.as_f64()?;
-    (total.is_finite() && total >= 0.0).then_some(total)
-}
-
-/// The money `requests` took: the sum of their recorded `usage.cost.total` (a request that records none
-/// counts 0); `None` when the file records no prices at all (subscriptions, local models), so that no text
-/// says "$0.00" for work that was never priced. (Issue 39's cost model is the session's money; this is
+/// The money `requests` took: the sum of what each recorded (the cost model's reading: a request whose usage
+/// cannot be read counts 0); `None` when the file records no prices at all (subscriptions, local models), so
+/// that no text says "$0.00" for work that was never priced. (The session's money is `cost`'s report; this is
 /// only what the loops' own requests recorded.)
-fn requests_usd(steps: &Steps, requests: &[Slot]) -> Option<f64> {
-    steps.priced.then(|| requests.iter().map(|&slot| steps.cost_at(slot)).sum())
+fn requests_usd(index: &SessionIndex, priced: bool, requests: &[Slot]) -> Option<f64> {
+    priced.then(|| requests.iter().map(|&slot| cost::entry_cost(index, slot, true).and_then(|c| c.usd).unwrap_or(0.0)).sum())
 }
 
 /// Every loop in a file.
@@ -138,7 +100,7 @@ fn requests_usd(steps: &Steps, requests: &[Slot]) -> Option<f64> {
 pub struct Waste {
     /// The repeats that make a loop here.
     pub threshold: u32,
-    /// Whether the file records prices (some request's `usage.cost.total` above 0).
+    /// Whether the file records prices ([`crate::cost::CostReport::priced`]).
     pub priced: bool,
     /// The loops, in the order they started.
     pub loops: Vec<WasteLoop>,
@@ -253,6 +215,7 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
     for slot in index.path(index.leaf())? {
         active[slot as usize] = true;
     }
+    let priced = cost::priced(index);
     let mut counted = vec![false; n];
     let mut all_requests: Vec<Slot> = Vec::new();
     let mut loops: Vec<(Slot, WasteLoop)> = Vec::new();
@@ -277,7 +240,7 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
             call: g.found.call,
             error: g.found.error,
             repeats: g.calls.len() as u32,
-            usd: requests_usd(steps, &requests),
+            usd: requests_usd(index, priced, &requests),
             request_ids: requests.iter().map(|&s| index.id_of(s).to_string()).collect(),
             active_path: active[last as usize],
         };
@@ -287,10 +250,10 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
     }
     Ok(Waste {
         threshold: u32::from(repeats),
-        priced: steps.priced,
+        priced,
         calls: loops.iter().map(|(_, l)| l.repeats).sum(),
         requests: all_requests.len() as u32,
-        usd: requests_usd(steps, &all_requests),
+        usd: requests_usd(index, priced, &all_requests),
         loops: loops.into_iter().map(|(_, l)| l).collect(),
     })
 }

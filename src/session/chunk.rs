@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use super::entry::{Facts, Kind, RoleKind};
+use super::entry::{Facts, Kind, RoleKind, Spend, SpendKind};
 use super::feed::{utf8_lossy, Feed, IngestReport, Sink};
 use super::profile::Profile;
 use super::record::Slot;
@@ -83,13 +83,36 @@ mod has {
     pub(super) const LABEL: u16 = 1 << 5;
     pub(super) const LABEL_SET: u16 = 1 << 6;
     pub(super) const STOP_REASON: u16 = 1 << 7;
-    pub(super) const USAGE_COUNTS: u16 = 1 << 8;
+    pub(super) const SOURCE: u16 = 1 << 8;
     pub(super) const SYSTEM_PATCH: u16 = 1 << 9;
     pub(super) const EDIT_TARGET: u16 = 1 << 10;
     pub(super) const REPLACEMENT: u16 = 1 << 11;
     pub(super) const EMITS: u16 = 1 << 12;
     pub(super) const ZERO_IO: u16 = 1 << 13;
-    pub(super) const SOURCE: u16 = 1 << 14;
+    pub(super) const SPEND: u16 = 1 << 14;
+    pub(super) const TOKENS_BEFORE: u16 = 1 << 15;
+}
+
+/// Every kind of spend, by its code in a facts stream (the position).
+const SPEND_KINDS: [SpendKind; 6] = [
+    SpendKind::Assistant,
+    SpendKind::ToolResult,
+    SpendKind::Usage { cache_warm: false },
+    SpendKind::Usage { cache_warm: true },
+    SpendKind::Summary,
+    SpendKind::SummaryDetails,
+];
+
+/// A spend's record in a stream: kind, response model (a flag byte, then the text), tokens, cost.
+fn encode_spend(out: &mut Vec<u8>, s: &Spend<'_>) {
+    out.push(SPEND_KINDS.iter().position(|&x| x == s.kind).unwrap_or_default() as u8);
+    out.push(u8::from(s.response_model.is_some()));
+    if let Some(r) = &s.response_model {
+        put_str(out, r);
+    }
+    for x in s.tokens.iter().chain(&s.cost) {
+        put_f64(out, *x);
+    }
 }
 
 /// Appends one entry's facts to a stream.
@@ -104,13 +127,14 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
         (f.label.is_some(), has::LABEL),
         (f.label.as_ref().is_some_and(|(_, l)| l.is_some()), has::LABEL_SET),
         (f.stop_reason.is_some(), has::STOP_REASON),
-        (f.usage_counts.is_some(), has::USAGE_COUNTS),
         (f.system_patch.is_some(), has::SYSTEM_PATCH),
         (f.edit_target.is_some(), has::EDIT_TARGET),
         (f.replacement_tokens.is_some(), has::REPLACEMENT),
         (f.emits, has::EMITS),
         (f.zero_io, has::ZERO_IO),
         (f.source.is_some(), has::SOURCE),
+        (f.spend.is_some(), has::SPEND),
+        (f.tokens_before.is_some(), has::TOKENS_BEFORE),
     ];
     for (set, bit) in bits {
         if set {
@@ -153,9 +177,6 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
     if let Some(s) = &f.stop_reason {
         put_str(out, s);
     }
-    for x in f.usage_counts.iter().flatten() {
-        put_f64(out, *x);
-    }
     if let Some(p) = &f.system_patch {
         put_str(out, p);
     }
@@ -168,6 +189,12 @@ fn encode(out: &mut Vec<u8>, f: &Facts<'_>) {
     if let Some((provider, model)) = &f.source {
         put_str(out, provider);
         put_str(out, model);
+    }
+    if let Some(spend) = &f.spend {
+        encode_spend(out, spend);
+    }
+    if let Some(t) = f.tokens_before {
+        put_f64(out, t);
     }
 }
 
@@ -258,9 +285,6 @@ impl<'a> FactsStream<'a> {
         if on(has::STOP_REASON) {
             f.stop_reason = Some(self.text()?);
         }
-        if on(has::USAGE_COUNTS) {
-            f.usage_counts = Some([self.f64()?, self.f64()?, self.f64()?, self.f64()?, self.f64()?]);
-        }
         if on(has::SYSTEM_PATCH) {
             f.system_patch = Some(self.text()?.into_owned());
         }
@@ -275,7 +299,27 @@ impl<'a> FactsStream<'a> {
         }
         f.emits = on(has::EMITS);
         f.zero_io = on(has::ZERO_IO);
+        if on(has::SPEND) {
+            f.spend = Some(self.spend()?);
+        }
+        if on(has::TOKENS_BEFORE) {
+            f.tokens_before = Some(self.f64()?);
+        }
         Ok(f)
+    }
+
+    fn spend(&mut self) -> Result<Spend<'a>, BadStream> {
+        let kind = *SPEND_KINDS.get(usize::from(self.byte()?)).ok_or(BadStream)?;
+        let response_model = if self.byte()? != 0 { Some(self.text()?) } else { None };
+        let mut tokens = [0.0; 4];
+        for x in &mut tokens {
+            *x = self.f64()?;
+        }
+        let mut cost = [0.0; 5];
+        for x in &mut cost {
+            *x = self.f64()?;
+        }
+        Ok(Spend { kind, response_model, tokens, cost })
     }
 
     fn byte(&mut self) -> Result<u8, BadStream> {
@@ -438,6 +482,10 @@ mod tests {
             r#"{"type":"message","id":"a7","parentId":"a6","timestamp":1,"message":{"role":"system","content":"sys","sections":{"x":"yy"},"toolsAdded":[{"name":"t"}]}}"#,
             r#"{"type":"context_edit","id":"a8","parentId":"a7","timestamp":1,"targetId":"a2","replacement":{"content":"short"}}"#,
             r#"{"type":"message","id":"é\u00e9","parentId":"a8","timestamp":1,"message":{"role":"robot","content":[]}}"#,
+            r#"{"type":"message","id":"b1","parentId":"a8","timestamp":1,"message":{"role":"assistant","content":[],"provider":"p","model":"m","responseModel":"m2","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"cost":{"input":0.1,"output":0.2,"cacheRead":0.3,"cacheWrite":0.4,"total":1}}}}"#,
+            r#"{"type":"message","id":"b2","parentId":"b1","timestamp":1,"message":{"role":"toolResult","content":"x","usage":{"input":5,"output":6,"cacheRead":0,"cacheWrite":0,"cost":{"total":"x"}}}}"#,
+            r#"{"type":"usage","id":"b3","parentId":"b2","timestamp":1,"kind":"cache_warm","provider":"p","model":"m","usage":{"input":7}}"#,
+            r#"{"type":"branch_summary","id":"b4","parentId":"b3","timestamp":1,"summary":"s","details":{"summaryUsage":{"input":8,"output":1,"cacheRead":0,"cacheWrite":0}}}"#,
         ];
         let mut out = Vec::new();
         let all: Vec<Facts<'static>> = lines.iter().map(|l| facts_of(l)).collect();

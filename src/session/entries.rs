@@ -6,7 +6,8 @@ use super::entry::{Facts, Kind, Line, RoleKind, StopReason};
 use super::labels::Labels;
 use super::profile::Profile;
 use super::read::{ceil_quarter, read_line};
-use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, NO_SOURCE, PENDING, SOURCE_OVERFLOW};
+use super::record::{flag, stop_bits, Call, Record, Slot, NO_PARENT, PENDING};
+use super::spend::{SpendRecord, Spends};
 use super::store::{Arena, Chunks, IdTable, Keys, Span};
 
 /// The id of the record at `slot` (empty past the end): how the id table sees the records.
@@ -45,14 +46,9 @@ pub(super) struct Entries {
     duplicate_ids: bool,
     /// Current label per target id (latest change wins).
     labels: Labels,
-    /// Every assistant's `(provider, model)` once, by the number records hold (`Record::source` − 1): a
-    /// handful per session, at most [`MAX_SOURCES`].
-    sources: Vec<(Span, Span)>,
+    /// The usage entries record (with whose model), and the compactions' `tokensBefore`.
+    spends: Spends,
 }
-
-/// Most `(provider, model)` pairs an index numbers: a session has a handful; past these (a hostile file) a
-/// pair is `SOURCE_OVERFLOW`, and looking one up never costs more than this many comparisons.
-const MAX_SOURCES: usize = 1024;
 
 impl Entries {
     /// Number of entries.
@@ -75,6 +71,26 @@ impl Entries {
         if let Some(record) = self.records.get_mut(slot as usize) {
             record.flags |= flag::SKIMMED;
         }
+    }
+
+    /// Every recorded usage, in file order.
+    pub(super) fn spends(&self) -> &[SpendRecord] {
+        self.spends.items()
+    }
+
+    /// The usage the entry at `slot` records.
+    pub(super) fn spend_at(&self, slot: Slot) -> Option<&SpendRecord> {
+        self.spends.at(slot)
+    }
+
+    /// A spend's key (see [`SpendRecord::breakdown_key`]).
+    pub(super) fn spend_key(&self, id: u32) -> &str {
+        self.spends.key(id)
+    }
+
+    /// The `tokensBefore` of the compaction at `slot`.
+    pub(super) fn tokens_before(&self, slot: Slot) -> Option<f64> {
+        self.spends.tokens_before(slot)
     }
 
     /// The string at `span` in the arena.
@@ -171,27 +187,6 @@ impl Entries {
         }
     }
 
-    /// The number of an assistant's `(provider, model)` in the table (added when new).
-    fn source_number(&mut self, provider: &str, model: &str) -> u16 {
-        let arena = &self.arena;
-        let same = |&(p, m): &(Span, Span)| arena.get(p) == Some(provider) && arena.get(m) == Some(model);
-        if let Some(at) = self.sources.iter().position(same) {
-            return at as u16 + 1;
-        }
-        if self.sources.len() >= MAX_SOURCES {
-            return SOURCE_OVERFLOW;
-        }
-        let pair = (self.arena.push(provider), self.arena.push(model));
-        self.sources.push(pair);
-        self.sources.len() as u16
-    }
-
-    /// The `(provider, model)` of source number `n` (`None`: none written, or past the table).
-    pub(super) fn source_names(&self, n: u16) -> Option<(&str, &str)> {
-        let &(provider, model) = self.sources.get(usize::from(n).checked_sub(1)?)?;
-        Some((self.text(provider)?, self.text(model)?))
-    }
-
     /// An assistant's tool calls into `calls`: their run.
     fn push_calls(&mut self, facts: &Facts<'_>) -> Span {
         let calls_at = self.calls.len() as u32;
@@ -230,6 +225,12 @@ impl Entries {
         if let Some(hint) = &facts.hint {
             record.hint = self.arena.push(hint);
         }
+        if let Some(spend) = &facts.spend {
+            self.spends.add(slot, facts.source.as_ref().map(|(p, m)| (&**p, &**m)), spend);
+        }
+        if let Some(tokens) = facts.tokens_before {
+            self.spends.add_tokens_before(slot, tokens);
+        }
         match facts.kind {
             Kind::Message(RoleKind::Assistant) => {
                 record.extra = self.push_calls(facts);
@@ -237,7 +238,6 @@ impl Entries {
                     record.flags |= flag::ZERO_IO;
                 }
                 record.flags |= stop_bits(StopReason::of(facts.stop_reason.as_deref()));
-                record.source = facts.source.as_ref().map_or(NO_SOURCE, |(p, m)| self.source_number(p, m));
             }
             Kind::Message(RoleKind::Other) | Kind::Unknown => record.extra = self.arena.push(&facts.name),
             Kind::Message(RoleKind::System) => {

@@ -191,16 +191,22 @@ pub struct Facts<'a> {
     pub stop_reason: Option<Cow<'a, str>>,
     /// An assistant whose `usage.input` and `usage.output` are both zero or missing (the synthetic shape).
     pub zero_io: bool,
-    /// An assistant's `provider` and `model` as written (strings only): whose count its usage is.
+    /// The `provider` and `model` of an assistant or a `usage` entry, each as a JavaScript template literal
+    /// writes it (pi's own `${provider}/${model}`: `undefined` when missing): the model whose count and
+    /// prices its usage holds.
     pub source: Option<(Cow<'a, str>, Cow<'a, str>)>,
     /// `(id, name)` of each of an assistant's tool calls, in order.
     pub tool_calls: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    /// The `arguments` of each of those calls (`None`: none given), read only while
+    /// [`super::wire::keeping_calls`] (empty otherwise, and in [`Facts::into_owned`]'s): what the loop rule
+    /// digests (`crate::loops::waste`).
+    pub call_arguments: Vec<Option<&'a serde_json::Value>>,
+    /// A tool result's call and text, read only while [`super::wire::keeping_calls`] (and not in
+    /// [`Facts::into_owned`]'s).
+    pub tool_result: Option<ToolResultFacts<'a>>,
     /// Raw facts per-host rules can use. `images`: image blocks in the content (user, custom,
     /// toolResult; counted in `tokens` except for user messages).
     pub images: usize,
-    /// An assistant's usage as written when it is truthy: `[totalTokens, input, output, cacheRead,
-    /// cacheWrite]`, missing counters as 0.
-    pub usage_counts: Option<[f64; 5]>,
     /// A `system` message's characters as pi ≥0.87 estimates them: content text (+4800 per image) +
     /// `sections` text + `JSON.stringify(toolsAdded).length` (not in `tokens`: pi 0.75 counts system
     /// messages as 0). For a compaction: those of its `systemMessage`.
@@ -214,6 +220,73 @@ pub struct Facts<'a> {
     /// toolResult message, as the content of an assistant]`; `None` when it is not an object (`null`:
     /// the target leaves the context).
     pub replacement_tokens: Option<[f64; 2]>,
+    /// The usage this entry records, where pi's session totals count one (see [`Spend`]).
+    pub spend: Option<Spend<'a>>,
+    /// A compaction's `tokensBefore` (a number).
+    pub tokens_before: Option<f64>,
+}
+
+/// What a tool result says to the loop rule (`crate::loops::waste`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResultFacts<'a> {
+    /// `toolCallId` (a string: a result without one is none of a call's).
+    pub call_id: Cow<'a, str>,
+    /// `isError === true`.
+    pub is_error: bool,
+    /// Its text: a string content, or its text blocks' texts joined by newlines (as the shim joins them).
+    pub text: Cow<'a, str>,
+}
+
+/// Which kind of entry recorded a usage, as pi 1.6.0's session totals (`getSessionStats`) tell them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpendKind {
+    /// An assistant message's `usage`: a model request.
+    Assistant,
+    /// A tool result's `usage` (a tool that ran a model itself).
+    ToolResult,
+    /// A `usage` entry (pi ≥1.5 writes one per cache-warming request, `kind: "cache_warm"`).
+    Usage {
+        /// `kind` is `"cache_warm"`.
+        cache_warm: bool,
+    },
+    /// A `branch_summary`'s or `compaction`'s `usage`: the summary request's.
+    Summary,
+    /// The same kept in `details.summaryUsage`, where the host wrote no `usage` field (pi before 0.87):
+    /// pi's own totals do not see it.
+    SummaryDetails,
+}
+
+/// The usage an entry records, as written: its tokens and what pi priced them at (whose model: the entry's
+/// [`Facts::source`]). A field that is not a finite number ≥ 0 is NaN here, so whoever sums them can leave
+/// the item out and count it instead (two spends are equal when their numbers are the same bits: a NaN
+/// equals a NaN).
+#[derive(Debug, Clone)]
+pub struct Spend<'a> {
+    /// Which kind of entry recorded it.
+    pub kind: SpendKind,
+    /// An assistant's `responseModel` (the model the provider says answered), when it is neither `null` nor
+    /// missing, as a template literal writes it.
+    pub response_model: Option<Cow<'a, str>>,
+    /// `input`, `output`, `cacheRead`, `cacheWrite`.
+    pub tokens: [f64; 4],
+    /// `cost.input`, `.output`, `.cacheRead`, `.cacheWrite`, `.total` (USD; all NaN when `cost` is no object).
+    pub cost: [f64; 5],
+}
+
+impl PartialEq for Spend<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let bits = |xs: &[f64]| xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        (self.kind, &self.response_model) == (other.kind, &other.response_model)
+            && bits(&self.tokens) == bits(&other.tokens)
+            && bits(&self.cost) == bits(&other.cost)
+    }
+}
+
+impl Spend<'_> {
+    /// The same spend owning its strings.
+    pub fn into_owned(self) -> Spend<'static> {
+        Spend { kind: self.kind, response_model: self.response_model.map(|s| Cow::Owned(s.into_owned())), tokens: self.tokens, cost: self.cost }
+    }
 }
 
 impl<'a> Facts<'a> {
@@ -236,12 +309,15 @@ impl<'a> Facts<'a> {
             zero_io: false,
             source: None,
             tool_calls: Vec::new(),
+            call_arguments: Vec::new(),
+            tool_result: None,
             images: 0,
-            usage_counts: None,
             system_chars: 0,
             system_patch: None,
             edit_target: None,
             replacement_tokens: None,
+            spend: None,
+            tokens_before: None,
         }
     }
 
@@ -257,6 +333,9 @@ impl<'a> Facts<'a> {
             stop_reason: self.stop_reason.map(own),
             source: self.source.map(|(p, m)| (own(p), own(m))),
             tool_calls: self.tool_calls.into_iter().map(|(i, n)| (own(i), own(n))).collect(),
+            // (What the loop rule reads of a line is its read's own: taken as the line is read, never kept.)
+            call_arguments: Vec::new(),
+            tool_result: None,
             timestamp_ms: self.timestamp_ms,
             kind: self.kind,
             tokens: self.tokens,
@@ -265,11 +344,12 @@ impl<'a> Facts<'a> {
             emits: self.emits,
             zero_io: self.zero_io,
             images: self.images,
-            usage_counts: self.usage_counts,
             system_chars: self.system_chars,
             system_patch: self.system_patch,
             edit_target: self.edit_target.map(own),
             replacement_tokens: self.replacement_tokens,
+            spend: self.spend.map(Spend::into_owned),
+            tokens_before: self.tokens_before,
         }
     }
 

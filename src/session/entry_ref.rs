@@ -2,7 +2,7 @@
 
 use super::entry::{Kind, RoleKind, StopReason};
 use super::index::SessionIndex;
-use super::record::{flag, Record, Slot, SOURCE_OVERFLOW};
+use super::record::{flag, Record, Slot};
 
 impl SessionIndex {
     /// The entry at `slot`.
@@ -127,18 +127,18 @@ impl<'a> AssistantRef<'a> {
         self.entry.record.has(flag::ZERO_IO)
     }
 
-    /// `(provider, model)` as written (a missing one empty): whose count the usage is. `None` when the message
-    /// names neither, or past the index's table of pairs (a hostile file with over a thousand models).
-    pub fn source(&self) -> Option<(&'a str, &'a str)> {
-        self.entry.index.source_names(self.entry.record.source)
+    /// `provider/model` as pi's breakdown writes it (`${provider}/${model}`: a missing name `undefined`): whose
+    /// count and prices the usage is.
+    pub fn source(&self) -> &'a str {
+        let index = self.entry.index;
+        index.spend_at(self.entry.slot).map_or("", |r| index.spend_key(r.model_key))
     }
 
     /// Whether this message's usage and `other`'s (of the same index) were counted by the same provider and
-    /// model. Messages that name neither count as one source; a pair past the index's table is never the
-    /// same as anything.
+    /// model — told apart as pi's own breakdown tells them apart, by `provider/model`.
     pub fn same_source(&self, other: &AssistantRef<'_>) -> bool {
-        let (a, b) = (self.entry.record.source, other.entry.record.source);
-        a == b && a != SOURCE_OVERFLOW
+        let key = |a: &AssistantRef<'_>| a.entry.index.spend_at(a.entry.slot).map(|r| r.model_key);
+        key(self) == key(other)
     }
 }
 

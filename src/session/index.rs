@@ -100,8 +100,9 @@ impl ByteFeed {
     }
 }
 
-/// Called with each entry's slot and JSON text as the index takes it (see [`SessionIndex::observe_entries`]).
-pub type EntryObserver = Box<dyn FnMut(Slot, &str)>;
+/// Called with each entry's slot and facts, its tool calls and result included, as the index takes it (see
+/// [`SessionIndex::observe_entries`]).
+pub type EntryObserver = Box<dyn FnMut(Slot, &Facts<'_>)>;
 
 /// The observer an index may have (a newtype: a closure has no `Debug`).
 #[derive(Default)]
@@ -150,9 +151,9 @@ impl SessionIndex {
         }
     }
 
-    /// Hands every entry taken from now on, with its slot, to `observer` as its JSON text (a line as fed,
-    /// after migration): what the index itself does not keep can be read from it on the way (the loops of
-    /// `crate::loops::waste`).
+    /// Hands every entry taken from now on, with its slot, to `observer` as its facts, read with its tool calls'
+    /// arguments and its tool result's text (which the index itself does not keep) in the same one read of its
+    /// line: what the loops of `crate::loops::waste` need, without reading any line again.
     pub fn observe_entries(&mut self, observer: EntryObserver) {
         self.observer = Observer(Some(observer));
     }
@@ -310,9 +311,9 @@ impl SessionIndex {
         self.entries.call(i)
     }
 
-    /// The `(provider, model)` of source number `n` (see `Record::source`).
-    pub(super) fn source_names(&self, n: u16) -> Option<(&str, &str)> {
-        self.entries.source_names(n)
+    /// The usage the entry at `slot` records (see [`super::SpendRecord`]).
+    pub fn spend_at(&self, slot: Slot) -> Option<&super::SpendRecord> {
+        self.entries.spend_at(slot)
     }
 
     /// The record at `slot`.
@@ -432,6 +433,22 @@ impl SessionIndex {
         tree::entries_between(&mut self.entries, old_leaf, target)
     }
 
+    /// Every usage the entries record (model requests, cache warming, tool results, summaries), in file
+    /// order.
+    pub fn spends(&self) -> &[super::SpendRecord] {
+        self.entries.spends()
+    }
+
+    /// The key a [`super::SpendRecord`] names by index (`provider/model`, or pi's `Tools/summaries`).
+    pub fn spend_key(&self, id: u32) -> &str {
+        self.entries.spend_key(id)
+    }
+
+    /// The `tokensBefore` the compaction at `slot` wrote, when it is a number.
+    pub fn tokens_before(&self, slot: Slot) -> Option<f64> {
+        self.entries.tokens_before(slot)
+    }
+
     /// Whether the entry at `slot` holds a usage pi's estimate may anchor on.
     pub(super) fn has_usage(&self, slot: Slot) -> bool {
         self.entries.get(slot).is_some_and(|r| r.usage().is_some())
@@ -468,8 +485,15 @@ impl Sink for SessionIndex {
         if self.mode == Mode::Full {
             self.entries.keep_raw(text);
         }
+    }
+
+    fn observes(&self) -> bool {
+        self.observer.0.is_some()
+    }
+
+    fn observe(&mut self, facts: &Facts<'_>) {
         if let Some(observe) = self.observer.0.as_mut() {
-            observe(self.entries.len() as Slot - 1, text);
+            observe(self.entries.len() as Slot - 1, facts);
         }
     }
 

@@ -7,8 +7,8 @@ use std::borrow::Cow;
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
 
-use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind};
-use super::wire::{self, Block, Content, Js, Loose, Message, ReadError, StringifyLen};
+use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind, ToolResultFacts};
+use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, StringifyLen, Usage};
 use crate::js::{parse_iso_date, time_clip};
 use crate::error::SessionError;
 use crate::text::summary_preview;
@@ -49,6 +49,19 @@ pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineProb
     })
 }
 
+/// Reads one entry's text with its tool calls' arguments and its tool result's text kept
+/// ([`wire::keeping_calls`]) and hands its facts to `take`; `None` for a header or a line that does not read.
+pub fn read_calls<R>(text: &str, take: impl FnOnce(&Facts<'_>) -> R) -> Option<R> {
+    wire::keeping_calls(true, || {
+        read_line(text, false, |line| match line {
+            Line::Entry(facts) => Some(take(&facts)),
+            Line::Header(_) => None,
+        })
+    })
+    .ok()
+    .flatten()
+}
+
 /// `new Date(value).getTime()`; `None` stands for `NaN` (an invalid date).
 pub(super) fn date_ms(value: &Js<'_>) -> Option<f64> {
     match value {
@@ -83,6 +96,9 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
         return Ok(Line::Entry(facts));
     }
     facts.kind = Kind::of_type(&ty);
+    if matches!(facts.kind, Kind::Usage | Kind::BranchSummary | Kind::Compaction) {
+        rare_facts(line, &mut facts);
+    }
     match facts.kind {
         Kind::Unknown => facts.name = ty,
         Kind::CustomMessage => {
@@ -157,6 +173,12 @@ fn read_message<'a>(msg: &'a Message<'a>, line: &str, legacy_v2: bool, facts: &m
             assistant_facts(msg, facts)
         }
         RoleKind::ToolResult | RoleKind::Custom => {
+            if role == RoleKind::ToolResult {
+                facts.spend = tool_result_spend(msg);
+                if wire::keeps_calls() {
+                    facts.tool_result = tool_result_facts(msg);
+                }
+            }
             let (chars, images) = content_chars(&msg.content);
             facts.images = images;
             chars + images * IMAGE_CHARS
@@ -263,28 +285,125 @@ fn content_chars(content: &Content<'_>) -> (usize, usize) {
     }
 }
 
-/// An assistant's tool calls, stop reason, usage and `zero_io` into `facts`; returns its characters.
+/// An assistant's tool calls (their arguments too while calls are kept), stop reason, usage and `zero_io` into
+/// `facts`; returns its characters.
 fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
     usage_facts(msg, facts);
-    assistant_chars(&msg.content, |b| facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default())))
+    let keep = wire::keeps_calls();
+    assistant_chars(&msg.content, |b| {
+        facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default()));
+        if keep {
+            facts.call_arguments.push(b.arguments.value.as_deref());
+        }
+    })
 }
 
-/// An assistant's stop reason, usage, `zero_io` and source into `facts` (what [`skim_line`] reads too).
-fn usage_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) {
-    let (usage, stop_reason) = (&msg.usage, &msg.stop_reason);
-    facts.stop_reason = stop_reason.text();
-    // A source needs one of the two names; a missing one reads as empty.
-    facts.source = match (msg.provider.text(), msg.model.text()) {
-        (None, None) => None,
-        (provider, model) => Some((provider.unwrap_or_default(), model.unwrap_or_default())),
+/// What a tool result says to the loop rule: its call (a string `toolCallId`, else none), whether it failed, its text.
+fn tool_result_facts<'a>(msg: &'a Message<'a>) -> Option<ToolResultFacts<'a>> {
+    let call_id = msg.tool_call_id.text()?;
+    let text = match &msg.content {
+        Content::Str(s) => s.text(),
+        Content::Blocks(blocks) => {
+            let mut text = Cow::Borrowed("");
+            for (i, part) in blocks.iter().filter(|b| is_type(b, "text")).filter_map(|b| b.text.text()).enumerate() {
+                if i == 0 {
+                    text = part;
+                } else {
+                    let text = text.to_mut();
+                    text.push('\n');
+                    text.push_str(&part);
+                }
+            }
+            text
+        }
+        Content::Other => Cow::Borrowed(""),
     };
+    Some(ToolResultFacts { call_id, is_error: matches!(msg.is_error, Js::Bool(true)), text })
+}
+
+/// What a usage records, as [`Spend`] holds it.
+fn spend_of<'a>(usage: Option<&Obj<Usage<'_>>>, kind: SpendKind) -> Spend<'a> {
+    // pi sums these as they are; a field that is no finite number ≥ 0 would make its sums NaN or wrong, so
+    // it is kept as NaN and the item counted apart (src/cost/).
+    let amount = |v: &Js<'_>| match v.num() {
+        Some(x) if x.is_finite() && x >= 0.0 => x,
+        _ => f64::NAN,
+    };
+    let usage = usage.filter(|u| u.is_object).map(|u| &u.value);
+    let tokens = usage.map_or([f64::NAN; 4], |u| [amount(&u.input), amount(&u.output), amount(&u.cache_read), amount(&u.cache_write)]);
+    let cost = usage.and_then(|u| u.cost.0.as_deref()).filter(|c| c.is_object).map(|c| &c.value);
+    let cost = cost.map_or([f64::NAN; 5], |c| [amount(&c.input), amount(&c.output), amount(&c.cache_read), amount(&c.cache_write), amount(&c.total)]);
+    Spend { kind, response_model: None, tokens, cost }
+}
+
+/// `String(value)`, as a template literal writes a field (an array, which no pi writes here, as `""`).
+fn js_string<'a>(v: &'a Js<'a>) -> Cow<'a, str> {
+    match v {
+        Js::Absent => Cow::Borrowed("undefined"),
+        Js::Null => Cow::Borrowed("null"),
+        Js::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+        Js::Num(x) => Cow::Owned(crate::js::number_to_string(*x)),
+        Js::Str(s) => s.text(),
+        Js::Arr => Cow::Borrowed(""),
+        Js::Obj => Cow::Borrowed("[object Object]"),
+    }
+}
+
+/// A tool result's spend, when it records a (truthy) usage.
+fn tool_result_spend<'a>(msg: &'a Message<'a>) -> Option<Spend<'a>> {
+    msg.usage.truthy.then(|| spend_of(Some(&msg.usage), SpendKind::ToolResult))
+}
+
+/// What only `usage` entries and summaries say, read again from their line by name as `JSON.parse` reads it
+/// (they are few; the typed line stays lean for the many others, as for system messages): the usage pi counts —
+/// a `usage` entry's always, a summary's when truthy, else the one this plugin kept in `details.summaryUsage` —
+/// whose model it is, and a compaction's `tokensBefore`.
+fn rare_facts(line: &str, facts: &mut Facts<'_>) {
+    // (Any depth the line's own read took: the tree as `wire::read`'s fallback builds it.)
+    let tree = wire::loose(line).ok().and_then(|(tree, _)| tree);
+    let members: &[(wire::JsStr<'_>, Loose<'_>)] = match &tree {
+        Some(Loose::Obj(members)) => members,
+        _ => &[],
+    };
+    let field = |key: &str| members.iter().find(|(k, _)| k.bytes() == key.as_bytes()).map(|(_, v)| v);
+    let js = |key: &str| field(key).and_then(|v| Js::deserialize(v).ok()).unwrap_or(Js::Absent);
+    let usage = |key: &str| field(key).and_then(|v| Obj::<Usage<'_>>::deserialize(v).ok());
+    if facts.kind == Kind::Compaction {
+        facts.tokens_before = js("tokensBefore").num().filter(|x| x.is_finite());
+    }
+    let entry_usage = usage("usage");
+    facts.spend = match facts.kind {
+        Kind::Usage => {
+            let cache_warm = js("kind").str().is_some_and(|k| k.is("cache_warm"));
+            let own = |key: &str| Cow::Owned(js_string(&js(key)).into_owned());
+            facts.source = Some((own("provider"), own("model")));
+            Some(spend_of(entry_usage.as_ref(), SpendKind::Usage { cache_warm }))
+        }
+        _ if entry_usage.as_ref().is_some_and(|u| u.truthy) => Some(spend_of(entry_usage.as_ref(), SpendKind::Summary)),
+        _ => {
+            let details = usage("details");
+            let kept = details.as_ref().and_then(|d| d.value.summary_usage.0.as_deref()).filter(|u| u.truthy);
+            kept.map(|kept| spend_of(Some(kept), SpendKind::SummaryDetails))
+        }
+    };
+}
+
+/// An assistant's stop reason, usage (as pi's estimate anchors on it, and as pi's totals sum it), `zero_io`
+/// and source into `facts` (what [`skim_line`] reads too): each field read once.
+fn usage_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) {
+    let usage = &msg.usage;
+    facts.stop_reason = msg.stop_reason.text();
+    facts.source = Some((js_string(&msg.provider), js_string(&msg.model)));
+    let mut spend = spend_of(Some(usage), SpendKind::Assistant);
+    // pi's breakdown names `responseModel ?? model`.
+    if !matches!(msg.response_model, Js::Absent | Js::Null) {
+        spend.response_model = Some(js_string(&msg.response_model));
+    }
+    facts.spend = Some(spend);
     let n = |v: &Js<'_>| v.num().unwrap_or(0.0);
     let u = &usage.value;
     let counts = [n(&u.total_tokens), n(&u.input), n(&u.output), n(&u.cache_read), n(&u.cache_write)];
     facts.zero_io = counts[1] == 0.0 && counts[2] == 0.0;
-    if usage.truthy {
-        facts.usage_counts = Some(counts);
-    }
     facts.usage = anchor_usage(facts.stop_reason.as_deref(), usage.truthy, counts);
 }
 
@@ -305,6 +424,8 @@ pub(super) fn skim_line<R>(line: &str, legacy_v2: bool, take: impl FnOnce(&Facts
         facts.tokens = f64::NAN;
         if role == RoleKind::Assistant {
             usage_facts(msg, &mut facts);
+        } else if role == RoleKind::ToolResult {
+            facts.spend = tool_result_spend(msg);
         }
         Some(take(&facts))
     })
@@ -324,7 +445,7 @@ fn assistant_chars<'a>(content: &'a Content<'a>, mut call: impl FnMut(&'a Block<
                 chars += b.thinking.units();
             } else if is_type(b, "toolCall") {
                 // `JSON.stringify(undefined)` is undefined; pi's safe variant prints "undefined".
-                chars += b.name.units() + b.arguments.0.unwrap_or(9);
+                chars += b.name.units() + b.arguments.len.0.unwrap_or(9);
                 call(b);
             }
         }
@@ -407,7 +528,10 @@ mod tests {
         assert_eq!(e.usage, Some(15.0));
         assert_eq!(e.tool_calls, vec![("c1".into(), "add".into())]);
         assert!(!e.zero_io);
-        assert_eq!(e.usage_counts, Some([0.0, 10.0, 5.0, 0.0, 0.0]));
+        // The usage read once: what pi's estimate anchors on (above) and what its totals sum (a missing cost: NaN).
+        assert_eq!(e.spend.as_ref().map(|s| (s.kind, s.tokens)), Some((SpendKind::Assistant, [10.0, 5.0, 0.0, 0.0])));
+        assert!(e.spend.as_ref().is_some_and(|s| s.cost.iter().all(|x| x.is_nan())));
+        assert_eq!(e.source, Some(("undefined".into(), "undefined".into())));
     }
 
     #[test]

@@ -60,19 +60,7 @@ pub(super) struct Record {
     pub parent: Slot,
     pub kind: Kind,
     pub flags: u8,
-    /// An assistant's usage source: its number in `Entries`' table of `(provider, model)` pairs
-    /// ([`NO_SOURCE`], [`SOURCE_OVERFLOW`]). Sits in what was the record's padding.
-    pub source: u16,
 }
-
-/// `Record::source`: no provider and no model written.
-pub(super) const NO_SOURCE: u16 = 0;
-/// `Record::source`: a pair past the table (a hostile file with over a thousand models); the same as none,
-/// not even as itself.
-pub(super) const SOURCE_OVERFLOW: u16 = u16::MAX;
-
-// The source fits the padding: a record stays as small as before.
-const _: () = assert!(std::mem::size_of::<Record>() == 56);
 
 impl Record {
     /// A record with no facts yet (an entry being read; `kind` is set by every read).
@@ -87,7 +75,6 @@ impl Record {
             parent: NO_PARENT,
             kind: Kind::Custom,
             flags: 0,
-            source: NO_SOURCE,
         }
     }
 

@@ -23,7 +23,7 @@ use serde::de::{self, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, Seq
 use serde::{forward_to_deserialize_any, Deserialize};
 use serde_json::value::RawValue;
 
-pub use super::value::{Js, JsStr, Obj, Rare, SectionsLen, StringifyLen};
+pub use super::value::{keeping_calls, keeps_calls, number_value, Arguments, Js, JsStr, Obj, Rare, SectionsLen, StringifyLen};
 use super::value::{any, FromJs, Key, Via};
 
 /// Deepest JSON nesting of a session line that is read; deeper lines are reported skips. `serde_json`
@@ -92,11 +92,16 @@ pub struct Block<'a> {
     #[serde(borrow)] pub id: Js<'a>,
     /// `name` (tool calls).
     #[serde(borrow)] pub name: Js<'a>,
-    /// `JSON.stringify(arguments).length` (tool calls).
-    pub arguments: StringifyLen,
+    /// `JSON.stringify(arguments).length` (tool calls), and the arguments while [`keeping_calls`].
+    pub arguments: Arguments,
 }
 
-/// An assistant's `usage` counters.
+/// A `usage` object (an assistant's or tool result's, a `usage` entry's, a summary entry's): its counters
+/// and their cost. The same struct reads the usage's `cost` (USD per counter, the same four names, and `total`)
+/// and a summary entry's `details` (where this plugin keeps a summary's usage on a pi whose entries have no
+/// `usage` field): each struct read is code per JSON reader in the module, and the three shapes share names.
+/// (The fields only `usage` and summary entries have are read again from those few lines by name, not held
+/// by [`Entry`]: each field of it is code in every reader of every line.)
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Usage<'a> {
@@ -110,6 +115,12 @@ pub struct Usage<'a> {
     #[serde(borrow)] pub cache_write: Js<'a>,
     /// `totalTokens`.
     #[serde(borrow)] pub total_tokens: Js<'a>,
+    /// `cost` (a usage): what pi priced the counters at, in USD.
+    #[serde(borrow)] pub cost: Rare<Obj<Usage<'a>>>,
+    /// `total` (a usage's `cost`): the request's price.
+    #[serde(borrow)] pub total: Js<'a>,
+    /// `summaryUsage` (a summary entry's `details`): the summary request's usage.
+    #[serde(borrow)] pub summary_usage: Rare<Obj<Usage<'a>>>,
 }
 
 /// The `message` of a `message` entry.
@@ -120,14 +131,20 @@ pub struct Message<'a> {
     #[serde(borrow)] pub role: Js<'a>,
     /// `content`.
     #[serde(borrow)] pub content: Content<'a>,
-    /// `usage` (assistant).
+    /// `usage` (assistant; a tool result's, when a tool records one).
     #[serde(borrow)] pub usage: Obj<Usage<'a>>,
-    /// `stopReason` (assistant).
-    #[serde(borrow)] pub stop_reason: Js<'a>,
-    /// `provider` (assistant): with `model`, whose counts its usage holds.
+    /// `provider` (assistant): with `model`, whose counts and prices its usage holds.
     #[serde(borrow)] pub provider: Js<'a>,
     /// `model` (assistant).
     #[serde(borrow)] pub model: Js<'a>,
+    /// `responseModel` (assistant: the model the provider says answered, when it differs).
+    #[serde(borrow)] pub response_model: Js<'a>,
+    /// `stopReason` (assistant).
+    #[serde(borrow)] pub stop_reason: Js<'a>,
+    /// `toolCallId` (toolResult): the call it answers.
+    #[serde(borrow)] pub tool_call_id: Js<'a>,
+    /// `isError` (toolResult).
+    #[serde(borrow)] pub is_error: Js<'a>,
     /// `command` (bashExecution).
     #[serde(borrow)] pub command: Js<'a>,
     /// `output` (bashExecution).
@@ -253,7 +270,7 @@ fn deep(line: &str) -> Result<Obj<Entry<'_>>, serde_json::Error> {
 /// only for an object within [`MAX_LINE_NESTING`]. Whether `JSON.parse` takes the text at all is
 /// `serde_json`'s to say: skipping a value ([`RawValue`]) checks its syntax only (any escape, any number,
 /// any depth, without recursion), which is exactly JSON's grammar.
-fn loose(text: &str) -> Result<(Option<Loose<'_>>, usize), String> {
+pub(super) fn loose(text: &str) -> Result<(Option<Loose<'_>>, usize), String> {
     let mut reader = serde_json::Deserializer::from_str(text);
     reader.disable_recursion_limit();
     let raw = <&RawValue>::deserialize(&mut reader).and_then(|raw| reader.end().map(|()| raw)).map_err(|e| e.to_string())?;
@@ -375,10 +392,7 @@ impl<'a> Loose<'a> {
             Loose::Null => Value::Null,
             Loose::Bool(b) => Value::Bool(*b),
             // Integers as `serde_json` reads them from text (it keeps them as integers).
-            Loose::Num(x) if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 && (*x != 0.0 || x.is_sign_positive()) => {
-                Value::from(*x as i64)
-            }
-            Loose::Num(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
+            Loose::Num(x) => number_value(*x),
             Loose::Str(s) => Value::String(s.text().into_owned()),
             Loose::Arr(items) => Value::Array(items.iter().map(Loose::to_value).collect()),
             // Inserted one by one (the last value of a key stays, as collecting would keep it): collecting

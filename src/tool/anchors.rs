@@ -47,8 +47,10 @@ pub struct AnchorsRow {
     pub tokens: f64,
 }
 
-/// A rewind found in the tree: its two names (when still labelled), its context before and what it saved.
+/// A rewind found in the tree: its summary, its two names (when still labelled), its context before and what
+/// it saved.
 struct Rewind {
+    summary: Slot,
     start: Option<String>,
     end: Option<String>,
     before: f64,
@@ -72,7 +74,7 @@ fn rewinds(index: &mut SessionIndex) -> Result<Vec<Rewind>, SessionError> {
         }
         let Some((saving, before)) = rewind_with_before(index, summary)? else { continue };
         let start = index.parent_of(summary).and_then(|t| anchor_name(index, t));
-        found.push(Rewind { start, end: anchor_name(index, summary), before, saving });
+        found.push(Rewind { summary, start, end: anchor_name(index, summary), before, saving });
     }
     Ok(found)
 }
@@ -87,12 +89,22 @@ pub fn anchors_view(index: &mut SessionIndex, context_window: f64) -> Result<Anc
         .iter()
         .map(|a| AnchorsRow { text: texts::anchors_anchor_row(&a.name, a.tokens, context_window), recall: Some(a.name.clone()), tokens: a.tokens })
         .collect();
-    for (n, r) in rewinds(index)?.into_iter().enumerate() {
-        let saved = r.saving.saved_tokens.max(0.0);
-        let text = texts::anchors_rewind_row(n + 1, r.start.as_deref(), r.end.as_deref(), saved, r.before, r.saving.after(r.before), context_window);
+    let found = rewinds(index)?;
+    // The money: the session's in the title, each rewind's saving on its row (src/cost/'s one result, given
+    // what each rewind removed as its row says).
+    let removed: Vec<(Slot, f64)> = found.iter().map(|r| (r.summary, r.saving.saved())).collect();
+    let cost = crate::cost::cost_report(index, &removed)?;
+    let saved_usd = |index: &SessionIndex, slot: Slot| cost.savings.rewinds.items.iter().find(|i| i.entry_id == index.id_of(slot)).and_then(|i| i.usd);
+    for (n, r) in found.into_iter().enumerate() {
+        let saved = r.saving.saved();
+        let mut text = texts::anchors_rewind_row(n + 1, r.start.as_deref(), r.end.as_deref(), saved, r.before, r.saving.after(r.before), context_window);
+        if let Some(usd) = saved_usd(index, r.summary) {
+            text.push_str(&crate::cost::anchors_rewind_saved(usd));
+        }
         rows.push(AnchorsRow { text, recall: r.end.or(r.start), tokens: saved });
     }
-    let title = if rows.is_empty() { texts::anchors_none(now.tokens, context_window) } else { texts::anchors_title(now.tokens, context_window) };
+    let spent = crate::cost::anchors_spent(&cost);
+    let title = if rows.is_empty() { texts::anchors_none(now.tokens, context_window, &spent) } else { texts::anchors_title(now.tokens, context_window, &spent) };
     Ok(AnchorsView { title, rows, unnamed: texts::anchors_unnamed().into() })
 }
 

@@ -37,8 +37,8 @@ pub use plan::{
 pub use recall::{page as recall_page, RecallAnswer, RecallDetails, RecallPage, RecallPlan, MAX_QUERY_CHARS, PAGE_TOKENS};
 pub use refusal::Refusal;
 pub use saving::{
-    anchor_savings, baseline_changed, planned_rewind_saving, rewind_saving, rewinds_on_path, summary_tokens, AnchorSaving, PathRewind,
-    RewindSaving,
+    anchor_savings, baseline_changed, cost_with, planned_rewind_saving, rewind_saving, rewinds_on_path, session_cost, summary_tokens,
+    AnchorSaving, PathRewind, RewindSaving,
 };
 pub use summary::{check_summary, compose as compose_summary, RewindSummary, SummaryAnswer, SummaryDetails, SummaryFacts, SummaryResult};
 pub use synthetic::{synthetic_assistant, KeptArguments, SyntheticAssistant, MAX_SYNTHETIC_FOCUS};

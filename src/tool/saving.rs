@@ -18,6 +18,7 @@
 use serde::Serialize;
 use tsify_next::Tsify;
 
+use crate::cost::CostReport;
 use crate::error::SessionError;
 use crate::js::utf16_len;
 use crate::session::{ceil_quarter, path_points, Anchor, Leaf, PathPoint, SessionIndex, Slot};
@@ -50,6 +51,12 @@ impl RewindSaving {
     #[must_use]
     pub fn with_summary(self, summary_tokens: f64) -> Self {
         RewindSaving { summary_tokens, saved_tokens: self.removed_tokens - summary_tokens, ..self }
+    }
+
+    /// The saving as every report shows it (`/anchors`, `stats`, the cost model's `tokensRemoved`): never below 0
+    /// (a rewind that brought more back than it took out saved nothing; the guard refuses those).
+    pub fn saved(&self) -> f64 {
+        self.saved_tokens.max(0.0)
     }
 
     /// The context after the rewind, from the context before it (`before`, pi's estimate: what the model last
@@ -161,6 +168,9 @@ pub fn anchor_savings(index: &mut SessionIndex) -> Result<Vec<AnchorSaving>, Ses
 pub struct PathRewind {
     /// The `branch_summary` entry the rewind wrote.
     pub summary_id: String,
+    /// Its slot.
+    #[serde(skip)]
+    pub slot: Slot,
     /// What it saved.
     pub saving: RewindSaving,
 }
@@ -178,8 +188,27 @@ pub fn rewinds_on_path(index: &mut SessionIndex) -> Result<Vec<PathRewind>, Sess
             continue;
         }
         if let Some(saving) = rewind_saving(index, slot)? {
-            out.push(PathRewind { summary_id: index.id_of(slot).into(), saving });
+            out.push(PathRewind { summary_id: index.id_of(slot).into(), slot, saving });
         }
     }
     Ok(out)
+}
+
+/// What the session at `index` cost and saved ([`crate::cost::cost_report`]), each rewind on the active path
+/// weighed by what it took out of the context ([`rewind_saving`]).
+///
+/// # Errors
+/// `Cycle` for a corrupt tree.
+pub fn session_cost(index: &mut SessionIndex) -> Result<CostReport, SessionError> {
+    let rewinds = rewinds_on_path(index)?;
+    cost_with(index, &rewinds)
+}
+
+/// [`session_cost`] with the active path's rewinds already weighed (`stats` reports both).
+///
+/// # Errors
+/// `Cycle` for a corrupt tree.
+pub fn cost_with(index: &mut SessionIndex, rewinds: &[PathRewind]) -> Result<CostReport, SessionError> {
+    let removed: Vec<(Slot, f64)> = rewinds.iter().map(|r| (r.slot, r.saving.saved())).collect();
+    crate::cost::cost_report(index, &removed)
 }

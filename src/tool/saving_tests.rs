@@ -217,8 +217,9 @@ fn a_usage_source_is_the_messages_provider_and_model() {
     run.lines[1]["message"]["model"] = json!(7);
     let index = run.index();
     let source = |id: &str| index.entry(index.slot_of(id).unwrap()).assistant().unwrap().source();
-    // A name that is not a string reads as missing (empty).
-    assert_eq!((source("a0"), source("a2"), source("a3")), (Some(("mock", "")), Some(("mock", "small")), Some(("mock", "big"))));
+    // As pi's own breakdown names it, `${provider}/${model}`: a name that is not a string as a template literal
+    // writes it.
+    assert_eq!((source("a0"), source("a2"), source("a3")), ("mock/7", "mock/small", "mock/big"));
     let a2 = index.entry(index.slot_of("a2").unwrap()).assistant().unwrap();
     let a3 = index.entry(index.slot_of("a3").unwrap()).assistant().unwrap();
     let a4 = index.entry(index.slot_of("a4").unwrap()).assistant().unwrap();
@@ -226,16 +227,16 @@ fn a_usage_source_is_the_messages_provider_and_model() {
 }
 
 #[test]
-fn past_a_thousand_models_a_source_is_the_same_as_none() {
+fn every_model_is_its_own_source_however_many() {
     let mut run = Run::default();
     for i in 0..1030 {
         run.call(&format!("a{i}"), &format!("c{i}"), "read", (&format!("m{}", i.min(1028)), 1.0));
     }
     let index = run.index();
     let at = |i: usize| index.entry(index.slot_of(&format!("a{i}")).unwrap()).assistant().unwrap();
-    assert_eq!(at(1023).source(), Some(("mock", "m1023")));
+    assert_eq!(at(1023).source(), "mock/m1023");
     assert!(at(5).same_source(&at(5)));
-    // The 1,025th pair and later have no number: never the same, not even as themselves.
-    assert_eq!(at(1024).source(), None);
-    assert!(!at(1028).same_source(&at(1029)) && !at(1028).same_source(&at(1028)));
+    // No table to run out of (the sources are the cost model's keys): the 1,025th model is still itself, and
+    // two requests of one model are one source however many came before.
+    assert!(!at(1024).same_source(&at(1025)) && at(1028).same_source(&at(1029)));
 }

@@ -596,14 +596,14 @@ pub(crate) fn view_cache_miss(whose: &str, reason: Option<&str>, uncached: Optio
 // ── What the user's `/anchors` command shows (tool/anchors.rs); never part of the model's text ─────
 
 /// The title of `/anchors` when there is something to choose.
-pub(crate) fn anchors_title(tokens: f64, window: f64) -> String {
-    format!("Anchors and rewinds · context now {} · choose one to read what was collapsed there", format_position(tokens, window))
+pub(crate) fn anchors_title(tokens: f64, window: f64, spent: &str) -> String {
+    format!("Anchors and rewinds · context now {} · {spent} · choose one to read what was collapsed there", format_position(tokens, window))
 }
 
 /// `/anchors` with no anchor and no rewind.
-pub(crate) fn anchors_none(tokens: f64, window: f64) -> String {
+pub(crate) fn anchors_none(tokens: f64, window: f64, spent: &str) -> String {
     format!(
-        "No anchors or rewinds in this session yet (context now {}). The model sets them with navigate_tree.",
+        "No anchors or rewinds in this session yet (context now {}; {spent}). The model sets them with navigate_tree.",
         format_position(tokens, window)
     )
 }

@@ -4,7 +4,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
-use super::{leaf_of, to_js, SessionIndex};
+use super::{to_js, SessionIndex};
 use crate::config::{self, LayerInput};
 use crate::guidance::{self, CacheFacts, ContextUsage, PressureStep, StartAnchorFacts};
 use crate::text::ANCHOR_PREFIX;

@@ -35,7 +35,8 @@ impl SessionIndex {
     pub fn stats_text(&mut self, name: &str, file_bytes: f64) -> Result<String, JsValue> {
         let stats = self.inner.stats(file_bytes).map_err(js_error)?;
         let rewinds = crate::tool::rewinds_on_path(&mut self.inner).map_err(js_error)?;
-        Ok(cli_text::stats_text(name, &stats, &rewinds, &self.profile_label()))
+        let cost = crate::tool::cost_with(&mut self.inner, &rewinds).map_err(js_error)?;
+        Ok(format!("{}\n{}", cli_text::stats_text(name, &stats, &rewinds, &self.profile_label()), crate::cost::cost_text(&cost)))
     }
 }
 

@@ -10,6 +10,7 @@ pub mod skim;
 pub mod archive;
 pub mod cli_text;
 pub mod resume;
+pub mod cost;
 pub mod loops;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};

@@ -18,6 +18,8 @@
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { FIXTURES, PKG_DIR, runDemoUnderHostNode } from "../e2e/lib/hosts.mjs";
+// A seeded generator (mulberry32): the same run on both sides.
+import { rng } from "./rng.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
@@ -48,17 +50,6 @@ const SUMMARY = ["## Goal", "Audit the service logs and fix the failing parser."
   "## Key Decisions", "- **Parse lazily**: the logs are large", "", "## Next Steps", "1. fix src/parser.rs:42", "", "## Critical Context", "- error[E0308] at src/parser.rs:42:7"].join("\n");
 const PRICE = { input: 3, cacheWrite: 3.75, cacheRead: 0.3 }; // $ per million tokens
 
-/** A seeded generator (mulberry32): the same run on both sides. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function script(profile) {
   const r = rng(SEED);

@@ -19,6 +19,7 @@ import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { RunWriter } from "../diff/ledgered.mjs";
+import { rng as mulberry32 } from "./rng.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const argv = process.argv.slice(2);
@@ -39,16 +40,9 @@ const KINDS = ["user message", "file read", "file modified", "command + exit", "
 const HEADINGS = ["User messages:", "Files read:", "Files modified:", "Commands run:", "Errors and test results:", "Errors and test results:"];
 const SUMMARY = "## Goal\nContinue the work on the project.\n## Progress\n### Done\n- the stage's work\n### In Progress\n- (none)\n## Key Decisions\n- **Approach**: as planned\n## Next Steps\n1. The next stage";
 
-/** mulberry32: a small seeded generator (the runs must be the same for a seed). */
+/** A seeded generator (mulberry32, ./rng.mjs: the runs must be the same for a seed) with the draws used here. */
 function rng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return { next, int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)), chance: (p) => next() < p, pick: (xs) => xs[Math.floor(next() * xs.length)] };
 }
 

@@ -6,7 +6,8 @@
 // assistant + result); the abandoned explorations (large tool results: file reads, test logs, 4–64 KB) stay off the
 // path; one compaction near the end keeps the last turns. Used by archive-bench.mjs and resume-bench.mjs.
 //
-//   writeLongSession(file, { mb, cwd }) → { bytes, entries (header excluded), rewinds, compacted }
+//   writeLongSession(file, { mb, cwd, priced }) → { bytes, entries (header excluded), rewinds, compacted }
+//   (`priced`: usage with costs and cache reads, for the cost model's bench; otherwise every cost 0)
 //   node tests/bench/long-session.mjs <file> <mb> [cwd]
 import { closeSync, openSync, writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -17,7 +18,7 @@ const WORDS = "the of a fn let const return if else match struct impl pub use mo
  * Writes the session to `file`. `cwd`: the header's working directory (pi refuses to resume a session whose cwd is
  * missing, so a run that resumes it must name a directory that exists).
  */
-export function writeLongSession(file, { mb, cwd = "/work/project" }) {
+export function writeLongSession(file, { mb, cwd = "/work/project", priced = false }) {
   let seq = 0;
   const id = () => (++seq).toString(16).padStart(8, "0");
   let clock = Date.parse("2026-11-26T00:00:00.000Z");
@@ -51,7 +52,11 @@ export function writeLongSession(file, { mb, cwd = "/work/project" }) {
   let context = 2000;
   const usage = (out) => {
     context += out;
-    return { input: context, output: out, cacheRead: 0, cacheWrite: 0, totalTokens: context + out, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    if (!priced) return { input: context, output: out, cacheRead: 0, cacheWrite: 0, totalTokens: context + out, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    // `priced` (the cost bench): most of the prompt read from the cache, at Claude Sonnet's prices.
+    const read = Math.max(0, context - 600);
+    const c = { input: (context - read) * 3e-6, output: out * 15e-6, cacheRead: read * 3e-7, cacheWrite: 0 };
+    return { input: context - read, output: out, cacheRead: read, cacheWrite: 0, totalTokens: context + out, cost: { ...c, total: c.input + c.output + c.cacheRead } };
   };
   const message = (parentId, message) => {
     const e = { type: "message", id: id(), parentId, timestamp: ts(), message: { ...message, timestamp: clock } };

@@ -185,3 +185,26 @@ export async function readContext(page) {
 
 /** A CSS string literal body for an attribute selector value. */
 export const cssString = (s) => s.replace(/["\\]/g, "\\$&").replace(/\n/g, "\\a ");
+
+/**
+ * A test file's browser and servers: launched before its tests, closed (with its temporary folder `work`) after
+ * them. `open(file)` serves a session file and opens the viewer on it.
+ */
+export function browserSession(before, after, prefix) {
+  const state = { browser: null, servers: [], work: mkdtempSync(join(tmpdir(), prefix)) };
+  before(async () => {
+    requirePrereqs();
+    state.browser = await launch();
+  });
+  after(async () => {
+    await state.browser?.close();
+    for (const s of state.servers) await s.stop();
+    rmSync(state.work, { recursive: true, force: true });
+  });
+  state.open = async (file) => {
+    const s = await serve(file);
+    state.servers.push(s);
+    return openViewer(state.browser.context, s.url);
+  };
+  return state;
+}

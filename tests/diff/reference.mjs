@@ -103,6 +103,21 @@ export async function loadPi(hostDir) {
   };
 }
 
+/**
+ * Makes the bundle chunk at `chunkUrl` also export `names` (an export list's inside, `a as b, c as d`): a module
+ * hook appends one line to its source when it loads, so the very functions pi runs can be called (Node ≥22.15).
+ */
+export function exportFromChunk(chunkUrl, names) {
+  nodeModule.registerHooks({
+    load(url, context, nextLoad) {
+      const r = nextLoad(url, context);
+      if (url !== chunkUrl) return r;
+      const src = typeof r.source === "string" ? r.source : Buffer.from(r.source).toString("utf8");
+      return { ...r, source: `${src}\nexport { ${names} };\n` };
+    },
+  });
+}
+
 /** True when the host dir holds a tarball bundle (pi ≥0.99) rather than an npm install. */
 const bundleEntry = (hostDir) => join(hostDir, "package", "dist", "bundle", "index.js");
 
@@ -128,14 +143,7 @@ export async function loadPi087(hostDir) {
     }
     if (!chunk) throw new Error(`no chunk of ${chunks} defines estimateProjectedContextTokens`);
     const chunkUrl = pathToFileURL(chunk).href;
-    nodeModule.registerHooks({
-      load(url, context, nextLoad) {
-        const r = nextLoad(url, context);
-        if (url !== chunkUrl) return r;
-        const src = typeof r.source === "string" ? r.source : Buffer.from(r.source).toString("utf8");
-        return { ...r, source: `${src}\nexport { ${fnName} as __ptnEstimateProjectedContextTokens };\n` };
-      },
-    });
+    exportFromChunk(chunkUrl, `${fnName} as __ptnEstimateProjectedContextTokens`);
     const pi = await imp(bundleEntry(hostDir));
     const c = await imp(chunk);
     if (typeof c.__ptnEstimateProjectedContextTokens !== "function") throw new Error(`${chunk}: ${fnName} not reachable`);

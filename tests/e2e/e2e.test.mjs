@@ -15,7 +15,7 @@ import { NEWEST_TESTED, compareVersions } from "../../js/tested-hosts.js";
 import { HOST_VERSIONS, REPO, missingPrerequisites, nodeFor } from "./lib/hosts.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const FILES = ["scenarios.e2e.mjs", "hosts.e2e.mjs", "agent.e2e.mjs", "cache-summary.e2e.mjs", "cli.e2e.mjs", "faults.e2e.mjs", "faults-lifecycle.e2e.mjs", "faults-input.e2e.mjs", "compaction.e2e.mjs", "compaction-cache.e2e.mjs", "compaction-diff.e2e.mjs", "compaction-cli.e2e.mjs", "context-edit.e2e.mjs", "unstored-call.e2e.mjs", "esc-batch.e2e.mjs", "wire.e2e.mjs", "wire-compaction.e2e.mjs", "recall.e2e.mjs", "ledger.e2e.mjs", "loop-hint.e2e.mjs", "rewind-saving.e2e.mjs"].map((f) => join(here, f));
+const FILES = ["scenarios.e2e.mjs", "hosts.e2e.mjs", "agent.e2e.mjs", "cache-summary.e2e.mjs", "cli.e2e.mjs", "faults.e2e.mjs", "faults-lifecycle.e2e.mjs", "faults-input.e2e.mjs", "compaction.e2e.mjs", "compaction-cache.e2e.mjs", "compaction-diff.e2e.mjs", "compaction-cli.e2e.mjs", "context-edit.e2e.mjs", "unstored-call.e2e.mjs", "esc-batch.e2e.mjs", "wire.e2e.mjs", "wire-compaction.e2e.mjs", "recall.e2e.mjs", "ledger.e2e.mjs", "loop-hint.e2e.mjs", "rewind-saving.e2e.mjs", "cost.e2e.mjs"].map((f) => join(here, f));
 const hosts = process.env.PTN_E2E_HOSTS ? process.env.PTN_E2E_HOSTS.split(/[\s,]+/).filter(Boolean) : HOST_VERSIONS;
 const REPORTER = join(here, "lib/skip-reporter.mjs");
 /** rewind-saving.e2e.mjs reads real users' sessions from here (in place). */

@@ -153,6 +153,24 @@ function firstPage(file, name) {
   }
 }
 
+/**
+ * What the session in `file` cost and what its rewind saved, as the built core's cost model (src/cost/) says and
+ * `/anchors` shows it: `{spent, saved}` as formatted there.
+ */
+function moneyOf(file) {
+  const index = core.SessionIndex.plugin();
+  try {
+    index.appendJsonl(readFileSync(file, "utf8"));
+    const cost = index.cost();
+    assert.equal(cost.priced, true, "the mock's model is priced (lib/wire.mjs)");
+    const [rewind] = cost.savings.rewinds.items;
+    assert.ok(rewind?.tokensRemoved > 0 && rewind.usd !== null, `the rewind's saving is known: ${JSON.stringify(rewind)}`);
+    return { spent: core.formatUsd(cost.total.usd), saved: core.formatUsd(rewind.usd) };
+  } finally {
+    index.free();
+  }
+}
+
 /** Types `text` into the pane and presses Enter. */
 function type(name, text) {
   tmux("send-keys", "-t", name, "-l", text);
@@ -239,6 +257,14 @@ test(`navigate_tree in pi ${HOST}'s interactive TUI (tmux, mock model)`, { timeo
     assert.match(rows, /anchor +\d+\.\d% +start/);
     assert.match(rows, /anchor +\d+\.\d% +parser-done/);
     assert.match(rows, rewindRow);
+    // The title says what the session cost, as the cost model reads the session file (pi priced every request
+    // at the models.json prices), and the share of prompt tokens read from the cache; the rewind's row what it
+    // saved so far in money (what it removed at the cache-read price of the requests after it, less its summary).
+    const { spent, saved } = moneyOf(join(sessions, Object.keys(before)[0]));
+    assert.ok(rows.includes(`spent ${spent}, `), `the title says the session cost ${spent}:\n${rows}`);
+    assert.match(rows, /spent \$\d+\.\d\d, \d+\.\d% of prompt tokens from the cache/);
+    const row = rows.split("\n").find((l) => rewindRow.test(l)) ?? "";
+    assert.ok(row.includes(` · ≈ ${saved} saved so far`), `the rewind's row says it saved ${saved} so far:\n${rows}`);
 
     // What page 1 holds, from the core over the session file: its first line is what the pager must open at.
     const [file] = Object.keys(before);

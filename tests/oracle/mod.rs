@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use crate::common::Rng;
 use pi_tree_navigator::js::{date_ms, utf16_len};
-use pi_tree_navigator::session::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, SystemPatch};
+use pi_tree_navigator::session::entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind, SystemPatch};
 use pi_tree_navigator::session::Format;
 use serde_json::{json, Map, Value};
 
@@ -117,6 +117,9 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
                 RoleKind::ToolResult | RoleKind::Custom => {
                     f.tokens = quarter(text + 4800 * images);
                     f.images = images;
+                    if kind == RoleKind::ToolResult && truthy(msg.get("usage")) {
+                        f.spend = Some(spend(msg.get("usage"), SpendKind::ToolResult));
+                    }
                 }
                 RoleKind::BashExecution => f.tokens = quarter(units(msg.get("command")) + units(msg.get("output"))),
                 RoleKind::BranchSummary | RoleKind::CompactionSummary => f.tokens = quarter(units(msg.get("summary"))),
@@ -136,6 +139,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
         }
         "branch_summary" => {
             f.kind = Kind::BranchSummary;
+            f.spend = summary_spend(&obj);
             f.emits = truthy(obj.get("summary"));
             f.tokens = quarter(units(obj.get("summary")));
             if let Some(summary) = obj.get("summary").and_then(Value::as_str) {
@@ -144,6 +148,8 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
         }
         "compaction" => {
             f.kind = Kind::Compaction;
+            f.spend = summary_spend(&obj);
+            f.tokens_before = obj.get("tokensBefore").and_then(Value::as_f64);
             f.first_kept = s(&obj, "firstKeptEntryId").map(Cow::Owned);
             f.tokens = quarter(units(obj.get("summary")));
             f.emits = truthy(obj.get("systemMessage"));
@@ -178,9 +184,46 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
             if f.kind == Kind::Unknown {
                 f.name = other.to_owned().into();
             }
+            if f.kind == Kind::Usage {
+                let cache_warm = obj.get("kind").and_then(Value::as_str) == Some("cache_warm");
+                f.spend = Some(spend(obj.get("usage"), SpendKind::Usage { cache_warm }));
+                f.source = Some((template(obj.get("provider"), masked).into(), template(obj.get("model"), masked).into()));
+            }
         }
     }
     Ok(Line::Entry(f))
+}
+
+/// What a usage records (pi sums its fields; one that is no finite number ≥ 0 is NaN).
+fn spend(usage: Option<&Value>, kind: SpendKind) -> Spend<'static> {
+    let amount = |v: Option<&Value>| v.and_then(Value::as_f64).filter(|x| x.is_finite() && *x >= 0.0).unwrap_or(f64::NAN);
+    let usage = usage.and_then(Value::as_object);
+    let tokens = usage.map_or([f64::NAN; 4], |u| ["input", "output", "cacheRead", "cacheWrite"].map(|k| amount(u.get(k))));
+    let cost = usage.and_then(|u| u.get("cost")).and_then(Value::as_object);
+    let cost = cost.map_or([f64::NAN; 5], |c| ["input", "output", "cacheRead", "cacheWrite", "total"].map(|k| amount(c.get(k))));
+    Spend { kind, response_model: None, tokens, cost }
+}
+
+/// `${value}`: what a JavaScript template literal writes for a field (an array as "").
+fn template(v: Option<&Value>, masked: Option<char>) -> String {
+    match v {
+        None => "undefined".into(),
+        Some(Value::Null) => "null".into(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => pi_tree_navigator::js::number_to_string(n.as_f64().unwrap_or(f64::NAN)),
+        Some(Value::String(t)) => unmask(t, masked),
+        Some(Value::Array(_)) => String::new(),
+        Some(Value::Object(_)) => "[object Object]".into(),
+    }
+}
+
+/// A summary entry's usage: its `usage` when truthy, else the one kept in `details.summaryUsage`.
+fn summary_spend(obj: &Map<String, Value>) -> Option<Spend<'static>> {
+    if truthy(obj.get("usage")) {
+        return Some(spend(obj.get("usage"), SpendKind::Summary));
+    }
+    let kept = obj.get("details").and_then(|d| d.get("summaryUsage")).filter(|u| truthy(Some(u)))?;
+    Some(spend(Some(kept), SpendKind::SummaryDetails))
 }
 
 fn assistant(f: &mut Facts<'static>, msg: &Map<String, Value>, masked: Option<char>) {
@@ -189,16 +232,14 @@ fn assistant(f: &mut Facts<'static>, msg: &Map<String, Value>, masked: Option<ch
     let counts = [n("totalTokens"), n("input"), n("output"), n("cacheRead"), n("cacheWrite")];
     f.stop_reason = msg.get("stopReason").and_then(Value::as_str).map(|t| Cow::Owned(unmask(t, masked)));
     f.zero_io = counts[1] == 0.0 && counts[2] == 0.0;
-    // Whose count the usage is: the two names, strings only, a missing one empty; neither: none.
-    let name = |k: &str| msg.get(k).and_then(Value::as_str).map(|t| unmask(t, masked));
-    f.source = match (name("provider"), name("model")) {
-        (None, None) => None,
-        (p, m) => Some((Cow::Owned(p.unwrap_or_default()), Cow::Owned(m.unwrap_or_default()))),
-    };
+    // Whose count and prices the usage is: the two names as pi's `${provider}/${model}` writes them.
+    f.source = Some((template(msg.get("provider"), masked).into(), template(msg.get("model"), masked).into()));
     let usable = truthy(usage) && !matches!(f.stop_reason.as_deref(), Some("aborted" | "error"));
-    f.usage_counts = truthy(usage).then_some(counts);
     // calculateContextTokens must be > 0 (pi ≥0.87's rule, the tool's on every host: src/session/profile.rs).
     f.usage = usable.then(|| if counts[0] == 0.0 { counts[1] + counts[2] + counts[3] + counts[4] } else { counts[0] }).filter(|&u| u > 0.0);
+    let mut spend = spend(usage, SpendKind::Assistant);
+    spend.response_model = msg.get("responseModel").filter(|r| !r.is_null()).map(|r| template(Some(r), masked).into());
+    f.spend = Some(spend);
     let chars = assistant_content(f, msg.get("content"), masked);
     f.tokens = (chars as f64 / 4.0).ceil();
     f.hint = hint(&text_of(msg.get("content")), masked);
@@ -517,7 +558,7 @@ impl Rng {
         }
     }
     pub(crate) fn line(&mut self) -> String {
-        let ty = *self.pick(&["message", "message", "message", "custom_message", "branch_summary", "compaction", "label", "model_change", "custom", "weird"]);
+        let ty = *self.pick(&["message", "message", "message", "custom_message", "branch_summary", "compaction", "label", "model_change", "custom", "usage", "weird"]);
         let mut e = json!({"type": ty, "id": format!("{:08x}", self.next() as u32), "parentId": maybe!(self, json!("0000abcd")),
             "timestamp": maybe!(self, json!("2026-01-02T03:04:05.678Z"))});
         match ty {
@@ -527,6 +568,11 @@ impl Rng {
                 if role == "assistant" {
                     m["stopReason"] = json!(*self.pick(&["stop", "toolUse", "aborted", "error", "length"]));
                     m["usage"] = maybe!(self, json!({"input": self.below(900), "output": self.below(50), "cacheRead": 0, "cacheWrite": self.below(3), "totalTokens": self.below(2) * self.below(1000)}));
+                    m["provider"] = maybe!(self, self.scalar());
+                    m["responseModel"] = maybe!(self, self.scalar());
+                }
+                if matches!(role, "assistant" | "toolResult") && m["usage"].is_object() {
+                    m["usage"]["cost"] = maybe!(self, json!({"input": self.scalar(), "output": 0.5, "cacheRead": self.below(3), "cacheWrite": 0, "total": self.scalar()}));
                 }
                 if role == "bashExecution" {
                     m["command"] = json!(self.text());
@@ -541,10 +587,18 @@ impl Rng {
             "branch_summary" | "compaction" => {
                 e["summary"] = maybe!(self, json!(self.text()));
                 e["firstKeptEntryId"] = maybe!(self, json!("0000abcd"));
+                e["tokensBefore"] = maybe!(self, self.scalar());
+                e["usage"] = maybe!(self, json!({"input": self.scalar(), "output": self.below(9), "cost": {"total": self.scalar()}}));
+                e["details"] = maybe!(self, json!({"summaryUsage": maybe!(self, json!({"input": self.below(9), "cacheRead": self.scalar()}))}));
             }
             "label" => {
                 e["targetId"] = json!("0000abcd");
                 e["label"] = maybe!(self, json!(self.text()));
+            }
+            "usage" => {
+                e["kind"] = maybe!(self, json!(*self.pick(&["cache_warm", "other"])));
+                e["provider"] = maybe!(self, json!(self.text()));
+                e["usage"] = maybe!(self, json!({"input": self.below(900), "cacheRead": self.scalar(), "cost": maybe!(self, json!({"total": self.scalar()}))}));
             }
             _ => e["details"] = self.value(2),
         }

@@ -80,7 +80,7 @@ fn loops_on_every_branch_and_a_shared_start_counted_once() {
     build(&mut s, 2, FAIL, 0.1);
     build(&mut s, 3, FAIL, 0.1);
     // Branch two, from r1: the third failure again, then a success.
-    s.push("a5", json!({"type": "message", "parentId": "r1", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c5", "name": "bash", "arguments": {"command": "cargo build"}}], "usage": {"cost": {"total": 0.1}}}}));
+    s.push("a5", json!({"type": "message", "parentId": "r1", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c5", "name": "bash", "arguments": {"command": "cargo build"}}], "usage": {"input": 100, "output": 10, "cacheRead": 0, "cacheWrite": 0, "cost": {"input": 0.1, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.1}}}}));
     s.result("r5", "c5", "bash", FAIL, true);
     s.calls("a6", &[("c6", "bash", json!({"command": "cargo build"}))], 0.1).result("r6", "c6", "bash", "Finished", false);
     // A separate loop on the active branch, of the same result.
@@ -146,4 +146,23 @@ fn the_stats_text_lists_the_loops() {
     );
     let empty = crate::cli_text::waste_text(&waste_of(&Session::new()));
     assert_eq!(empty, "  loops: none (a call or failure repeated 3 times)");
+}
+
+#[test]
+fn a_request_whose_usage_cannot_be_read_adds_no_money_as_the_cost_model_says() {
+    let mut s = Session::new();
+    s.user("u1", "build it");
+    for i in 0..3 {
+        build(&mut s, i, FAIL, 0.25);
+    }
+    // A fourth failure whose usage has a cost but no token counts: the cost model leaves its money out (and
+    // counts it unpriced); the loop's money is the cost model's, not a second reading of `cost.total`.
+    s.push("a3", json!({"type": "message", "parentId": "r2", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c3", "name": "bash", "arguments": {"command": "cargo build"}}], "usage": {"cost": {"total": 0.1}}}}));
+    s.result("r3", "c3", "bash", FAIL, true);
+    let w = waste_of(&s);
+    assert_eq!(w.loops[0].request_ids, ["a0", "a1", "a2", "a3"]);
+    assert_eq!(w.usd, Some(0.75));
+    let mut index = s.index(Mode::Plugin);
+    let cost = crate::tool::session_cost(&mut index).unwrap();
+    assert_eq!((cost.unpriced, cost.messages.usd), (1, Some(0.75)));
 }
