@@ -4,9 +4,9 @@
 //      with node_modules/.bin first on PATH (npm's binaryen wasm-opt; Debian's wasm-opt 108 breaks the build)
 //      and ~/.cargo/bin next (wasm-bindgen-cli = Cargo.lock version, wasm-pack 0.15.1; see scripts/setup.sh);
 //   2. merges pkg.json over the generated pkg/package.json (pkg.json wins, "files" are unioned);
-//   3. copies js/ (loaders, entry points, index.d.ts, cli.js, extension files, viewer/ …) into pkg/, and
-//      drops whole-line comments from every shipped .js and from the generated pi_tree_navigator.d.ts
-//      (scripts/strip-comments.mjs).
+//   3. copies js/ (loaders, entry points, index.d.ts, cli.js, extension files, viewer/ …) into pkg/,
+//      minifies every shipped .js (scripts/minify-js.mjs) and drops the doc comments of the generated
+//      pi_tree_navigator.d.ts (scripts/strip-comments.mjs).
 // Usage: node scripts/build.mjs [--dev]   (--dev: debug build, no wasm-opt)
 import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -66,29 +66,30 @@ for (const name of existsSync(jsDir) ? readdirSync(jsDir).sort() : []) {
 }
 log(`copied from js/: ${copied.join(" ")}`);
 
-// The shipped JavaScript without whole-line comments (scripts/strip-comments.mjs: checked to be the same
-// program), the generated glue included: its JSDoc blocks repeat pi_tree_navigator.d.ts. The repo's js/
-// keeps its comments.
+// The shipped JavaScript minified (scripts/minify-js.mjs: names kept but locals', checked to export the same
+// names and hold the same literals), the generated glue included: its JSDoc blocks repeat
+// pi_tree_navigator.d.ts. The repo's js/ is the source to read.
+const { minifyJs } = await import("./minify-js.mjs");
 const { stripComments } = await import("./strip-comments.mjs");
 let saved = 0;
-const stripTree = (dir) => {
+const minifyTree = async (dir) => {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) stripTree(path);
+    if (statSync(path).isDirectory()) await minifyTree(path);
     else if (name.endsWith(".js")) {
       const text = readFileSync(path, "utf8");
-      const out = stripComments(text, name);
+      const out = await minifyJs(text, name);
       saved += text.length - out.length;
       writeFileSync(path, out);
     }
   }
 };
 try {
-  stripTree(pkgDir);
+  await minifyTree(pkgDir);
 } catch (e) {
   die(e.message);
 }
-log(`comments stripped from the shipped .js: ${saved} bytes`);
+log(`the shipped .js minified: ${saved} bytes less`);
 
 // The generated declarations without their doc comments (the core's `///` docs that tsify copies, ~14 kB of the
 // packed package, issue 38): the types stay whole; the docs are read in src/ and HACKING.md.

@@ -28,9 +28,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
  * entries' fields, and its sort and flattened struct: 441.1 kB before those); 440 → 443 kB for `stats` reading each
  * line once (issue 39: +2.5 kB packed, 439.9 → 442.4 kB; the wasm +4.9 kB raw: a tool call's arguments built as a
  * value and a tool result's call and text taken in the one read that feeds the index, where the loops re-read every
- * message line as a `serde_json::Value`, which doubled `stats`' time). All are to be cut back to 400 kB.
+ * message line as a `serde_json::Value`, which doubled `stats`' time). Back to 400 kB (issue 38: 442.4 → 395.5 kB
+ * with issue 39 in) by cuts that leave every feature and test: no stable sort and four unused exports less in the
+ * module, the shipped .js minified, reference types, wasm-opt's --low-memory-unused, opt-level "z" with the inliner
+ * of "s" (as fast: docs/benchmarks.md, "Build choice") and ryu-js's small tables (377.6 kB before issue 39's merge).
  */
-export const PACKED_PACKAGE_CAP = 443_000;
+export const PACKED_PACKAGE_CAP = 400_000;
 
 /**
  * Packs `pkgDir` with `npm pack` into `outDir` (created when missing) and returns

@@ -1,7 +1,6 @@
-// The shipped shim without its whole-line comments: the repo's js/ is the documented source; pkg/ is what
-// npm packs, and the comments are ~12 KB of the packed package (docs/benchmarks.md, "Artifact"). The same for
-// the generated TypeScript declarations (a `.ts` name): their doc comments, copied from the core's `///` docs,
-// were ~14 kB of it (issue 38); src/ and HACKING.md are where those docs are read. Only
+// The generated TypeScript declarations without their whole-line comments: their doc comments, copied from
+// the core's `///` docs, were ~14 kB of the packed package (issue 38); src/ and HACKING.md are where those docs
+// are read. (It served the shipped .js too until that was minified: scripts/minify-js.mjs.) Only
 // comments that fill their lines are removed (`// …` lines and `/* … */` blocks), never one inside a string,
 // template or regular expression literal — and the result must print to the same program as the input
 // (TypeScript's printer, comments off), or the build stops.

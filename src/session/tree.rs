@@ -31,8 +31,8 @@ pub(super) struct Children(Option<ByParent>);
 
 impl Children {
     /// Adds `slot`, just pushed, to its parent's children (once the lists exist). Appending keeps
-    /// timestamp order in the usual case; otherwise the list is sorted later, once (stable, so equal
-    /// timestamps keep arrival order, like pi's sort).
+    /// timestamp order in the usual case; otherwise the list is sorted later, once (equal timestamps keep
+    /// arrival order, like pi's stable sort).
     pub(super) fn added(&mut self, entries: &Entries, slot: Slot) {
         if let Some(children) = &mut self.0 {
             add(children, entries, slot);
@@ -56,7 +56,9 @@ impl Children {
             Some(kids) => {
                 if !kids.sorted {
                     let key = |s: &Slot| entries.record(*s).sort_ts;
-                    kids.list.sort_by(|a, b| key(a).total_cmp(&key(b)));
+                    // Children arrive in slot order, so (timestamp, slot) is the stable order by timestamp;
+                    // the module carries no stable sort (twice the unstable one's code) for it.
+                    kids.list.sort_unstable_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
                     kids.sorted = true;
                     // Later appends compare with the newest child, wherever it arrived.
                     kids.last_ts = kids.list.last().map_or(f64::NEG_INFINITY, key);

@@ -395,7 +395,15 @@ impl<'a> Loose<'a> {
             Loose::Num(x) => number_value(*x),
             Loose::Str(s) => Value::String(s.text().into_owned()),
             Loose::Arr(items) => Value::Array(items.iter().map(Loose::to_value).collect()),
-            Loose::Obj(members) => Value::Object(members.iter().map(|(k, v)| (k.text().into_owned(), v.to_value())).collect()),
+            // Inserted one by one (the last value of a key stays, as collecting would keep it): collecting
+            // a map sorts its members with the stable sort, which the module carries nowhere else.
+            Loose::Obj(members) => {
+                let mut map = serde_json::Map::new();
+                for (k, v) in members {
+                    map.insert(k.text().into_owned(), v.to_value());
+                }
+                Value::Object(map)
+            }
         }
     }
 }

@@ -82,8 +82,13 @@ pub fn summary_headers(
     #[wasm_bindgen(unchecked_param_type = "Record<string, string | null> | null | undefined")] headers: JsValue,
     session_id: &str,
 ) -> Result<JsValue, JsValue> {
-    let headers: serde_json::Map<String, serde_json::Value> =
-        if headers.is_null() || headers.is_undefined() { serde_json::Map::new() } else { from_js(headers, "headers")? };
+    // Read as a JSON value (as the compaction's objects are), not through serde-wasm-bindgen: its reader of
+    // `serde_json::Value` would be in the module for this one object (~9 kB).
+    let headers = match (headers.is_null() || headers.is_undefined(), super::compaction::json(&headers)) {
+        (true, _) => serde_json::Map::new(),
+        (false, serde_json::Value::Object(headers)) => headers,
+        (false, _) => return Err(invalid("headers: expected an object of header values")),
+    };
     to_js(&guidance::summary_headers(provider, &headers, session_id))
 }
 

@@ -11,7 +11,7 @@ use crate::compaction::{self, CompactionFacts, CompactionRange, CompactionReply,
 use crate::tool::SummaryCache;
 
 /// `value` as a JSON value (`JSON.stringify`, then serde_json): `null` for `undefined` or what JSON has no form for.
-fn json(value: &JsValue) -> Value {
+pub(super) fn json(value: &JsValue) -> Value {
     let text = js_sys::JSON::stringify(value).ok().and_then(|t| t.as_string());
     text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
 }

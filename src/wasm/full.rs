@@ -248,11 +248,6 @@ impl SessionIndex {
     }
 }
 
-/// Whether `name` is a valid anchor name (kebab-case, at most 40 characters).
-#[wasm_bindgen(js_name = isValidName)]
-pub fn is_valid_name(name: &str) -> bool {
-    text::is_valid_name(name)
-}
 
 /// Whitespace-collapsed one-line preview cut to `maxLen` with `…`, or `null` when blank.
 #[wasm_bindgen(js_name = toOneLine, unchecked_return_type = "string | null")]
@@ -272,24 +267,8 @@ pub fn format_window(context_window: f64) -> String {
     text::format_window(context_window)
 }
 
-/// `context 30.4% → 4.1% of 200k` (or `tokens a → b` without a window).
-#[wasm_bindgen(js_name = formatContextDelta)]
-pub fn format_context_delta(before: f64, after: f64, context_window: f64) -> String {
-    text::format_context_delta(before, after, context_window)
-}
 
-/// Drops pi's branch-summary prelude (up to `## Goal`) so previews show the content.
-#[wasm_bindgen(js_name = stripBranchSummaryBoilerplate)]
-pub fn strip_branch_summary_boilerplate(text: &str) -> String {
-    text::strip_branch_summary_boilerplate(text).to_string()
-}
 
-/// The text of a message `content` (a string, or text blocks joined by spaces).
-#[wasm_bindgen(js_name = extractTextContent)]
-pub fn extract_text_content(#[wasm_bindgen(unchecked_param_type = "unknown")] content: JsValue) -> String {
-    let value = JSON::stringify(&content).ok().and_then(|s| s.as_string()).and_then(|s| serde_json::from_str(&s).ok());
-    text::extract_text_content(value.as_ref())
-}
 
 /// The human `list` text (shared by the tool and the CLI) for anchors as returned by `anchors()`.
 #[wasm_bindgen(js_name = formatList)]

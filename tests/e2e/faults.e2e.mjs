@@ -15,8 +15,8 @@
 // error, thrown, aborted, empty, slow then aborted by the user); the session file write on a full disk
 // (the file is swapped for a symlink to /dev/full: real ENOSPC from the kernel) and on a read-only file
 // (EACCES from chmod when not root; as root, where permissions do not apply, fs's write functions throw
-// EROFS); a real wasm trap (wasm's stack pointer moved out of bounds from JS, so the next call into the
-// instance traps), before and after the tree moved.
+// EROFS); a real wasm trap (wasm-bindgen's table of JS values grown from JS behind the instance's back, so its
+// next call that holds a JS value aborts: `unreachable`, as a Rust panic is), before and after the tree moved.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs, { chmodSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
@@ -143,9 +143,19 @@ function extensionExports() {
   return live.initSync();
 }
 
-/** Moves wasm's shadow stack pointer out of bounds: the next call into the instance traps. */
-function breakStack(exports) {
-  exports.__wbindgen_add_to_stack_pointer(-(2 ** 30));
+/**
+ * Makes the instance trap at its next call that holds a JS value (nearly every call: an argument, or the result it
+ * builds). wasm-bindgen keeps JS values in a table whose slots its slab hands out, growing the table when the slab
+ * is full and aborting (`unreachable`) when the table grew by other hands in between: so the slab is filled to
+ * its capacity (allocate until the table grows, which shows the new capacity, then the rest), and the table grown
+ * by one slot here.
+ */
+function breakSlots(exports) {
+  const table = exports.__wbindgen_externrefs;
+  const length = table.length;
+  while (table.length === length) exports.__externref_table_alloc();
+  for (let left = table.length - length - 1; left > 0; left--) exports.__externref_table_alloc();
+  table.grow(1);
 }
 
 /** Checks 1–5 for the cell. `expect`: what the failed result must say. */
@@ -336,10 +346,10 @@ test(mark("auth: no credentials (ok: false) → refused before summarizing"), as
 // --- the wasm core traps ----------------------------------------------------------------------------
 
 test(mark("wasm trap while planning (real trap in pi's own load of the extension) → error, core restarted, next call works"), async (t) => {
-  const env = await start(t, { call: list("c3"), arm: () => breakStack(extensionExports()) });
+  const env = await start(t, { call: list("c3"), arm: () => breakSlots(extensionExports()) });
   const restarts = globalThis[REGISTRY].stats.coreRestarts;
   await env.s.session.prompt("build it");
-  await verify(env, /^navigate_tree failed: its WebAssembly core crashed on this call \(RuntimeError: memory access out of bounds\)\. Nothing was written\. The core was restarted and its index rebuilt from the session \(\d+ entries\)/);
+  await verify(env, /^navigate_tree failed: its WebAssembly core crashed on this call \(RuntimeError: unreachable\)\. Nothing was written\. The core was restarted and its index rebuilt from the session \(\d+ entries\)/);
   assert.equal(globalThis[REGISTRY].stats.coreRestarts, restarts + 1);
   assert.match(resultText(env.sm, "c4"), /\[list\] · 1 anchor/, "the rebuilt index knows the anchor");
 });
@@ -349,10 +359,10 @@ test(mark("wasm trap after the tree moved → summary kept, chain repaired, core
     arm: (e) =>
       patch(e.sm, "branchWithSummary", (original) => function (...args) {
         const id = original.apply(this, args);
-        breakStack(extensionExports()); // rewindFinish, the next call into wasm, traps
+        breakSlots(extensionExports()); // rewindFinish, the next call into wasm, traps
         return id;
       }),
   });
   await env.s.session.prompt("build it");
-  await verify(env, /^The rewind's summary was written, but reading the new summary back failed: memory access out of bounds/, { rewound: true });
+  await verify(env, /^The rewind's summary was written, but reading the new summary back failed: unreachable/, { rewound: true });
 });

@@ -3,11 +3,11 @@
 // index is rebuilt from the host's entries, and the next call works.
 //
 // Traps here are real where possible. The test-only way to provoke one uses wasm-bindgen's internals (the
-// product never does): moving wasm's shadow stack pointer out of bounds from JS makes the very next call
-// into the instance trap (before a call, and to crash `rewindFinish` after the tree moved). The test then
-// puts the pointer back itself, as a real trap (a panic: the core bounds every recursion) leaves it in
-// bounds. Injected cores whose methods throw `WebAssembly.RuntimeError` cover the restart limits. Run
-// `npm run build` first.
+// product never does): growing its table of JS values from JS behind the instance's back, once the slab that
+// hands out the table's slots is full, makes the instance's next call that holds a JS value abort (wasm
+// `unreachable`, as a Rust panic does: the core bounds every recursion) — before a call, and to crash
+// `rewindFinish` after the tree moved. Freeing an index needs no slot, so a retired instance still frees them.
+// Injected cores whose methods throw `WebAssembly.RuntimeError` cover the restart limits. Run `npm run build` first.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { register } from "node:module";
@@ -40,6 +40,11 @@ const load = (name) => import(pathToFileURL(join(pkgDir, name)).href);
 const fakePi = await import(FAKE_URL);
 const extension = await load("extension.js");
 const core = await load("index-node.js");
+/**
+ * A new wasm instance of the package's module, for a test that breaks one: a trapped instance stays broken (as
+ * after a real panic), so the tests that break an instance never break the shared `core` the others use.
+ */
+const freshCore = extension.freshCoreLoader(pathToFileURL(join(pkgDir, "extension.js")).href);
 const REGISTRY = Symbol.for("pi-tree-navigator.registry");
 const stats = () => globalThis[REGISTRY].stats;
 /** Forget the process-wide replacement core an earlier test made, so a test's own `instantiate` is used. */
@@ -165,15 +170,18 @@ function assertPaired(sm) {
 }
 
 /**
- * Test only: moves the instance's shadow stack pointer out of bounds, so its next call traps (a real trap).
- * Returns the repair, which puts the pointer back where it was.
+ * Test only: makes the instance trap (a real trap) at its next call that holds a JS value — nearly every call:
+ * an argument, or the result it builds. wasm-bindgen's slab grows the table of JS values when it is full and
+ * aborts when the table grew by other hands in between: so the slab is filled to its capacity (allocate until
+ * the table grows, which shows the new capacity, then the rest) and the table grown by one slot here.
  */
-function breakStack(api) {
+function breakSlots(api) {
   const exports = api.initSync(); // an initialised glue returns its instance's exports
-  const add = exports.__wbindgen_add_to_stack_pointer;
-  const resting = add(0);
-  add(-(2 ** 30));
-  return () => add(resting - add(0));
+  const table = exports.__wbindgen_externrefs;
+  const length = table.length;
+  while (table.length === length) exports.__externref_table_alloc();
+  for (let left = table.length - length - 1; left > 0; left--) exports.__externref_table_alloc();
+  table.grow(1);
 }
 
 function deepArgument(depth) {
@@ -192,20 +200,19 @@ async function collectGarbage() {
 
 // ---------------------------------------------------------------------------------------------------
 
-test("a real trap (the wasm stack pointer out of bounds): error for that call, new instance, rebuilt index, next call works", async () => {
-  const env = setup();
+test("a real trap (wasm-bindgen's slab aborts): error for that call, new instance, rebuilt index, next call works", async () => {
+  const env = setup({ navigatorCore: await freshCore() });
   userTurn(env.sm);
   assert.equal((await env.call("c1", { action: "anchor", name: "start" })).isError, false);
   const before = env.nav.core;
   const restarts = stats().coreRestarts;
 
   const count = env.sm.entries.length;
-  const repair = breakStack(env.nav.core); // the call's first step into wasm traps
+  breakSlots(env.nav.core); // the call's first step into wasm traps
   const r = await env.call("c2", { action: "list" });
-  repair();
   assert.equal(r.isError, true);
   assert.equal(r.result.isError, true);
-  assert.match(r.text, /^navigate_tree failed: its WebAssembly core crashed on this call \(RuntimeError: [^)]+\)\. Nothing was written\./);
+  assert.match(r.text, /^navigate_tree failed: its WebAssembly core crashed on this call \(RuntimeError: unreachable\)\. Nothing was written\./);
   assert.match(r.text, /The core was restarted and its index rebuilt from the session \(\d+ entries\); call navigate_tree again\.$/);
   assert.deepEqual(r.result.details, { crashed: true });
   assert.equal(env.sm.entries.length, count + 2, "only the call and its result were appended");
@@ -246,20 +253,20 @@ test("10,000-deep arguments are refused with a reason, not a crash (the core sto
 
 test("after a trap, indexes left in the broken instance are safe to garbage-collect; another load moves to the replacement", async () => {
   // Two extension loads sharing one wasm instance (the native import), each with its own session.
-  const a = setup();
-  const b = setup();
+  const shared = await freshCore();
+  const a = setup({ navigatorCore: shared });
+  const b = setup({ navigatorCore: shared });
   userTurn(a.sm);
   userTurn(b.sm, "other task");
   await a.call("a1", { action: "anchor", name: "x" });
   await b.call("b1", { action: "anchor", name: "y" });
   // Indexes nobody frees explicitly: wasm-bindgen's FinalizationRegistry frees them when collected, by
-  // calling into the instance. After a stack overflow that call would trap again, and an exception in a
-  // finalizer ends the Node process (pi with it) — unless the shim repaired the instance's stack.
-  let orphans = Array.from({ length: 20 }, () => core.SessionIndex.plugin());
+  // calling into the instance. Were that call to trap again, the exception in a finalizer would end the Node
+  // process (pi with it); freeing needs no JS-value slot, so the retired instance still frees them.
+  let orphans = Array.from({ length: 20 }, () => shared.SessionIndex.plugin());
 
-  const repair = breakStack(a.nav.core);
+  breakSlots(a.nav.core);
   const r = await a.call("a2", { action: "list" });
-  repair();
   assert.match(r.text, /core crashed on this call/);
   orphans = null;
   await collectGarbage();
@@ -267,7 +274,7 @@ test("after a trap, indexes left in the broken instance are safe to garbage-coll
   const list = await b.call("b2", { action: "list" });
   assert.equal(list.isError, false, list.text);
   assert.equal(b.nav.core, a.nav.core, "the other load moved to the replacement instance");
-  assert.notEqual(b.nav.core, core);
+  assert.notEqual(b.nav.core, shared);
   assert.match(list.text, /\[list\] · 1 anchor/);
   const again = await a.call("a3", { action: "list" });
   assert.match(again.text, /\[list\] · 1 anchor/);
@@ -289,20 +296,20 @@ test("session_shutdown frees the session's index", async () => {
   assert.equal(again.isError, false, "a new index is built if the session is used again");
 });
 
-test("a real trap after the tree moved (stack pointer broken before rewindFinish): chain repaired, summary kept, clear error, next call works", async () => {
-  // A core whose index breaks wasm's stack pointer right before rewindFinish: the call itself then traps.
+test("a real trap after the tree moved (the slab broken before rewindFinish): chain repaired, summary kept, clear error, next call works", async () => {
+  // A core whose index breaks wasm-bindgen's slab right before rewindFinish: the call itself then traps.
   let breakNext = false;
-  let repair = () => {};
+  const own = await freshCore();
   const breaking = {
-    ...core,
+    ...own,
     SessionIndex: {
       plugin() {
-        const real = core.SessionIndex.plugin();
+        const real = own.SessionIndex.plugin();
         return new Proxy(real, {
           get(target, prop) {
             if (prop === "rewindFinish" && breakNext) {
               breakNext = false;
-              repair = breakStack(core);
+              breakSlots(own);
             }
             const v = Reflect.get(target, prop, target);
             return typeof v === "function" ? v.bind(target) : v;
@@ -318,9 +325,8 @@ test("a real trap after the tree moved (stack pointer broken before rewindFinish
   const abandoned = env.sm.getEntries().map((e) => e.id);
   breakNext = true;
   const r = await env.call("c9", { action: "rewind", labelStart: "start", labelEnd: "done", summaryFocus: FOCUS });
-  repair();
   assert.equal(r.isError, true);
-  assert.match(r.text, /^The rewind's summary was written, but reading the new summary back failed: memory access out of bounds/);
+  assert.match(r.text, /^The rewind's summary was written, but reading the new summary back failed: unreachable/);
   assert.equal(r.thrown.cause?.name, "RuntimeError");
   // summary ← fallback synthetic(c9) ← result(c9): the result pairs; nothing of the old branch is lost.
   const branch = env.sm.getBranch();
