@@ -7,9 +7,6 @@
 import { ENV_NO_LOOP_HINT, envFlag, notify, steerHint } from "./agent.js";
 import { makeLoopRenderer, textOf } from "./render.js";
 
-/** The result's text crosses as bytes: one copy, where wasm-bindgen copies a string character by character. */
-const utf8 = new TextEncoder();
-
 /** No resume read (the navigator without js/resume.js). */
 const NO_RESUME = { reading: () => false, settle: async () => {} };
 
@@ -69,7 +66,7 @@ export function installLoopHint({ pi, core, withIndex, configOf, busy = () => fa
       const api = core();
       if (!sm || !api || !event) return undefined;
       const state = stateOf(ctx, sm, api);
-      const found = state.detector?.observe(String(event.toolCallId ?? ""), String(event.toolName ?? ""), argumentsText(event.input), utf8.encode(textOf(event)), event.isError === true);
+      const found = state.detector?.observe(String(event.toolCallId ?? ""), String(event.toolName ?? ""), argumentsText(event.input), textOf(event), event.isError === true);
       if (found && !busy(sm)) return hint(ctx, sm, api, state);
     } catch {}
     return undefined;

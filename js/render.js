@@ -70,6 +70,8 @@ function contentText(message) {
 /** The text parts of a tool result's (or a message's) content, joined by newlines: what the model read. */
 export function textOf(result) {
   const parts = Array.isArray(result?.content) ? result.content : [];
+  // One text part (most results): its text, no arrays made (the loop hint reads every result).
+  if (parts.length === 1) return parts[0]?.type === "text" && typeof parts[0].text === "string" ? parts[0].text : "";
   return parts.filter((c) => c?.type === "text" && typeof c.text === "string").map((c) => c.text).join("\n");
 }
 

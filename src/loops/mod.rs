@@ -57,8 +57,9 @@ pub struct CallDigest {
     pub tool: String,
     /// The digest of the tool's name and its arguments as canonical JSON.
     key: u64,
-    /// The call as one line (a command's text, else the canonical arguments), cut at [`CALL_LINE_MAX`].
-    pub line: String,
+    /// What the call's line shows (a command's text, else the canonical arguments): cut to one line only
+    /// when a loop is reported ([`Self::line`]), as the rule runs for every result.
+    shown: String,
     /// A `navigate_tree` rewind: the context starts afresh after it.
     rewind: bool,
 }
@@ -87,9 +88,14 @@ impl CallDigest {
             id: id.to_string(),
             tool: tool.to_string(),
             key: digest(&[tool, canonical]),
-            line: to_one_line(shown, CALL_LINE_MAX).unwrap_or_default(),
+            shown: shown.to_string(),
             rewind,
         }
+    }
+
+    /// The call as one line (a command's text, else the canonical arguments), cut at [`CALL_LINE_MAX`].
+    pub fn line(&self) -> String {
+        to_one_line(&self.shown, CALL_LINE_MAX).unwrap_or_default()
     }
 }
 
@@ -263,19 +269,29 @@ impl LoopDetector {
                     streak.call_ids.push(call.id.clone());
                 }
             }
+            // A new streak (or none) of the same tool: reset in place, no allocation for every result.
             Some((failure, _)) => {
-                *streak = Streak { tool: call.tool.clone(), failure: *failure, call_ids: vec![call.id.clone()], count: 1, reported: None };
+                streak.failure = *failure;
+                streak.call_ids.clear();
+                streak.call_ids.push(call.id.clone());
+                streak.count = 1;
+                streak.reported = None;
             }
-            None => *streak = Streak { tool: call.tool.clone(), failure: 0, call_ids: Vec::new(), count: 0, reported: None },
+            None => {
+                streak.failure = 0;
+                streak.call_ids.clear();
+                streak.count = 0;
+                streak.reported = None;
+            }
         }
 
         let same_result = chain.len() as u32 >= self.repeats;
         let same_error = streak.count >= self.repeats;
         // The loop this call is part of, when reported: its call answered so before, or its failure (a
         // streak is only ever reported with a failure of this result's kind).
-        let earlier = self.reported.iter().find(|r| r.key == call.key && r.result == result.key).map(|r| r.first_call_id.clone());
         let error_loop = streak.reported.clone();
         if same_result {
+            let earlier = self.reported.iter().find(|r| r.key == call.key && r.result == result.key).map(|r| r.first_call_id.clone());
             if let Some(first_call_id) = earlier.clone().or(error_loop) {
                 if earlier.is_none() {
                     // The same failure's loop, now also by its call: one loop, one hint.
@@ -303,7 +319,7 @@ impl LoopDetector {
         LoopStep::Found(Loop {
             kind,
             tool: call.tool.clone(),
-            call: call.line.clone(),
+            call: call.line(),
             error: result.failure.as_ref().map(|(_, line)| line.clone()),
             times: call_ids.len() as u32,
             call_ids,

@@ -36,12 +36,11 @@ impl LoopDetectorJs {
     }
 
     /// One tool call and its result: `arguments` as JSON text, `text` the result's text parts joined by
-    /// newlines, as UTF-8 bytes (a `TextEncoder`'s: wasm-bindgen copies a string in character by character,
-    /// bytes in one step). Whether this result completes a loop (once per loop): then
-    /// `SessionIndex.loopMessage(this)`.
-    pub fn observe(&mut self, call_id: &str, tool: &str, arguments: &str, text: &[u8], is_error: bool) -> bool {
-        let text = String::from_utf8_lossy(text);
-        match self.inner.observe(&CallDigest::of(call_id, tool, arguments), &ResultDigest::of(&text, is_error)) {
+    /// newlines. Whether this result completes a loop (once per loop): then `SessionIndex.loopMessage(this)`.
+    /// (A string, not `TextEncoder` bytes: wasm-bindgen writes an ASCII string straight into the module's
+    /// memory, where bytes are made in JS first and copied after — in pi, between results, every step is cold.)
+    pub fn observe(&mut self, call_id: &str, tool: &str, arguments: &str, text: &str, is_error: bool) -> bool {
+        match self.inner.observe(&CallDigest::of(call_id, tool, arguments), &ResultDigest::of(text, is_error)) {
             LoopStep::Found(found) => {
                 self.found = Some(found);
                 true
