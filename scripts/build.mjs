@@ -67,11 +67,11 @@ wasmPack(args);
     gz = gzipSync(raw, { level: 1 });
   } else {
     const { gzipAsync } = await import("@gfx/zopfli");
-    gz = Buffer.from(await gzipAsync(raw, { numiterations: 15 }));
+    gz = Buffer.from(await gzipAsync(raw, { numiterations: 15, blocksplittingmax: 0 }));
   }
   if (!gunzipSync(gz).equals(raw)) die("pi_tree_navigator_bg.wasm.gz does not unzip to the module");
   writeFileSync(`${wasmPath}.gz`, gz);
-  log(`pi_tree_navigator_bg.wasm.gz: ${gz.length} bytes (${dev ? "zlib level 1, --dev" : "zopfli, 15 iterations"}; the raw module gzip -9: ${gzipSync(raw, { level: 9 }).length})`);
+  log(`pi_tree_navigator_bg.wasm.gz: ${gz.length} bytes (${dev ? "zlib level 1, --dev" : "zopfli, 15 iterations, unlimited block splits"}; the raw module gzip -9: ${gzipSync(raw, { level: 9 }).length})`);
 }
 
 // --- 2. copy js/ into pkg/ -----------------------------------------------------------------------
