@@ -17,6 +17,9 @@ pub struct FileReport {
     pub report: IngestReport,
     /// `"<line>: <reason>"` when the file is no pi session.
     pub problem: Option<String>,
+    /// The file's last line has no newline after it and is no whole entry: a line still being written (pi
+    /// appends a session line by line), or a file cut short. Only a file read by [`FileStream`] says so.
+    pub partial: bool,
 }
 
 /// What `list` (and `tokens`) show of a whole file: see [`list_file`].
@@ -47,7 +50,7 @@ pub fn list_file(bytes: Vec<u8>, profile: Option<Profile>, leaf: Leaf<'_>) -> Re
     } else {
         None
     };
-    Ok(FileList { report: FileReport { report: session.report().clone(), problem }, list })
+    Ok(FileList { report: FileReport { report: session.report().clone(), problem, partial: false }, list })
 }
 
 /// Why the file `bytes`, loaded into `index` with `report`, is no pi session, as `<line>: <reason>` — or
@@ -110,6 +113,7 @@ impl FileStream {
     /// report given.
     pub fn finish(mut self, index: &mut SessionIndex) -> FileReport {
         let tail = std::mem::take(&mut self.tail);
+        let partial = !tail.trim_ascii().is_empty() && SessionIndex::check_line(&String::from_utf8_lossy(&tail)).is_err();
         if !tail.is_empty() {
             index.load_file_part(&tail);
         }
@@ -118,7 +122,7 @@ impl FileStream {
         self.shape.part(&tail, true);
         let report = index.end_file_load();
         let problem = self.shape.problem(index, &report);
-        FileReport { report, problem }
+        FileReport { report, problem, partial }
     }
 
     fn feed(&mut self, index: &mut SessionIndex, lines: &[u8], last: bool) {
