@@ -264,16 +264,12 @@ async function runFolder(api, opts) {
   } catch (err) {
     throw new InputError(`${opts.file}: cannot read: ${err.code === "ENOENT" ? "no such file or folder" : err.message}`);
   }
-  const onSession = opts.rows ? (index, file) => process.stdout.write(index.requestRows(file)) : undefined;
-  const folder = readFolder(api, root, { host: opts.host, onSession });
-  try {
-    if (opts.rows) {
-      for (const k of folder.report().skipped) process.stderr.write(`${NAME}: skipped ${k.file}: ${k.reason}\n`);
-    } else {
-      out(opts.json ? JSON.stringify(folder.report()) : folder.text(root));
-    }
-  } finally {
-    folder.free();
+  const onRows = opts.rows ? (text) => process.stdout.write(text) : undefined;
+  const folder = await readFolder(api, root, { host: opts.host, onRows });
+  if (opts.rows) {
+    for (const k of folder.report().skipped) process.stderr.write(`${NAME}: skipped ${k.file}: ${k.reason}\n`);
+  } else {
+    out(opts.json ? JSON.stringify(folder.report()) : folder.text());
   }
 }
 
@@ -468,9 +464,7 @@ async function viewFolder(opts, pkgDir, root) {
     const api = await import("./index-node.js");
     await api.ready;
     const { readFolder } = await import("./folder.js");
-    const folder = readFolder(api, root, { host: opts.host });
-    const report = folder.report();
-    folder.free();
+    const report = (await readFolder(api, root, { host: opts.host })).report();
     sessions = report.sessions.length;
     const { serveViewer, hasViewer } = await import("./viewer/server.js");
     if (!hasViewer(pkgDir)) throw new Error("viewer/ missing from the package");

@@ -1,14 +1,17 @@
 // A folder of sessions (`stats <folder>`, `view <folder>`): walks it as pi lays sessions out
-// (`sessions/<cwd>/…jsonl`, any depth) and streams each file into a facts-only index in 1 MB pieces, one file at a
-// time: a file is never whole in memory, and one index lives at a time. Every rule (what a file is, its row, the
-// families, the totals, the texts) is the core's (`Folder`, src/folder/).
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+// (`sessions/<cwd>/…jsonl`, any depth) and has worker threads (js/folder-worker.js, one per core) read the files,
+// each streamed in 1 MB pieces into a facts-only index, one file at a time per worker: a file is never whole in
+// memory. Every rule (what a file is, its row, the families, the totals, the texts) is the core's (`Folder`,
+// src/folder/); this module only hands each file's result to it in the folder's order.
+import { readdirSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
+import { Worker } from "node:worker_threads";
 
 /**
  * The `*.jsonl` files under `root`, sorted by path (the same order on every run); directories are entered, links to
- * directories are not (a link back up would be walked forever). Unreadable directories are returned as
- * `{ file, code }` to be reported.
+ * directories are not (a link back up would be walked forever). A file given alone is a folder of one. Directories
+ * that cannot be read come back as `{ file, code }`, to be reported.
  */
 export function sessionFiles(root) {
   const files = [];
@@ -28,44 +31,63 @@ export function sessionFiles(root) {
       else if ((e.isFile() || e.isSymbolicLink()) && e.name.endsWith(".jsonl")) files.push(path);
     }
   };
-  // A file given alone is a folder of one.
   if (statSync(root).isFile()) files.push(resolve(root));
   else walk(resolve(root));
   return { files, problems };
 }
 
 /**
- * Reads every session of `root` into a core `Folder`. `onSession(index, file)`: called with each file's index while
- * it is alive, for the files that are sessions (`--rows` asks it for its requests). `host`: a pi version whose
- * rules to read with (`--host`). Returns the `Folder` (its `report()` / `text(root)`).
+ * Reads every session of `root`. `host`: the pi version whose rules to read with (`--host`); `onRows(text)`: the
+ * `--rows` lines of each session, in the folder's order, as the files are read; `threads`: how many workers (default:
+ * one per core, at most one per file). Resolves to `{ report(), text(root) }`: the core's report with each session's
+ * `cost` block put in, and the text `stats <folder>` prints.
  */
-export function readFolder(api, root, { host, onSession } = {}) {
-  const folder = new api.Folder();
+export async function readFolder(api, root, { host, onRows, threads = availableParallelism() } = {}) {
   const { files, problems } = sessionFiles(root);
-  for (const p of problems) folder.unreadable(p.file, p.code);
-  const piece = Buffer.allocUnsafe(1 << 20);
-  for (const file of files) {
-    const index = api.SessionIndex.plugin();
-    let fd;
-    try {
-      if (host) index.setHostVersion(host);
-      fd = openSync(file, "r");
-      const size = fstatSync(fd).size;
-      if (size > 2 ** 31 - 1) throw Object.assign(new RangeError("larger than 2 GiB"), { code: "ERR_FS_FILE_TOO_LARGE" });
-      index.beginFile(size);
-      let total = 0;
-      for (let n; (n = readSync(fd, piece, 0, piece.length, null)) > 0; total += n) index.feedFile(piece.subarray(0, n));
-      closeSync(fd);
-      fd = undefined;
-      if (index.endFileInto(folder, file, total) && onSession) onSession(index, file);
-    } catch (err) {
-      if (fd !== undefined) closeSync(fd);
-      // A wasm error (a trap) is no file's fault: it is thrown on; an I/O error lists the file.
-      if (typeof err.code === "string" && /^(E[A-Z]+|ERR_FS_\w+)$/.test(err.code)) folder.unreadable(file, err.code);
-      else throw err;
-    } finally {
-      index.free();
+  const results = new Array(files.length);
+  let written = 0;
+  const flushRows = () => {
+    // Rows in the folder's order: a file's lines wait for those before it.
+    for (; written < files.length && results[written] !== undefined; written++) {
+      if (results[written].rows) onRows(results[written].rows);
+      results[written].rows = null;
     }
+  };
+  const next = new Int32Array(new SharedArrayBuffer(4));
+  const count = Math.max(1, Math.min(threads, files.length));
+  await Promise.all(
+    Array.from({ length: files.length ? count : 0 }, () => {
+      const worker = new Worker(new URL("./folder-worker.js", import.meta.url), {
+        workerData: { module: api.wasmModule, files, next, host: host ?? null, rows: Boolean(onRows) },
+      });
+      return new Promise((done, fail) => {
+        worker.on("message", (m) => {
+          if (m.done) return;
+          results[m.at] = m;
+          if (onRows) flushRows();
+        });
+        worker.once("error", fail);
+        worker.once("exit", (code) => (code === 0 ? done() : fail(new Error(`a folder worker exited with ${code}`))));
+      });
+    }),
+  );
+  const folder = new api.Folder();
+  const costs = new Map();
+  try {
+    for (const p of problems) folder.unreadable(p.file, p.code);
+    files.forEach((file, i) => {
+      const { result, code } = results[i];
+      if (code) return folder.unreadable(file, code);
+      if (!result.member) return folder.skip(file, result.skipped);
+      const m = result.member;
+      folder.add(m.file, m.id, m.parentSession, m.start, m.firstMessage, m.entries, m.bytes, m.usd, m.saved, m.requests);
+      costs.set(file, result.cost);
+    });
+    const report = folder.report();
+    for (const s of report.sessions) s.cost = costs.get(s.file);
+    const text = folder.text(resolve(root));
+    return { report: () => report, text: () => text };
+  } finally {
+    folder.free();
   }
-  return folder;
 }

@@ -1,7 +1,7 @@
 // A session's page opened from a folder (`view <folder>`, `?list=`): links to the folder's list, the session's
 // parent and its children, from the folder's report (the core's families).
 import { h, fill } from "./dom.js";
-import { fetchFolder, folderPage, sessionName, sessionPage } from "./folder-links.js";
+import { fetchFolder, folderPage, pageLink, sessionName, sessionPage } from "./folder-links.js";
 
 /** Fills `nav` (hidden until then) with the family links of the session `?file=` names; nothing without `?list=`. */
 export async function showFamily(doc, nav) {
@@ -16,9 +16,9 @@ export async function showFamily(doc, nav) {
   if (!s) return;
   const link = (f, cls) => {
     const i = report.sessions.findIndex((x) => x.file === f);
-    return h("a", { href: sessionPage(report.urls[i], list, host), class: cls, title: f }, sessionName(report.sessions[i]));
+    return pageLink(sessionPage(report.urls[i], list, host), { class: cls, title: f }, sessionName(report.sessions[i]));
   };
-  const parts = [h("a", { href: folderPage(list, host), class: "folder-link" }, "All sessions")];
+  const parts = [pageLink(folderPage(list, host), { class: "folder-link" }, "All sessions")];
   if (s.parent !== null) parts.push(h("span", null, "parent: ", link(s.parent, "parent-link")));
   else if (s.parentProblem) parts.push(h("span", { class: "dim" }, `parent: ${s.parentProblem}`));
   if (s.children.length) parts.push(h("span", null, "children: ", ...s.children.flatMap((c, i) => (i ? [", ", link(c, "child-link")] : [link(c, "child-link")]))));

@@ -4,7 +4,7 @@
 // (the report is `stats <folder> --json`); money is written by the core's `formatUsd`.
 import * as api from "../load-web.js";
 import { bytes, fill, h, int } from "./dom.js";
-import { fetchFolder, sessionName, sessionPage } from "./folder-links.js";
+import { fetchFolder, pageLink, sessionName, sessionPage } from "./folder-links.js";
 
 const $ = (id) => document.getElementById(id);
 const root = document.documentElement;
@@ -29,14 +29,14 @@ try {
   const rowOf = (s, i, depth) => {
     const parent = s.parent !== null ? report.sessions[byFile.get(s.parent)] : null;
     const parentCell = parent
-      ? h("a", { href: sessionPage(report.urls[byFile.get(s.parent)], list, host), class: "parent-link" }, sessionName(parent))
+      ? pageLink(sessionPage(report.urls[byFile.get(s.parent)], list, host), { class: "parent-link", title: s.parent }, sessionName(parent))
       : s.parentProblem ?? (s.parentSession ? "?" : "—");
     const family = s.withChildren.sessions > 1 ? `${money(s.withChildren.usd)} (${s.withChildren.sessions})` : "";
     return h(
       "tr",
       { "data-file": s.file, "data-depth": String(depth) },
       h("td", { class: "start" }, `${"  ".repeat(depth)}${depth ? "└ " : ""}${(s.start ?? "—").slice(0, 16).replace("T", " ")}`),
-      h("td", { class: "first" }, h("a", { href: sessionPage(report.urls[i], list, host), class: "session-link", title: s.file }, sessionName(s))),
+      h("td", { class: "first" }, pageLink(sessionPage(report.urls[i], list, host), { class: "session-link", title: s.file }, sessionName(s))),
       h("td", { class: "num" }, int(s.entries)),
       h("td", { class: "num" }, bytes(s.bytes)),
       h("td", { class: "num cost" }, money(s.cost.total.usd)),

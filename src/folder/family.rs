@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use tsify_next::Tsify;
 
-use super::session::{Family, FolderSession, ParentProblem};
+use super::session::{Family, FolderSession, Member, ParentProblem};
 
 /// A file left out of the folder's totals, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
@@ -39,7 +39,8 @@ pub struct Totals {
     pub skipped: usize,
 }
 
-/// `stats <folder> --json`: every session (the folder's order), the totals, the files left out.
+/// `stats <folder> --json`: every session (the folder's order; the shim adds each one's `cost` block), the totals,
+/// the files left out.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 #[tsify(missing_as_null)]
@@ -56,7 +57,7 @@ pub struct FolderReport {
 /// families once every file is in.
 #[derive(Debug, Default)]
 pub struct Folder {
-    sessions: Vec<FolderSession>,
+    sessions: Vec<Member>,
     skipped: Vec<SkippedFile>,
 }
 
@@ -72,7 +73,7 @@ impl Folder {
     }
 
     /// The next session read.
-    pub fn add(&mut self, session: FolderSession) {
+    pub fn add(&mut self, session: Member) {
         self.sessions.push(session);
     }
 
@@ -85,10 +86,10 @@ impl Folder {
     /// moved from the machine that wrote it) the one file of the folder with that name, pi's names being
     /// `<time>_<id>.jsonl` — children listed, each family's money, the totals.
     pub fn report(&self) -> FolderReport {
-        let (mut sessions, skipped) = (self.sessions.clone(), self.skipped.clone());
-        let parents = resolve_parents(&sessions, &skipped);
+        let skipped = self.skipped.clone();
+        let parents = resolve_parents(&self.sessions, &skipped);
         let parents = cut_cycles(parents);
-        let n = sessions.len();
+        let n = self.sessions.len();
         let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (i, p) in parents.iter().enumerate() {
             if let Ok(p) = p {
@@ -97,24 +98,25 @@ impl Folder {
                 }
             }
         }
-        let families = families(&sessions, &parents, &children);
-        let names: Vec<String> = sessions.iter().map(|s| s.file.clone()).collect();
+        let families = families(&self.sessions, &parents, &children);
+        let names: Vec<&String> = self.sessions.iter().map(|s| &s.file).collect();
         let mut totals = Totals { skipped: skipped.len(), ..Totals::default() };
-        for (i, s) in sessions.iter_mut().enumerate() {
+        let mut sessions: Vec<FolderSession> = self.sessions.iter().map(FolderSession::of).collect();
+        for (i, (s, m)) in sessions.iter_mut().zip(&self.sessions).enumerate() {
             match parents.get(i) {
-                Some(Ok(p)) => s.parent = names.get(*p).cloned(),
+                Some(Ok(p)) => s.parent = names.get(*p).map(|n| (*n).clone()),
                 Some(Err(problem)) => s.parent_problem = *problem,
                 None => {}
             }
-            s.children = children.get(i).into_iter().flatten().filter_map(|&c| names.get(c).cloned()).collect();
+            s.children = children.get(i).into_iter().flatten().filter_map(|&c| names.get(c).map(|n| (*n).clone())).collect();
             if let Some(f) = families.get(i) {
                 s.with_children = *f;
             }
             totals.sessions += 1;
             totals.entries += s.entries;
             totals.bytes += s.bytes;
-            totals.requests += s.cost.messages.requests;
-            if let Some(usd) = s.cost.total.usd {
+            totals.requests += m.requests;
+            if let Some(usd) = m.usd {
                 totals.usd = Some(totals.usd.unwrap_or(0.0) + usd);
             }
             if let Some(usd) = s.saved.usd {
@@ -128,7 +130,7 @@ impl Folder {
 /// Each session's parent: `Ok(its position)`, or `Err(None)` (it names none) or `Err(Some(why not))`.
 type Parent = Result<usize, Option<ParentProblem>>;
 
-fn resolve_parents(sessions: &[FolderSession], skipped: &[SkippedFile]) -> Vec<Parent> {
+fn resolve_parents(sessions: &[Member], skipped: &[SkippedFile]) -> Vec<Parent> {
     let by_path: HashMap<&str, usize> = sessions.iter().enumerate().map(|(i, s)| (s.file.as_str(), i)).collect();
     // By file name: the one session of that name (`AMBIGUOUS` when two share it: neither is guessed).
     const AMBIGUOUS: usize = usize::MAX;
@@ -186,8 +188,8 @@ fn cut_cycles(mut parents: Vec<Parent>) -> Vec<Parent> {
 
 /// Each session's family: its own money and its children's families, summed bottom-up (the parents are a
 /// forest once the circles are cut).
-fn families(sessions: &[FolderSession], parents: &[Parent], children: &[Vec<usize>]) -> Vec<Family> {
-    let mut out: Vec<Family> = sessions.iter().map(|s| Family { usd: s.cost.total.usd, sessions: 1 }).collect();
+fn families(sessions: &[Member], parents: &[Parent], children: &[Vec<usize>]) -> Vec<Family> {
+    let mut out: Vec<Family> = sessions.iter().map(|s| Family { usd: s.usd, sessions: 1 }).collect();
     // Post-order from each root, without recursion (a deep chain of forks is no stack overflow).
     let mut order = Vec::with_capacity(sessions.len());
     let mut stack: Vec<usize> = (0..sessions.len()).filter(|&i| parents.get(i).is_some_and(Result::is_err)).collect();

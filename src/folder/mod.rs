@@ -16,5 +16,5 @@ mod texts;
 
 pub use family::{Folder, FolderReport, SkippedFile, Totals};
 pub use rows::request_rows;
-pub use session::{read_session, unreadable, Family, FolderSession, ParentProblem};
+pub use session::{read_session, unreadable, Family, FileResult, FolderSession, Member, ParentProblem};
 pub use texts::folder_text;

@@ -64,7 +64,7 @@ fn row(s: &FolderSession, depth: usize, file: &str) -> String {
         "{start:<20} {:>8} {:>9} {:>9} {:>9} {family:>15}  {parent:<10} {file} · {message}",
         s.entries,
         format_bytes(s.bytes),
-        money(s.cost.total.usd),
+        money(s.usd),
         money(s.saved.usd),
     )
 }
