@@ -131,9 +131,9 @@ impl Folder {
 type Parent = Result<usize, Option<ParentProblem>>;
 
 fn resolve_parents(sessions: &[Member], skipped: &[SkippedFile]) -> Vec<Parent> {
-    let by_path: HashMap<&str, usize> = sessions.iter().enumerate().map(|(i, s)| (s.file.as_str(), i)).collect();
     // By file name: the one session of that name (`AMBIGUOUS` when two share it: neither is guessed).
     const AMBIGUOUS: usize = usize::MAX;
+    let by_path: HashMap<&str, usize> = sessions.iter().enumerate().map(|(i, s)| (s.file.as_str(), i)).collect();
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     for (i, s) in sessions.iter().enumerate() {
         by_name.entry(file_name(&s.file)).and_modify(|at| *at = AMBIGUOUS).or_insert(i);
@@ -214,17 +214,13 @@ fn families(sessions: &[Member], parents: &[Parent], children: &[Vec<usize>]) ->
 mod tests {
     use super::*;
 
-    fn ok(p: usize) -> Parent {
-        Ok(p)
-    }
-
     #[test]
     fn circles_are_cut_and_marked_chains_into_them_kept() {
         // 0 → 1 → 2 → 1 (a circle of 1 and 2, 0 hangs off it); 3 names itself; 4 → 0; 5 has none.
-        let parents = vec![ok(1), ok(2), ok(1), ok(3), ok(0), Err(None)];
+        let parents: Vec<Parent> = vec![Ok(1), Ok(2), Ok(1), Ok(3), Ok(0), Err(None)];
         let cut = cut_cycles(parents);
         let cycle = Err(Some(ParentProblem::Cycle));
-        assert_eq!(cut, vec![ok(1), cycle, cycle, cycle, ok(0), Err(None)]);
+        assert_eq!(cut, vec![Ok(1), cycle, cycle, cycle, Ok(0), Err(None)]);
     }
 
     #[test]

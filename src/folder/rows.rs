@@ -3,6 +3,8 @@
 //! tokens and money, whether it is on the active path, and the rewind or compaction span it falls in. Summed,
 //! the rows give the folder's `--json` totals.
 
+use std::fmt::Write;
+
 use crate::error::SessionError;
 use crate::session::{Kind, SessionIndex, Slot, SpendKind};
 
@@ -77,8 +79,9 @@ pub fn request_rows(index: &mut SessionIndex, file: &str, session_id: Option<&st
         let num = |x: f64| crate::js::number_to_string(x);
         let usd = if priced && r.cost.iter().all(|x| x.is_finite()) { num(r.cost[4]) } else { "null".to_string() };
         let [input, output, cache_read, cache_write] = r.tokens;
-        out.push_str(&format!(
-            "{{\"session\":{file},\"sessionId\":{session},\"entryId\":{},\"time\":{time},\"kind\":\"{kind}\",\"model\":{},\"input\":{},\"output\":{},\"cacheRead\":{},\"cacheWrite\":{},\"usd\":{usd},\"state\":\"{}\",\"spanKind\":{span_kind},\"spanId\":{span_id}}}\n",
+        let _ = writeln!(
+            out,
+            "{{\"session\":{file},\"sessionId\":{session},\"entryId\":{},\"time\":{time},\"kind\":\"{kind}\",\"model\":{},\"input\":{},\"output\":{},\"cacheRead\":{},\"cacheWrite\":{},\"usd\":{usd},\"state\":\"{}\",\"spanKind\":{span_kind},\"spanId\":{span_id}}}",
             quoted(entry.id()),
             quoted(index.spend_key(r.breakdown_key)),
             num(input),
@@ -86,7 +89,7 @@ pub fn request_rows(index: &mut SessionIndex, file: &str, session_id: Option<&st
             num(cache_read),
             num(cache_write),
             if active { "active" } else { "abandoned" },
-        ));
+        );
     }
     Ok(out)
 }
