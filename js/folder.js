@@ -63,6 +63,8 @@ export async function readFolder(api, root, { host, onRows, threads = availableP
       return new Promise((done, fail) => {
         worker.on("message", (m) => {
           if (m.done) return;
+          // With --rows the cost blocks are not printed: not kept either (memory follows the rows, not the folder).
+          if (onRows && m.result) m.result.cost = null;
           results[m.at] = m;
           if (onRows) flushRows();
         });
