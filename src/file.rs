@@ -18,7 +18,7 @@ pub struct FileReport {
     /// `"<line>: <reason>"` when the file is no pi session.
     pub problem: Option<String>,
     /// The file's last line has no newline after it and is no whole entry: a line still being written (pi
-    /// appends a session line by line), or a file cut short. Only a file read by [`FileStream`] says so.
+    /// appends a session line by line), or a file cut short ([`partial_line`]).
     pub partial: bool,
 }
 
@@ -50,7 +50,7 @@ pub fn list_file(bytes: Vec<u8>, profile: Option<Profile>, leaf: Leaf<'_>) -> Re
     } else {
         None
     };
-    Ok(FileList { report: FileReport { report: session.report().clone(), problem, partial: false }, list })
+    Ok(FileList { report: FileReport { report: session.report().clone(), problem, partial: partial_line(session.text().as_bytes()) }, list })
 }
 
 /// Why the file `bytes`, loaded into `index` with `report`, is no pi session, as `<line>: <reason>` — or
@@ -113,7 +113,7 @@ impl FileStream {
     /// report given.
     pub fn finish(mut self, index: &mut SessionIndex) -> FileReport {
         let tail = std::mem::take(&mut self.tail);
-        let partial = !tail.trim_ascii().is_empty() && SessionIndex::check_line(&String::from_utf8_lossy(&tail)).is_err();
+        let partial = partial_line(&tail);
         if !tail.is_empty() {
             index.load_file_part(&tail);
         }
@@ -129,6 +129,13 @@ impl FileStream {
         self.shape.part(lines, last);
         index.load_file_part(lines);
     }
+}
+
+/// Whether a file whose bytes end with `tail` (what follows its last newline, or the whole file) ends in a line still
+/// being written: something there, and no whole entry ([`FileReport::partial`]).
+pub fn partial_line(tail: &[u8]) -> bool {
+    let tail = tail.rsplit(|&b| b == b'\n').next().unwrap_or_default();
+    !tail.trim_ascii().is_empty() && SessionIndex::check_line(&String::from_utf8_lossy(tail)).is_err()
 }
 
 /// What [`not_a_session`] needs of a file's bytes, gathered part by part (whole lines), so a file that
