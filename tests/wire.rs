@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use pi_tree_navigator::session::wire::{read, Content, Entry, Js, JsStr, Obj, ReadError, MAX_LINE_NESTING};
+use pi_tree_navigator::session::wire::{keeping_calls, read, Content, Entry, Js, JsStr, Obj, ReadError, MAX_LINE_NESTING};
 
 fn assistant(args: &str, extra: &str) -> String {
     format!(
@@ -21,7 +21,7 @@ fn facts(line: &str) -> Result<(String, Option<usize>, Js<'static>), ReadError> 
             Js::Num(x) => Js::Num(*x),
             _ => Js::Absent,
         };
-        (id, blocks[0].arguments.0, ts)
+        (id, blocks[0].arguments.len.0, ts)
     })
 }
 
@@ -103,4 +103,49 @@ fn views_up_to_their_depth() {
     assert_eq!(value["a"], "\u{fffd}");
     let err = parse_value(&nested(MAX_VALUE_NESTING + 1)).unwrap_err();
     assert!(err.contains("levels deep"), "{err}");
+}
+
+/// The arguments' length and value as a line read with calls kept (`keeping_calls`: `stats`' loops) has them.
+fn kept(line: &str) -> (Option<usize>, Option<serde_json::Value>) {
+    keeping_calls(true, || {
+        read(line, |e| {
+            let Content::Blocks(blocks) = &e.message.value.content else { panic!("no blocks") };
+            (blocks[0].arguments.len.0, blocks[0].arguments.value.as_deref().cloned())
+        })
+    })
+    .unwrap()
+}
+
+#[test]
+fn kept_arguments_are_the_value_json_parse_reads_measured_the_same() {
+    for args in [r#"{"path":"a.rs","n":[1,2.5,true,null]}"#, r#"{"s":"\ud83d","\ude00k":"x\ud83d\ude00"}"#, r#"{"a":1,"b":2,"a":[1,2]}"#, r#"{"x":1e400,"n":1.0}"#] {
+        let line = assistant(args, "");
+        assert_eq!(kept(&line).0, facts(&line).unwrap().1, "{args}: the same length kept or not");
+    }
+    // Keys in order, a repeated key's last value, whole numbers as integers, ±∞ and unpaired surrogates as
+    // JSON.stringify writes them (null, U+FFFD): the canonical text the loop rule digests.
+    let value = |args: &str| kept(&assistant(args, "")).1.unwrap().to_string();
+    assert_eq!(value(r#"{"b":2,"a":1,"b":[1,2.5]}"#), r#"{"a":1,"b":[1,2.5]}"#);
+    assert_eq!(value(r#"{"x":1e400,"n":1.0,"s":"\ud83d!"}"#), "{\"n\":1,\"s\":\"\u{fffd}!\",\"x\":null}");
+    // Not kept: nothing built.
+    assert_eq!(read(&assistant("{}", ""), |e| match &e.message.value.content {
+        Content::Blocks(b) => b[0].arguments.value.is_none(),
+        _ => false,
+    }), Ok(true));
+}
+
+#[test]
+fn kept_arguments_nested_deep_are_measured_past_the_kept_levels() {
+    // Kept as a value 128 levels deep (deeper parts as null), measured to the end: the reader's bound holds.
+    for depth in [127, 128, 129, 1000] {
+        let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let (len, value) = kept(&assistant(&args, ""));
+        assert_eq!(len, Some(2 * depth), "depth {depth}");
+        let shown = value.unwrap().to_string();
+        assert_eq!(shown.len(), if depth <= 128 { 2 * depth } else { 2 * 128 + 4 }, "depth {depth}: {shown:.40}");
+    }
+    // An object 128 levels deep keeps its keys, its values past the levels as null.
+    let args = format!(r#"{}{{"k":[1],"j":2}}{}"#, "[".repeat(127), "]".repeat(127));
+    let shown = kept(&assistant(&args, "")).1.unwrap().to_string();
+    assert!(shown.ends_with(&format!(r#"{{"j":null,"k":null}}{}"#, "]".repeat(127))), "{shown:.60}");
 }

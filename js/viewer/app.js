@@ -100,6 +100,8 @@ export function startViewer(doc, api, session = fetchSession(doc.location)) {
     await nextFrame();
     performance.mark("ptn:parse-start");
     const index = api.SessionIndex.full();
+    // The loops (`wasteView`) are read in the same one read of each line as the rest.
+    index.collectLoops();
     const hostSet = hostVersion ? index.setHostVersion(hostVersion) : undefined;
     let report;
     try {

@@ -4,18 +4,18 @@
 //! calls and — when the file records prices — the money they took: each request's as the cost model reads it
 //! ([`crate::cost::entry_cost`]: money is read and judged in one place).
 //!
-//! The index keeps no tool arguments or results, so what the rule needs of each entry ([`Steps`]) is read
-//! from the entry's JSON text: as the entries are taken ([`Steps::collect`], an index fed from a file) or
-//! from a full index's texts ([`Steps::from_full`]).
+//! The index keeps no tool arguments or results, so what the rule needs of each entry ([`Steps`]) is read in
+//! the same one read of its line that feeds the index ([`Steps::collect`]: the index hands over each entry's
+//! facts with its calls' arguments and its result's text, `SessionIndex::observe_entries`), or from a full
+//! index's texts ([`Steps::from_full`]).
 
 use serde::Serialize;
-use serde_json::Value;
 use tsify_next::Tsify;
 
 use super::{CallDigest, LoopDetector, LoopKind, LoopStep, ResultDigest};
 use crate::cost;
 use crate::error::SessionError;
-use crate::session::{SessionIndex, Slot};
+use crate::session::{read_calls, Facts, Kind, RoleKind, SessionIndex, Slot};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -44,44 +44,37 @@ impl Steps {
     pub fn collect(index: &mut SessionIndex) -> Rc<RefCell<Steps>> {
         let steps = Rc::new(RefCell::new(Steps::default()));
         let sink = Rc::clone(&steps);
-        index.observe_entries(Box::new(move |slot, text| sink.borrow_mut().take(slot, text)));
+        index.observe_entries(Box::new(move |slot, facts| sink.borrow_mut().take(slot, facts)));
         steps
     }
 
-    /// The steps of a full index's entries (it keeps each entry's text).
+    /// The steps of a full index's entries (it keeps each entry's text, read here once more).
     pub fn from_full(index: &SessionIndex) -> Steps {
         let mut steps = Steps::default();
         for slot in 0..index.len() as Slot {
             if let Some(text) = index.raw(slot) {
-                steps.take(slot, text);
+                read_calls(text, |facts| steps.take(slot, facts));
             }
         }
         steps
     }
 
-    /// Reads the entry at `slot` from its JSON text (a line that is no message, or does not read, is no step).
-    pub fn take(&mut self, slot: Slot, text: &str) {
-        let Ok(line) = serde_json::from_str::<Value>(text) else { return };
-        let Some(message) = line.get("message").filter(|_| line.get("type").and_then(Value::as_str) == Some("message")) else { return };
-        let blocks = message.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-        let step = match message.get("role").and_then(Value::as_str) {
-            Some("user") => Step::User,
-            Some("assistant") => {
-                let str_of = |b: &Value, key: &str| b.get(key).and_then(Value::as_str).unwrap_or("").to_string();
-                let calls: Vec<CallDigest> = blocks
+    /// The entry at `slot`, from its facts read with its calls and result kept (anything but a user message,
+    /// an assistant's tool calls or a tool result with a call id is no step).
+    pub fn take(&mut self, slot: Slot, facts: &Facts<'_>) {
+        let step = match facts.kind {
+            Kind::Message(RoleKind::User) => Step::User,
+            Kind::Message(RoleKind::Assistant) if !facts.tool_calls.is_empty() => Step::Calls(
+                facts
+                    .tool_calls
                     .iter()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-                    .map(|b| CallDigest::of_value(&str_of(b, "id"), &str_of(b, "name"), b.get("arguments")))
-                    .collect();
-                if calls.is_empty() {
-                    return;
-                }
-                Step::Calls(calls)
-            }
-            Some("toolResult") => {
-                let Some(call_id) = message.get("toolCallId").and_then(Value::as_str) else { return };
-                let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
-                Step::Result { call_id: call_id.to_string(), digest: ResultDigest::of(&text_of(message.get("content"), blocks), failed) }
+                    .enumerate()
+                    .map(|(i, (id, name))| CallDigest::of_value(id, name, facts.call_arguments.get(i).copied().flatten()))
+                    .collect(),
+            ),
+            Kind::Message(RoleKind::ToolResult) => {
+                let Some(result) = &facts.tool_result else { return };
+                Step::Result { call_id: result.call_id.to_string(), digest: ResultDigest::of(&result.text, result.is_error) }
             }
             _ => return,
         };
@@ -91,21 +84,6 @@ impl Steps {
     fn at(&self, slot: Slot) -> Option<&Step> {
         self.by_slot.binary_search_by_key(&slot, |(s, _)| *s).ok().and_then(|i| self.by_slot.get(i)).map(|(_, step)| step)
     }
-}
-
-/// A result's text: a string content, or its text blocks joined by newlines (as the shim joins them).
-fn text_of(content: Option<&Value>, blocks: &[Value]) -> String {
-    if let Some(text) = content.and_then(Value::as_str) {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    for text in blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("text")).filter_map(|b| b.get("text").and_then(Value::as_str)) {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(text);
-    }
-    out
 }
 
 /// The money `requests` took: the sum of what each recorded (the cost model's reading: a request whose usage

@@ -201,6 +201,13 @@ pub struct Facts<'a> {
     pub source: Option<(Cow<'a, str>, Cow<'a, str>)>,
     /// `(id, name)` of each of an assistant's tool calls, in order.
     pub tool_calls: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    /// The `arguments` of each of those calls (`None`: none given), read only while
+    /// [`super::wire::keeping_calls`] (empty otherwise, and in [`Facts::into_owned`]'s): what the loop rule
+    /// digests (`crate::loops::waste`).
+    pub call_arguments: Vec<Option<&'a serde_json::Value>>,
+    /// A tool result's call and text, read only while [`super::wire::keeping_calls`] (and not in
+    /// [`Facts::into_owned`]'s).
+    pub tool_result: Option<ToolResultFacts<'a>>,
     /// Raw facts per-host rules can use. `images`: image blocks in the content (user, custom,
     /// toolResult; counted in `tokens` except for user messages).
     pub images: usize,
@@ -221,6 +228,17 @@ pub struct Facts<'a> {
     pub spend: Option<Spend<'a>>,
     /// A compaction's `tokensBefore` (a number).
     pub tokens_before: Option<f64>,
+}
+
+/// What a tool result says to the loop rule (`crate::loops::waste`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResultFacts<'a> {
+    /// `toolCallId` (a string: a result without one is none of a call's).
+    pub call_id: Cow<'a, str>,
+    /// `isError === true`.
+    pub is_error: bool,
+    /// Its text: a string content, or its text blocks' texts joined by newlines (as the shim joins them).
+    pub text: Cow<'a, str>,
 }
 
 /// Which kind of entry recorded a usage, as pi 1.6.0's session totals (`getSessionStats`) tell them apart.
@@ -295,6 +313,8 @@ impl<'a> Facts<'a> {
             zero_io: false,
             source: None,
             tool_calls: Vec::new(),
+            call_arguments: Vec::new(),
+            tool_result: None,
             images: 0,
             system_chars: 0,
             system_patch: None,
@@ -317,6 +337,9 @@ impl<'a> Facts<'a> {
             stop_reason: self.stop_reason.map(own),
             source: self.source.map(|(p, m)| (own(p), own(m))),
             tool_calls: self.tool_calls.into_iter().map(|(i, n)| (own(i), own(n))).collect(),
+            // (What the loop rule reads of a line is its read's own: taken as the line is read, never kept.)
+            call_arguments: Vec::new(),
+            tool_result: None,
             timestamp_ms: self.timestamp_ms,
             kind: self.kind,
             tokens: self.tokens,

@@ -60,6 +60,13 @@ pub(super) trait Sink {
     fn push(&mut self, facts: &Facts<'_>) -> bool;
     /// The text of the entry just stored, read in full (kept in full mode).
     fn keep_text(&mut self, text: &str);
+    /// Whether someone reads each entry's tool calls and results as it is taken ([`Sink::observe`]): lines are
+    /// then read with them kept ([`super::wire::keeping_calls`]).
+    fn observes(&self) -> bool {
+        false
+    }
+    /// The facts of the entry just stored, read in full, for whoever [`Sink::observes`].
+    fn observe(&mut self, _facts: &Facts<'_>) {}
     /// Marks the entry at `slot` as only skimmed so far.
     fn mark_skimmed(&mut self, slot: Slot);
     /// The id of the entry at `slot`.
@@ -406,13 +413,19 @@ impl Feed {
                 return;
             }
         }
-        let taken_as = read_line(text, legacy_v2, |line| match line {
-            Line::Header(header) if self.header.is_none() => {
-                self.header = Some(header);
-                Taken::Header
-            }
-            Line::Header(_) => Taken::LaterHeader,
-            Line::Entry(facts) => Taken::Entry { repeated: sink.push(&facts) },
+        let taken_as = super::wire::keeping_calls(sink.observes(), || {
+            read_line(text, legacy_v2, |line| match line {
+                Line::Header(header) if self.header.is_none() => {
+                    self.header = Some(header);
+                    Taken::Header
+                }
+                Line::Header(_) => Taken::LaterHeader,
+                Line::Entry(facts) => {
+                    let repeated = sink.push(&facts);
+                    sink.observe(&facts);
+                    Taken::Entry { repeated }
+                }
+            })
         });
         match taken_as {
             Err(problem) => report.skipped.push(Skipped { line: number, reason: problem.reason() }),

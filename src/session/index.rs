@@ -100,8 +100,9 @@ impl ByteFeed {
     }
 }
 
-/// Called with each entry's slot and JSON text as the index takes it (see [`SessionIndex::observe_entries`]).
-pub type EntryObserver = Box<dyn FnMut(Slot, &str)>;
+/// Called with each entry's slot and facts, its tool calls and result included, as the index takes it (see
+/// [`SessionIndex::observe_entries`]).
+pub type EntryObserver = Box<dyn FnMut(Slot, &Facts<'_>)>;
 
 /// The observer an index may have (a newtype: a closure has no `Debug`).
 #[derive(Default)]
@@ -150,9 +151,9 @@ impl SessionIndex {
         }
     }
 
-    /// Hands every entry taken from now on, with its slot, to `observer` as its JSON text (a line as fed,
-    /// after migration): what the index itself does not keep can be read from it on the way (the loops of
-    /// `crate::loops::waste`).
+    /// Hands every entry taken from now on, with its slot, to `observer` as its facts, read with its tool calls'
+    /// arguments and its tool result's text (which the index itself does not keep) in the same one read of its
+    /// line: what the loops of `crate::loops::waste` need, without reading any line again.
     pub fn observe_entries(&mut self, observer: EntryObserver) {
         self.observer = Observer(Some(observer));
     }
@@ -484,8 +485,15 @@ impl Sink for SessionIndex {
         if self.mode == Mode::Full {
             self.entries.keep_raw(text);
         }
+    }
+
+    fn observes(&self) -> bool {
+        self.observer.0.is_some()
+    }
+
+    fn observe(&mut self, facts: &Facts<'_>) {
         if let Some(observe) = self.observer.0.as_mut() {
-            observe(self.entries.len() as Slot - 1, text);
+            observe(self.entries.len() as Slot - 1, facts);
         }
     }
 

@@ -35,11 +35,11 @@ pub mod wire;
 pub use agree::{HostEntry, HostParent};
 pub use chunk::{BadStream, Chunk, ChunkReader, FactsStream};
 pub use context::{source_slot, ContextEdits, Source};
-pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind, StopReason};
+pub use entry::{Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind, StopReason, ToolResultFacts};
 pub use entry_ref::{AssistantRef, EntryRef};
 pub use feed::{IngestReport, Skipped};
 pub use index::{ByteFeed, EntryObserver, Leaf, Mode, SessionIndex};
-pub use read::{ceil_quarter, parse_line};
+pub use read::{ceil_quarter, parse_line, read_calls};
 pub use migrate::{v1_id, Format};
 pub use llm_view::{
     AssistantMeta, ContextView, ViewPart, ViewMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
 
-use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind};
+use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind, ToolResultFacts};
 use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, StringifyLen, Usage};
 use crate::js::{parse_iso_date, time_clip};
 use crate::error::SessionError;
@@ -47,6 +47,19 @@ pub fn parse_line(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineProb
         Line::Header(h) => Line::Header(h),
         Line::Entry(facts) => Line::Entry(facts.into_owned()),
     })
+}
+
+/// Reads one entry's text with its tool calls' arguments and its tool result's text kept
+/// ([`wire::keeping_calls`]) and hands its facts to `take`; `None` for a header or a line that does not read.
+pub fn read_calls<R>(text: &str, take: impl FnOnce(&Facts<'_>) -> R) -> Option<R> {
+    wire::keeping_calls(true, || {
+        read_line(text, false, |line| match line {
+            Line::Entry(facts) => Some(take(&facts)),
+            Line::Header(_) => None,
+        })
+    })
+    .ok()
+    .flatten()
 }
 
 /// `new Date(value).getTime()`; `None` stands for `NaN` (an invalid date).
@@ -163,6 +176,9 @@ fn read_message<'a>(msg: &'a Message<'a>, line: &str, legacy_v2: bool, facts: &m
         RoleKind::ToolResult | RoleKind::Custom => {
             if role == RoleKind::ToolResult {
                 facts.spend = tool_result_spend(msg);
+                if wire::keeps_calls() {
+                    facts.tool_result = tool_result_facts(msg);
+                }
             }
             let (chars, images) = content_chars(&msg.content);
             facts.images = images;
@@ -270,10 +286,40 @@ fn content_chars(content: &Content<'_>) -> (usize, usize) {
     }
 }
 
-/// An assistant's tool calls, stop reason, usage and `zero_io` into `facts`; returns its characters.
+/// An assistant's tool calls (their arguments too while calls are kept), stop reason, usage and `zero_io` into
+/// `facts`; returns its characters.
 fn assistant_facts<'a>(msg: &'a Message<'a>, facts: &mut Facts<'a>) -> usize {
     usage_facts(msg, facts);
-    assistant_chars(&msg.content, |b| facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default())))
+    let keep = wire::keeps_calls();
+    assistant_chars(&msg.content, |b| {
+        facts.tool_calls.push((b.id.text().unwrap_or_default(), b.name.text().unwrap_or_default()));
+        if keep {
+            facts.call_arguments.push(b.arguments.value.as_deref());
+        }
+    })
+}
+
+/// What a tool result says to the loop rule: its call (a string `toolCallId`, else none), whether it failed, its text.
+fn tool_result_facts<'a>(msg: &'a Message<'a>) -> Option<ToolResultFacts<'a>> {
+    let call_id = msg.tool_call_id.text()?;
+    let text = match &msg.content {
+        Content::Str(s) => s.text(),
+        Content::Blocks(blocks) => {
+            let mut text = Cow::Borrowed("");
+            for (i, part) in blocks.iter().filter(|b| is_type(b, "text")).filter_map(|b| b.text.text()).enumerate() {
+                if i == 0 {
+                    text = part;
+                } else {
+                    let text = text.to_mut();
+                    text.push('\n');
+                    text.push_str(&part);
+                }
+            }
+            text
+        }
+        Content::Other => Cow::Borrowed(""),
+    };
+    Some(ToolResultFacts { call_id, is_error: matches!(msg.is_error, Js::Bool(true)), text })
 }
 
 /// What a usage records, as [`Spend`] holds it.
@@ -408,7 +454,7 @@ fn assistant_chars<'a>(content: &'a Content<'a>, mut call: impl FnMut(&'a Block<
                 chars += b.thinking.units();
             } else if is_type(b, "toolCall") {
                 // `JSON.stringify(undefined)` is undefined; pi's safe variant prints "undefined".
-                chars += b.name.units() + b.arguments.0.unwrap_or(9);
+                chars += b.name.units() + b.arguments.len.0.unwrap_or(9);
                 call(b);
             }
         }

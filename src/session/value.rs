@@ -264,6 +264,60 @@ impl<'de> Deserialize<'de> for StringifyLen {
     }
 }
 
+thread_local! {
+    /// Set while a line is read for whoever reads tool calls and results as well ([`keeping_calls`]).
+    static KEEP_CALLS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `read` with the tool calls' arguments kept as values ([`Arguments`]) and tool results' texts kept in a
+/// line's facts when `keep` (for `crate::loops::waste`, which reads them of every entry as the index takes it:
+/// one read of each line); otherwise as the index alone reads lines (nothing of them built).
+pub fn keeping_calls<R>(keep: bool, read: impl FnOnce() -> R) -> R {
+    /// Restores the mode however the read ends.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            KEEP_CALLS.set(self.0);
+        }
+    }
+    let _restore = Restore(KEEP_CALLS.replace(keep));
+    read()
+}
+
+/// Whether tool calls and results are being kept ([`keeping_calls`]).
+pub fn keeps_calls() -> bool {
+    KEEP_CALLS.get()
+}
+
+/// A tool call's `arguments`: `JSON.stringify(arguments).length`, measured as for [`StringifyLen`], and the
+/// value itself while [`keeping_calls`], as `JSON.parse` reads it (one member per key, the last value;
+/// numbers as JavaScript holds them; unpaired surrogates as U+FFFD), up to [`KEPT_DEPTH`] levels ([`Kept`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Arguments {
+    /// `JSON.stringify(arguments).length`; `None` when missing.
+    pub len: StringifyLen,
+    /// The value, while calls are kept.
+    pub value: Option<Box<serde_json::Value>>,
+}
+
+impl<'de> Deserialize<'de> for Arguments {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Kept::start(keeps_calls());
+        let len = StringifyLen::deserialize(d);
+        let value = Kept::start(false);
+        Ok(Arguments { len: len?, value: value.map(Box::new) })
+    }
+}
+
+/// A JavaScript number as a `serde_json::Value` prints it the way `JSON.stringify` does: a whole number
+/// (within 2^53, not −0) as an integer, a non-finite one as `null`.
+pub fn number_value(x: f64) -> serde_json::Value {
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 && (x != 0.0 || x.is_sign_positive()) {
+        return serde_json::Value::from(x as i64);
+    }
+    serde_json::Number::from_f64(x).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
 /// What a system message's `sections` add to pi's `estimateTokens`: `section.length` of each truthy value
 /// of the object (`Object.values`; a repeated key counts once, with its last value). A string counts its
 /// UTF-16 length, an array its element count; other values (pi: `undefined` length, a NaN estimate) and a
@@ -319,11 +373,18 @@ impl<'de> FromJs<'de> for SectionLen {
     }
 }
 
-/// What one JSON value adds to `JSON.stringify`'s output.
+/// What one JSON value adds to `JSON.stringify`'s output (while a tool call's arguments are kept, the value is
+/// built on the way: [`Kept`]).
 struct Len(usize);
+
+/// `JSON.stringify`'s length of an array whose items add `items` (their count: `n`).
+fn array_len(items: usize, n: usize) -> usize {
+    2 + items + n.max(1) - 1
+}
 
 impl<'de> FromJs<'de> for Len {
     fn from_js<E: de::Error>(js: Js<'de>) -> Result<Self, E> {
+        Kept::step(Step::Scalar(&js));
         Ok(Len(match js {
             Js::Bool(false) => 5,
             Js::Num(x) => js::number_json_len(x),
@@ -332,20 +393,24 @@ impl<'de> FromJs<'de> for Len {
         }))
     }
     fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
-        let (mut len, mut items) = (2, 0);
+        let (mut len, mut items) = (0, 0);
+        let mark = Kept::step(Step::Open);
         while let Some(Len(item)) = seq.next_element()? {
             len += item;
             items += 1;
         }
-        Ok(Len(len + items.max(1) - 1))
+        Kept::step(Step::Close(mark, false));
+        Ok(Len(array_len(len, items)))
     }
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         // Each key's `"key":value` length; a repeated key replaces its earlier value's length.
         let mut members: Vec<usize> = Vec::new();
         let mut seen: HashMap<JsStr<'de>, usize> = HashMap::new();
+        let mark = Kept::step(Step::Open);
         // Keys as strings, which checks them as JSON.parse does (a key with an unpaired surrogate fails
         // here and is read by the `Loose` pass; read as bytes, a raw control character would pass).
         while let Some(key) = map.next_key::<JsStr<'de>>()? {
+            Kept::step(Step::Key(&key));
             let Len(value) = map.next_value()?;
             let member = key.quoted_len() + 1 + value;
             if let Some(&at) = seen.get(&key) {
@@ -355,13 +420,109 @@ impl<'de> FromJs<'de> for Len {
                 members.push(member);
             }
         }
-        Ok(Len(2 + members.iter().sum::<usize>() + members.len().max(1) - 1))
+        Kept::step(Step::Close(mark, true));
+        Ok(Len(array_len(members.iter().sum::<usize>(), members.len())))
     }
 }
 
 impl<'de> Deserialize<'de> for Len {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         any(d)
+    }
+}
+
+/// Levels of a tool call's kept arguments built as a value ([`Kept`]); a value deeper is `null` — as far as
+/// `serde_json` itself builds a value (the live rule reads arguments nested deeper as their text), and the
+/// value's own recursive printing and dropping stay within the stack.
+const KEPT_DEPTH: usize = 128;
+
+/// The value of the arguments being read while kept, built as [`Len`] measures them, bottom up on a stack
+/// (a builder beside the one reader rather than a second reader: serde's code is generated per reader and
+/// value type, the module's size is a budget, and a reader's frames bound how deep a line may nest).
+struct Kept {
+    /// Building (inside [`Arguments`]' read while [`keeping_calls`]).
+    on: bool,
+    /// Containers open.
+    open: usize,
+    /// The values read and not yet put in their container; an object's keys before their values.
+    stack: Vec<serde_json::Value>,
+}
+
+thread_local! {
+    static KEPT: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(Kept { on: false, open: 0, stack: Vec::new() }) };
+}
+
+/// One step of [`Kept`]'s building, as [`Len`] reads.
+#[derive(Clone, Copy)]
+enum Step<'s, 'a> {
+    /// A scalar value.
+    Scalar(&'s Js<'a>),
+    /// An object's key.
+    Key(&'s JsStr<'a>),
+    /// A container starts.
+    Open,
+    /// A container ends: an object or an array, whose items start at the mark.
+    Close(usize, bool),
+}
+
+impl Kept {
+    /// Takes one step (one function for every step and reader: the module's size is a budget); returns the
+    /// stack's length (an opening container's mark).
+    #[inline(never)]
+    fn step(step: Step<'_, '_>) -> usize {
+        use serde_json::Value;
+        KEPT.with_borrow_mut(|k| {
+            if !k.on {
+                return 0;
+            }
+            let value = match step {
+                Step::Open => {
+                    k.open += 1;
+                    return k.stack.len();
+                }
+                // Keys of an object that is itself kept (its values are pushed one each).
+                Step::Key(key) => {
+                    if k.open <= KEPT_DEPTH {
+                        k.stack.push(Value::String(key.text().into_owned()));
+                    }
+                    return 0;
+                }
+                Step::Scalar(js) => match js {
+                    Js::Bool(b) => Value::Bool(*b),
+                    Js::Num(x) => number_value(*x),
+                    Js::Str(s) => Value::String(s.text().into_owned()),
+                    _ => Value::Null,
+                },
+                Step::Close(mark, object) => {
+                    k.open -= 1;
+                    let items = k.stack.split_off(mark.min(k.stack.len()));
+                    if object {
+                        // Key/value pairs: a repeated key's last value.
+                        let mut map = serde_json::Map::new();
+                        let mut items = items.into_iter();
+                        while let (Some(Value::String(key)), Some(value)) = (items.next(), items.next()) {
+                            map.insert(key, value);
+                        }
+                        Value::Object(map)
+                    } else {
+                        Value::Array(items)
+                    }
+                }
+            };
+            // The value at the level being read: itself up to `KEPT_DEPTH`, `null` just past it, nothing deeper.
+            if k.open < KEPT_DEPTH {
+                k.stack.push(value);
+            } else if k.open == KEPT_DEPTH {
+                k.stack.push(Value::Null);
+            }
+            0
+        })
+    }
+
+    /// Starts building (`keep`) or not, and returns what was built since.
+    #[inline(never)]
+    fn start(keep: bool) -> Option<serde_json::Value> {
+        KEPT.with_borrow_mut(|k| std::mem::replace(k, Kept { on: keep, open: 0, stack: Vec::new() }).stack.pop())
     }
 }
 

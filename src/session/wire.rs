@@ -23,7 +23,7 @@ use serde::de::{self, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, Seq
 use serde::{forward_to_deserialize_any, Deserialize};
 use serde_json::value::RawValue;
 
-pub use super::value::{Js, JsStr, Obj, Rare, SectionsLen, StringifyLen};
+pub use super::value::{keeping_calls, keeps_calls, number_value, Arguments, Js, JsStr, Obj, Rare, SectionsLen, StringifyLen};
 use super::value::{any, FromJs, Key, Via};
 
 /// Deepest JSON nesting of a session line that is read; deeper lines are reported skips. `serde_json`
@@ -92,8 +92,8 @@ pub struct Block<'a> {
     #[serde(borrow)] pub id: Js<'a>,
     /// `name` (tool calls).
     #[serde(borrow)] pub name: Js<'a>,
-    /// `JSON.stringify(arguments).length` (tool calls).
-    pub arguments: StringifyLen,
+    /// `JSON.stringify(arguments).length` (tool calls), and the arguments while [`keeping_calls`].
+    pub arguments: Arguments,
 }
 
 /// A `usage` object (an assistant's or tool result's, a `usage` entry's, a summary entry's): its counters
@@ -141,6 +141,10 @@ pub struct Message<'a> {
     #[serde(borrow)] pub response_model: Js<'a>,
     /// `stopReason` (assistant).
     #[serde(borrow)] pub stop_reason: Js<'a>,
+    /// `toolCallId` (toolResult): the call it answers.
+    #[serde(borrow)] pub tool_call_id: Js<'a>,
+    /// `isError` (toolResult).
+    #[serde(borrow)] pub is_error: Js<'a>,
     /// `command` (bashExecution).
     #[serde(borrow)] pub command: Js<'a>,
     /// `output` (bashExecution).
@@ -388,10 +392,7 @@ impl<'a> Loose<'a> {
             Loose::Null => Value::Null,
             Loose::Bool(b) => Value::Bool(*b),
             // Integers as `serde_json` reads them from text (it keeps them as integers).
-            Loose::Num(x) if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 && (*x != 0.0 || x.is_sign_positive()) => {
-                Value::from(*x as i64)
-            }
-            Loose::Num(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
+            Loose::Num(x) => number_value(*x),
             Loose::Str(s) => Value::String(s.text().into_owned()),
             Loose::Arr(items) => Value::Array(items.iter().map(Loose::to_value).collect()),
             Loose::Obj(members) => Value::Object(members.iter().map(|(k, v)| (k.text().into_owned(), v.to_value())).collect()),

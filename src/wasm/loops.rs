@@ -60,8 +60,9 @@ impl SessionIndex {
         to_js(&loops::loop_message(&mut self.inner, found).map_err(js_error)?)
     }
 
-    /// Reads what the loop rule needs of each entry as the index is fed from now on (call it before
-    /// `beginFile`), for `waste` on an index that keeps no texts.
+    /// Reads what the loop rule needs of each entry (its tool calls' arguments, its result's text) in the same
+    /// one read of each line that feeds the index from now on (call it before `beginFile` or `loadFile…`), for
+    /// `wasteView`.
     #[wasm_bindgen(js_name = collectLoops)]
     pub fn collect_loops(&mut self) {
         self.loop_steps = Some(waste::Steps::collect(&mut self.inner));
@@ -69,7 +70,7 @@ impl SessionIndex {
 
     /// Every loop in the session (every branch; `repeats` make one, default 3) with the lines the viewer shows
     /// and the lines `stats` prints: `{waste, summary, lines, text}`. Needs `collectLoops` before the index was
-    /// fed, or a full index.
+    /// fed.
     #[wasm_bindgen(js_name = wasteView, unchecked_return_type = "WasteView")]
     pub fn waste_view(&mut self, repeats: Option<u8>) -> Result<JsValue, JsValue> {
         to_js(&crate::cli_text::waste_view(self.loops(repeats)?))
@@ -78,15 +79,9 @@ impl SessionIndex {
 
 impl SessionIndex {
     fn loops(&mut self, repeats: Option<u8>) -> Result<waste::Waste, JsValue> {
-        let repeats = repeats.unwrap_or(DEFAULT_LOOP_HINT);
-        let result = match &self.loop_steps {
-            Some(steps) => waste::waste(&mut self.inner, &steps.borrow(), repeats),
-            None if self.inner.mode() == crate::session::Mode::Full => {
-                let steps = waste::Steps::from_full(&self.inner);
-                waste::waste(&mut self.inner, &steps, repeats)
-            }
-            None => return Err(invalid("waste needs collectLoops() before the index is fed, or a full index")),
-        };
-        result.map_err(js_error)
+        // (A full index keeps the texts it could be read from again, `waste::Steps::from_full`; the module reads
+        // each line once instead, as it is fed.)
+        let steps = self.loop_steps.as_ref().ok_or_else(|| invalid("waste needs collectLoops() before the index is fed"))?;
+        waste::waste(&mut self.inner, &steps.borrow(), repeats.unwrap_or(DEFAULT_LOOP_HINT)).map_err(js_error)
     }
 }

@@ -44,9 +44,26 @@ export default function benchTurnWrapper(pi) {
         // Several handlers of one event are told apart by their order (session_start#1, …).
         const name = B.byHook[event] || B.seen?.has(event) ? event + "#" + ((B.count[event] = (B.count[event] ?? 1) + 1)) : event;
         (B.seen ??= new Set()).add(event);
-        return target.on(event, async (e, ctx) => {
+        // A handler that returns synchronously is charged until it returns: pi awaits every handler's result, and
+        // the microtasks that await lets run (pi's own, other extensions') are not the handler's. A promise is
+        // charged until it settles.
+        return target.on(event, (e, ctx) => {
           const t0 = performance.now();
-          try { return await handler(e, ctx); } finally { charge(name, performance.now() - t0, handler.name); }
+          let result;
+          try {
+            result = handler(e, ctx);
+          } catch (error) {
+            charge(name, performance.now() - t0, handler.name);
+            throw error;
+          }
+          if (typeof result?.then !== "function") {
+            charge(name, performance.now() - t0, handler.name);
+            return result;
+          }
+          return result.then(
+            (value) => { charge(name, performance.now() - t0, handler.name); return value; },
+            (error) => { charge(name, performance.now() - t0, handler.name); throw error; },
+          );
         });
       };
       if (key === "registerTool") return (def) => target.registerTool({ ...def, async execute(...args) {
