@@ -22,6 +22,12 @@ Commands:
   stats   <file> [--json]                 entry counts, branches, labels, estimate at the leaf, the
                                           rewinds on the active path and what they saved, and every loop
                                           (a call or failure repeated 3 times) with its requests and cost
+  stats   <folder> [--json | --rows]      every session under the folder (pi's sessions/<cwd>/*.jsonl):
+                                          start, first message, entries, size, cost, saved, parent, each
+                                          session's children rolled into "with children", the totals, and
+                                          the files skipped (not a session, unreadable, half-written,
+                                          malformed) with why; --rows: one JSON line per request, for
+                                          DuckDB and other engines (docs/folder.md). Also for one <file>
   archive <file> [--dry-run] [--min-idle <s>] [--json]
                                           move what pi never sends again out of the session into
                                           <file>.archive (pi lists only *.jsonl as sessions): branches off
@@ -42,7 +48,8 @@ Commands:
   view    <file> [--port <n>] [--host <version>]
                                           open the session in the browser viewer: serves it on 127.0.0.1
                                           and prints the URL, with a random token that every request
-                                          needs (Ctrl-C stops)
+                                          needs (Ctrl-C stops); a <folder>: its session list, each
+                                          session opened from it
 
 Options:
   --leaf <id>            entry id to use as the leaf (default: the file's last entry, as pi does on load;
@@ -72,7 +79,7 @@ const COMMANDS = {
   tokens: ["--leaf", "--host", "--json"],
   list: ["--leaf", "--context-window", "--host", "--json"],
   tree: ["--host", "--json", "--archived"],
-  stats: ["--host", "--json"],
+  stats: ["--host", "--json", "--rows"],
   view: ["--port", "--host"],
   archive: ["--dry-run", "--min-idle", "--json", "--after-exit", "--if-worth", "--log"],
   restore: ["--min-idle", "--json"],
@@ -127,6 +134,7 @@ function parseArgs(argv) {
         if (value !== undefined) throw new UsageError(`${command}: ${arg} takes no value`);
         if (arg === "--dry-run") opts.dryRun = true;
         else if (arg === "--archived") opts.archived = true;
+        else if (arg === "--rows") opts.rows = true;
         else opts.json = true;
       }
     } else if (opts.file === undefined) {
@@ -136,6 +144,7 @@ function parseArgs(argv) {
     }
   }
   if (opts.file === undefined) throw new UsageError(`${command}: missing <file>`);
+  if (opts.rows && opts.json) throw new UsageError(`${command}: --rows and --json are two outputs: choose one`);
   return opts;
 }
 
@@ -208,6 +217,7 @@ const out = (s) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
 
 function run(api, opts) {
   if (opts.command === "list" || opts.command === "tokens") return runList(api, opts);
+  if (opts.command === "stats" && (opts.rows || isDirectory(opts.file))) return runFolder(api, opts);
   const { index, bytes } = load(api, opts.file, opts.command === "context" ? "full" : opts.command === "stats" ? "stats" : "facts", opts.host);
   const leaf = checkLeaf(index, opts.file, opts.leaf);
   // The index's current leaf is the file's last entry; `--leaf null` moves it before the first entry.
@@ -231,6 +241,35 @@ function run(api, opts) {
       out(JSON.stringify({ ...index.stats(bytes), rewinds: index.rewindSavings(), profile: index.profileLabel(), cost: index.cost(), waste: loops.waste }));
       return;
     }
+  }
+}
+
+function isDirectory(path) {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // the file's own read says why
+  }
+}
+
+/**
+ * `stats <folder>` (and `--rows`, also of one file): js/folder.js streams each session into an index; the core's
+ * `Folder` makes the rows, families, totals and texts. Rows are written as each file is read (never all in memory).
+ */
+async function runFolder(api, opts) {
+  const { readFolder } = await import("./folder.js");
+  const root = resolve(opts.file);
+  try {
+    statSync(root);
+  } catch (err) {
+    throw new InputError(`${opts.file}: cannot read: ${err.code === "ENOENT" ? "no such file or folder" : err.message}`);
+  }
+  const onRows = opts.rows ? (text) => process.stdout.write(text) : undefined;
+  const folder = await readFolder(api, root, { host: opts.host, onRows });
+  if (opts.rows) {
+    for (const k of folder.report().skipped) process.stderr.write(`${NAME}: skipped ${k.file}: ${k.reason}\n`);
+  } else {
+    out(opts.json ? JSON.stringify(folder.report()) : folder.text());
   }
 }
 
@@ -291,7 +330,7 @@ async function main(argv) {
   if (opts.command === "archive" || opts.command === "restore") return archiveCommand(api, opts);
   if (opts.archived) return treeArchived(api, opts);
   try {
-    run(api, opts);
+    await run(api, opts);
     return 0;
   } catch (err) {
     if (err instanceof InputError) process.stderr.write(`${NAME}: ${err.message}\n`);
@@ -392,6 +431,7 @@ async function doctor(args) {
 async function view(opts) {
   const pkgDir = dirname(fileURLToPath(import.meta.url));
   const file = resolve(opts.file);
+  if (isDirectory(file)) return viewFolder(opts, pkgDir, file);
   try {
     if (!statSync(file).isFile()) throw Object.assign(new Error(), { code: "EISDIR" });
     accessSync(file, constants.R_OK);
@@ -412,6 +452,35 @@ async function view(opts) {
   }
   process.stderr.write(`${NAME}: serving ${basename(file)} on 127.0.0.1 only (Ctrl-C stops)\n`);
   out(url);
+  return serveUntilStopped(server);
+}
+
+/** `view <folder>`: the folder read once (js/folder.js, as `stats <folder>`), its list page and its sessions served. */
+async function viewFolder(opts, pkgDir, root) {
+  let server;
+  let url;
+  let sessions;
+  try {
+    const api = await import("./index-node.js");
+    await api.ready;
+    const { readFolder } = await import("./folder.js");
+    const report = (await readFolder(api, root, { host: opts.host })).report();
+    sessions = report.sessions.length;
+    const { serveViewer, hasViewer } = await import("./viewer/server.js");
+    if (!hasViewer(pkgDir)) throw new Error("viewer/ missing from the package");
+    ({ server, url } = await serveViewer({ pkgDir, folder: { root, report }, port: opts.port ?? 0, hostVersion: opts.host }));
+  } catch (err) {
+    const why = err.code === "EADDRINUSE" ? `port ${opts.port} is in use` : err.code === "ERR_MODULE_NOT_FOUND" ? "run the CLI from the built package (pkg/cli.js)" : err.message;
+    process.stderr.write(`${NAME}: view: cannot serve: ${why}\n`);
+    return 1;
+  }
+  process.stderr.write(`${NAME}: serving ${sessions} sessions of ${root} on 127.0.0.1 only (Ctrl-C stops)\n`);
+  out(url);
+  return serveUntilStopped(server);
+}
+
+/** Serves until SIGINT or SIGTERM; resolves to the exit status 0. */
+function serveUntilStopped(server) {
   return new Promise((done) => {
     const stop = () => {
       server.close(() => done(0));

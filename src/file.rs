@@ -17,6 +17,9 @@ pub struct FileReport {
     pub report: IngestReport,
     /// `"<line>: <reason>"` when the file is no pi session.
     pub problem: Option<String>,
+    /// The file's last line has no newline after it and is no whole entry: a line still being written (pi
+    /// appends a session line by line), or a file cut short ([`partial_line`]).
+    pub partial: bool,
 }
 
 /// What `list` (and `tokens`) show of a whole file: see [`list_file`].
@@ -47,7 +50,7 @@ pub fn list_file(bytes: Vec<u8>, profile: Option<Profile>, leaf: Leaf<'_>) -> Re
     } else {
         None
     };
-    Ok(FileList { report: FileReport { report: session.report().clone(), problem }, list })
+    Ok(FileList { report: FileReport { report: session.report().clone(), problem, partial: partial_line(session.text().as_bytes()) }, list })
 }
 
 /// Why the file `bytes`, loaded into `index` with `report`, is no pi session, as `<line>: <reason>` — or
@@ -110,6 +113,7 @@ impl FileStream {
     /// report given.
     pub fn finish(mut self, index: &mut SessionIndex) -> FileReport {
         let tail = std::mem::take(&mut self.tail);
+        let partial = partial_line(&tail);
         if !tail.is_empty() {
             index.load_file_part(&tail);
         }
@@ -118,13 +122,20 @@ impl FileStream {
         self.shape.part(&tail, true);
         let report = index.end_file_load();
         let problem = self.shape.problem(index, &report);
-        FileReport { report, problem }
+        FileReport { report, problem, partial }
     }
 
     fn feed(&mut self, index: &mut SessionIndex, lines: &[u8], last: bool) {
         self.shape.part(lines, last);
         index.load_file_part(lines);
     }
+}
+
+/// Whether a file whose bytes end with `tail` (what follows its last newline, or the whole file) ends in a line still
+/// being written: something there, and no whole entry ([`FileReport::partial`]).
+pub fn partial_line(tail: &[u8]) -> bool {
+    let tail = tail.rsplit(|&b| b == b'\n').next().unwrap_or_default();
+    !tail.trim_ascii().is_empty() && SessionIndex::check_line(&String::from_utf8_lossy(tail)).is_err()
 }
 
 /// What [`not_a_session`] needs of a file's bytes, gathered part by part (whole lines), so a file that

@@ -188,6 +188,28 @@ fn iso_timestamp(b: &[u8]) -> Option<f64> {
     Some(days as f64 * 86_400_000.0 + ms_of_day as f64) // years 0–9999 are all within TimeClip's range
 }
 
+/// `new Date(ms).toISOString()` for a time within `TimeClip`'s range whose year is 0–9999 (`None` otherwise:
+/// rows a database reads carry no time rather than one JavaScript would write differently).
+pub fn iso_date(ms: f64) -> Option<String> {
+    let ms = time_clip(ms)? as i64;
+    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Howard Hinnant's civil_from_days (the inverse of `days_from_civil`).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    if !(0..=9999).contains(&year) {
+        return None;
+    }
+    let (h, m, s, milli) = (ms_of_day / 3_600_000, ms_of_day / 60_000 % 60, ms_of_day / 1000 % 60, ms_of_day % 1000);
+    Some(format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z"))
+}
+
 /// Parses the ECMAScript date-time string format. Returns `None` (NaN) for anything else.
 fn parse_date_format(s: &str) -> Option<f64> {
     let b = s.as_bytes();
@@ -315,6 +337,17 @@ pub fn sort_js_strings(xs: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_date_writes_what_to_iso_string_writes() {
+        for s in ["1970-01-01T00:00:00.000Z", "2026-11-26T00:00:01.000Z", "2000-02-29T23:59:59.999Z", "1969-12-31T23:59:59.999Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2100-03-01T12:00:00.500Z"] {
+            let ms = parse_iso_date(s).unwrap();
+            assert_eq!(iso_date(ms).as_deref(), Some(s), "{ms}");
+        }
+        assert_eq!(iso_date(f64::NAN), None);
+        assert_eq!(iso_date(253_402_300_800_000.0), None, "year 10000: JavaScript writes +010000");
+        assert_eq!(iso_date(-62_167_219_200_001.0), None, "before year 0");
+    }
 
     #[test]
     fn trim_removes_what_javascript_trim_removes() {

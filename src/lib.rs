@@ -15,6 +15,7 @@ pub mod config;
 pub mod cost;
 pub mod error;
 pub mod file;
+pub mod folder;
 pub mod guidance;
 pub mod js;
 pub mod loops;

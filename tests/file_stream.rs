@@ -13,7 +13,7 @@ mod sessions;
 use std::fmt::Write as _;
 
 use common::Rng;
-use pi_tree_navigator::file::{not_a_session, FileReport, FileStream};
+use pi_tree_navigator::file::{not_a_session, partial_line, FileReport, FileStream};
 use pi_tree_navigator::session::{Leaf, Mode, Profile, SessionIndex};
 use sessions::{fixture_files, mangled_session};
 
@@ -45,7 +45,7 @@ fn whole(bytes: &[u8], profile: Option<Profile>) -> (FileReport, String) {
     let mut index = index(profile);
     let report = index.load_file_bytes(bytes).expect("an empty index");
     let problem = not_a_session(bytes, &index, &report);
-    (FileReport { report, problem }, digest(&mut index))
+    (FileReport { report, problem, partial: partial_line(bytes) }, digest(&mut index))
 }
 
 /// The file fed in parts ending at `cuts` (ascending byte offsets).

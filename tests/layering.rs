@@ -321,6 +321,7 @@ fn no_import_circle_in_src() {
 const ROOMS: &[(&str, &[&str])] = &[
     ("compaction", &["fields", "mode", "instruction", "reply", "files", "entry", "notices"]),
     ("tool::recall", &["entries", "items", "pages"]),
+    ("folder", &["session", "rows", "family", "texts"]),
 ];
 
 /// Every file of a split module has its place in [`ROOMS`], and its imports point back up that order only.

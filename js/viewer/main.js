@@ -9,6 +9,8 @@ try {
   await api.load();
   performance.mark("ptn:wasm-ready");
   startViewer(document, api, session);
+  // Opened from a folder's list (`view <folder>`): links to the list, the parent and the children.
+  import("./family.js").then(({ showFamily }) => showFamily(document, document.getElementById("family"))).catch(() => {});
 } catch (err) {
   document.documentElement.dataset.state = "error";
   document.getElementById("status").textContent = `Cannot start the viewer: ${err?.message ?? err}`;

@@ -55,9 +55,11 @@ export const newToken = () => randomBytes(32).toString("base64url");
  * Starts the server. Resolves to `{ server, url }` once listening; `url` opens the viewer on the file and carries
  * the token every request needs. `hostVersion` (a pi version, the CLI's `--host`) goes into the page's URL: the
  * viewer then estimates with that pi's rules instead of inferring them from the session.
- * @param {{pkgDir: string, file: string, port?: number, host?: string, hostVersion?: string}} options
+ * `folder` (`view <folder>`: `{ root, report }`, the core's `stats <folder> --json` report) serves the folder's
+ * list page instead, its report at `/folder.json` and each of its sessions (only those) at `/session/<n>/<name>`.
+ * @param {{pkgDir: string, file?: string, folder?: {root: string, report: object}, port?: number, host?: string, hostVersion?: string}} options
  */
-export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVersion }) {
+export function serveViewer({ pkgDir, file, folder, port = 0, host = "127.0.0.1", hostVersion }) {
   const prefix = `/${newToken()}`;
   const prefixBytes = Buffer.from(prefix);
   /** The request target after the token (`/viewer/…`, `?…` or ``), or null when it does not start with it. */
@@ -75,8 +77,17 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVe
   }
   routes.set("/viewer/", join(viewerDir, "index.html"));
   for (const name of PACKAGE_FILES) routes.set(`/${name}`, join(pkgDir, name));
-  const sessionPath = `/session/${encodeURIComponent(basename(file))}`;
-  const page = `${prefix}/viewer/?file=${encodeURIComponent(prefix + sessionPath)}${hostVersion ? `&host=${encodeURIComponent(hostVersion)}` : ""}`;
+  const hostParam = hostVersion ? `&host=${encodeURIComponent(hostVersion)}` : "";
+  // The session files served, by path: the one file, or every session of the folder (by position: two sessions
+  // of a folder may share a name).
+  const files = folder ? folder.report.sessions.map((s) => s.file) : [file];
+  const sessionPaths = files.map((f, i) => `/session/${folder ? `${i}/` : ""}${encodeURIComponent(basename(f))}`);
+  const sessions = new Map(sessionPaths.flatMap((p, i) => [[p, files[i]], [`${p}.archive`, `${files[i]}.archive`]]));
+  const listPath = "/folder.json";
+  const list = folder && Buffer.from(JSON.stringify({ ...folder.report, root: folder.root, urls: sessionPaths.map((p) => prefix + p) }));
+  const page = folder
+    ? `${prefix}/viewer/folder.html?list=${encodeURIComponent(prefix + listPath)}${hostParam}`
+    : `${prefix}/viewer/?file=${encodeURIComponent(prefix + sessionPaths[0])}${hostParam}`;
 
   const server = createServer((req, res) => {
     const send = (status, body, headers = {}) => {
@@ -96,8 +107,10 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVe
       return send(400, "bad request\n");
     }
     if (path === "/" || path === "/viewer") return send(302, "", { Location: page });
-    // The session's archive (`pi-tree-navigator archive`), which the page loads when asked to.
-    const target = path === sessionPath ? file : path === `${sessionPath}.archive` ? `${file}.archive` : routes.get(path);
+    if (list && path === listPath) return send(200, list, { "Content-Type": "application/json; charset=utf-8" });
+    // A session, or its archive (`pi-tree-navigator archive`), which the page loads when asked to.
+    const session = sessions.get(path);
+    const target = session ?? routes.get(path);
     if (!target) return send(404, "not found\n");
     let st;
     try {
@@ -108,7 +121,7 @@ export function serveViewer({ pkgDir, file, port = 0, host = "127.0.0.1", hostVe
     if (!st.isFile()) return send(404, "not found\n");
     res.writeHead(200, {
       ...HEADERS,
-      "Content-Type": target === file || target === `${file}.archive` ? TYPES[".jsonl"] : TYPES[extname(target)],
+      "Content-Type": session ? TYPES[".jsonl"] : TYPES[extname(target)],
       "Content-Length": st.size,
     });
     if (req.method === "HEAD") return res.end();

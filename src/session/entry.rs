@@ -25,6 +25,10 @@ pub struct Header {
     pub cwd: Option<String>,
     /// Creation time as written.
     pub timestamp: Option<String>,
+    /// `parentSession`: the session file this one was forked or spawned from, as written (a path on the
+    /// machine that wrote it). Read by name from the header line alone (one line a file: no field of
+    /// every line's reader).
+    pub parent_session: Option<String>,
 }
 
 /// An entry's type, and for `message` entries its role, in one byte.

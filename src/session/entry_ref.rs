@@ -45,6 +45,11 @@ impl<'a> EntryRef<'a> {
         self.record.usage()
     }
 
+    /// The entry's `timestamp` as `Date.parse` reads it (`None`: missing or invalid).
+    pub fn time_ms(&self) -> Option<f64> {
+        Some(self.record.sort_ts).filter(|t| t.is_finite())
+    }
+
     /// Whitespace-collapsed start of the entry's text, for previews.
     pub fn hint(&self) -> Option<&'a str> {
         self.index.text(self.record.preview())

@@ -87,6 +87,7 @@ fn line_of<'a>(e: &'a wire::Entry<'a>, line: &str, legacy_v2: bool) -> Result<Li
             format: super::Format::of(&e.version),
             cwd: owned_text(&e.cwd),
             timestamp: owned_text(&e.timestamp),
+            parent_session: header_parent(line),
         }));
     }
     let id = e.id.text().ok_or(LineProblem::NoId)?;
@@ -358,6 +359,14 @@ fn tool_result_spend<'a>(msg: &'a Message<'a>) -> Option<Spend<'a>> {
 /// (they are few; the typed line stays lean for the many others, as for system messages): the usage pi counts —
 /// a `usage` entry's always, a summary's when truthy, else the one this plugin kept in `details.summaryUsage` —
 /// whose model it is, and a compaction's `tokensBefore`.
+/// A header line's `parentSession` when it is a string (read by name through the line's loose tree).
+fn header_parent(line: &str) -> Option<String> {
+    let tree = wire::loose(line).ok().and_then(|(tree, _)| tree)?;
+    let Loose::Obj(members) = &tree else { return None };
+    let (_, value) = members.iter().find(|(k, _)| k.bytes() == b"parentSession")?;
+    owned_text(&Js::deserialize(value).ok()?)
+}
+
 fn rare_facts(line: &str, facts: &mut Facts<'_>) {
     // (Any depth the line's own read took: the tree as `wire::read`'s fallback builds it.)
     let tree = wire::loose(line).ok().and_then(|(tree, _)| tree);

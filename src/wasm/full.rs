@@ -34,7 +34,7 @@ impl SessionIndex {
         super::headroom(super::index_size(self.inner.mode(), bytes.len()));
         let report = self.inner.load_file_bytes(bytes).map_err(js_error)?;
         let problem = crate::file::not_a_session(bytes, &self.inner, &report);
-        to_js(&crate::file::FileReport { report, problem })
+        to_js(&crate::file::FileReport { report, problem, partial: crate::file::partial_line(bytes) })
     }
 
     /// Starts loading a session file into this (empty) index in parts, as its bytes arrive (a fetch's body

@@ -12,6 +12,7 @@ pub mod cli_text;
 pub mod resume;
 pub mod cost;
 pub mod loops;
+pub mod folder;
 
 use js_sys::{Array, JsString, Uint8Array, JSON};
 use serde::Serialize;

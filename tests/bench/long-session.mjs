@@ -6,8 +6,9 @@
 // assistant + result); the abandoned explorations (large tool results: file reads, test logs, 4–64 KB) stay off the
 // path; one compaction near the end keeps the last turns. Used by archive-bench.mjs and resume-bench.mjs.
 //
-//   writeLongSession(file, { mb, cwd, priced }) → { bytes, entries (header excluded), rewinds, compacted }
-//   (`priced`: usage with costs and cache reads, for the cost model's bench; otherwise every cost 0)
+//   writeLongSession(file, { mb, cwd, priced, id, parentSession, seed }) → { bytes, entries (header excluded), rewinds, compacted }
+//   (`priced`: usage with costs and cache reads, for the cost model's bench; otherwise every cost 0; `id`,
+//   `parentSession`: the header's, for a folder of sessions and their families; `seed`: other text and times)
 //   node tests/bench/long-session.mjs <file> <mb> [cwd]
 import { closeSync, openSync, writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -18,12 +19,12 @@ const WORDS = "the of a fn let const return if else match struct impl pub use mo
  * Writes the session to `file`. `cwd`: the header's working directory (pi refuses to resume a session whose cwd is
  * missing, so a run that resumes it must name a directory that exists).
  */
-export function writeLongSession(file, { mb, cwd = "/work/project", priced = false }) {
+export function writeLongSession(file, { mb, cwd = "/work/project", priced = false, id: sessionId = "0193a0b0-0000-7000-8000-000000000001", parentSession, seed = 0 }) {
   let seq = 0;
   const id = () => (++seq).toString(16).padStart(8, "0");
-  let clock = Date.parse("2026-11-26T00:00:00.000Z");
+  let clock = Date.parse("2026-11-26T00:00:00.000Z") + seed * 86_400_000;
   const ts = () => new Date((clock += 1000)).toISOString();
-  let rng = 12345;
+  let rng = 12345 + seed;
   const rand = () => ((rng = (rng * 1103515245 + 12345) >>> 0) / 2 ** 32);
   const text = (n) => {
     let s = "";
@@ -73,7 +74,7 @@ export function writeLongSession(file, { mb, cwd = "/work/project", priced = fal
     message(parentId, { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: text(size) }], isError: false });
   const call = (name, args) => ({ id: `toolu_${id()}`, name, args });
 
-  emit({ type: "session", version: 3, id: "0193a0b0-0000-7000-8000-000000000001", timestamp: ts(), cwd });
+  emit({ type: "session", version: 3, id: sessionId, timestamp: ts(), cwd, ...(parentSession ? { parentSession } : {}) });
   let leaf = message(null, { role: "user", content: [{ type: "text", text: "Please refactor the session reader and keep the tests green." }] });
   const target = mb * 1e6;
   let rewinds = 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the side-by-side benchmarks (docs/benchmarks.md).
 //
-//   node tests/bench/run.mjs [--quick] [--no-write] [--rows 1,2,3,4,5,6] [--pkg <dir>] [--no-resume] [--no-exit-archive]
+//   node tests/bench/run.mjs [--quick] [--no-write] [--rows 1,2,3,4,5,6] [--pkg <dir>] [--no-resume] [--no-exit-archive] [--no-cost]
 //
 // --quick: 1k and 10k entries only, fewer runs, nothing written. --pkg: measure that built package as is
 // (no build step), e.g. a copy made while someone else keeps editing the sources.
@@ -12,7 +12,9 @@
 //    which prints the tables and writes them into docs/benchmarks.md (unless --no-write or --quick);
 // 5. then tests/bench/resume-rows.mjs (issue 29: resume, per turn, the CLI vs its floor; its env switches there);
 // 6. then tests/bench/exit-archive-bench.mjs (issue 42: resume after exit archive, 300 MB and 1 GB; --no-exit-archive
-//    leaves it out).
+//    leaves it out);
+// 7. then tests/bench/folder-bench.mjs (issue 40: row "cost", `stats <folder>` vs ccusage-pi on a 1.1 GB folder;
+//    --no-cost leaves it out).
 // The whole run holds the bench lock (timing.mjs: one benchmark at a time on this shared machine).
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -80,5 +82,11 @@ if (r.status === 0 && !args.includes("--no-exit-archive")) {
   const exitArgs = [join(REPO, "tests", "bench", "exit-archive-bench.mjs"), "--pkg", join(snap, "pkg"), ...args.filter((a) => a === "--quick"), ...(write ? ["--write"] : [])];
   exitArchive = spawnSync(node22Path(), exitArgs, { cwd: REPO, stdio: "inherit" });
 }
+// Issue 40's row "cost" (a folder of sessions: ours vs ccusage-pi): tests/bench/folder-bench.mjs; --no-cost leaves it out.
+let cost = { status: 0 };
+if (r.status === 0 && !args.includes("--no-cost")) {
+  const costArgs = [join(REPO, "tests", "bench", "folder-bench.mjs"), "--pkg", join(snap, "pkg"), ...args.filter((a) => a === "--quick"), ...(write ? ["--write"] : [])];
+  cost = spawnSync(node22Path(), costArgs, { cwd: REPO, stdio: "inherit" });
+}
 rmSync(snap, { recursive: true, force: true });
-process.exit([r, resume, exitArchive].map((x) => x.status ?? 1).find((st) => st !== 0) ?? 0);
+process.exit([r, resume, exitArchive, cost].map((x) => x.status ?? 1).find((st) => st !== 0) ?? 0);

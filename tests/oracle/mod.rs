@@ -81,6 +81,7 @@ pub(crate) fn oracle(line: &str, legacy_v2: bool) -> Result<Line<'static>, LineP
             format: format_of(obj.get("version")),
             cwd: s(&obj, "cwd"),
             timestamp: s(&obj, "timestamp"),
+            parent_session: s(&obj, "parentSession"),
         }));
     }
     let id = s(&obj, "id").ok_or(LineProblem::NoId)?;
