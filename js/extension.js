@@ -32,6 +32,7 @@ import { installArchiveNotice } from "./archive-notice.js";
 import { installArchiveOnExit } from "./archive-on-exit.js";
 import { installResume } from "./resume.js";
 import { installLoopHint } from "./loop-hint.js";
+import { wasmBytes } from "./wasm-bytes.js";
 
 /** A navigator stops restarting its core after this many crashes (each retired instance keeps its memory). */
 export const MAX_CORE_RESTARTS = 5;
@@ -48,12 +49,12 @@ export default function navigateTreeExtension(pi, opts) {
 /**
  * Returns `() => Promise<api>` that instantiates the wasm again, in a fresh copy of the wasm-bindgen glue
  * (the glue keeps its instance in module state, so a new instance needs a new module copy). `base` is the
- * URL of a file next to `pi_tree_navigator.js` and `pi_tree_navigator_bg.wasm` (the package's one wasm module).
+ * URL of a file next to `pi_tree_navigator.js` and the package's one wasm module (js/wasm-bytes.js).
  */
 export function freshCoreLoader(base) {
   let compiled;
   return async () => {
-    compiled ??= new WebAssembly.Module(readFileSync(new URL("./pi_tree_navigator_bg.wasm", base)));
+    compiled ??= new WebAssembly.Module(wasmBytes(base));
     const copy = ++registry().coreCopies; // process-wide: two navigators must never share a copy
     const glue = await importCopy(new URL("./pi_tree_navigator.js", base), copy);
     glue.initSync({ module: compiled });
@@ -581,7 +582,7 @@ export function createNavigator({ core, pi, opts = {}, hostOptions, instantiate 
     core: () => current?.api ?? null,
     host,
     adopt,
-    wasmUrl: new URL("./pi_tree_navigator_bg.wasm", import.meta.url),
+    wasmBase: import.meta.url,
   });
   const definition = current.api.toolDefinition();
   const renderers = makeRenderers({

@@ -1,10 +1,10 @@
-// Node / Bun loader: synchronous wasm init from the bytes next to this file (no top-level await, so
-// `require()` of the package works too on Node >= 20.19). Lives in pkg/ beside the wasm-bindgen glue.
-import { readFileSync } from "node:fs";
+// Node / Bun loader: synchronous wasm init from the module next to this file, read by js/wasm-bytes.js (no top-level
+// await, so `require()` of the package works too on Node >= 20.19). Lives in pkg/ beside the wasm-bindgen glue.
 import { initSync } from "./pi_tree_navigator.js";
+import { wasmBytes } from "./wasm-bytes.js";
 
 /** The compiled module: the resume worker (resume.js) instantiates it again without compiling it twice. */
-export const wasmModule = new WebAssembly.Module(readFileSync(new URL("./pi_tree_navigator_bg.wasm", import.meta.url)));
+export const wasmModule = new WebAssembly.Module(wasmBytes(import.meta.url));
 initSync({ module: wasmModule });
 
 export * from "./pi_tree_navigator.js";

@@ -12,10 +12,11 @@
 // since pi read it, a worker that failed — the navigator builds the index from pi's objects as before, and a
 // debug line says why (PI_TREE_NAVIGATOR_DEBUG; never a word to the model). Entries pi appends after
 // `session_start` come from its objects: the navigator feeds everything after the count handed over here.
-import { appendFileSync, closeSync, fstatSync, openSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, closeSync, fstatSync, openSync, statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { envFlag } from "./agent.js";
 import { CHUNK_BYTES, planChunks, readChunk } from "./resume-chunk.js";
+import { wasmBytes } from "./wasm-bytes.js";
 
 /** Env switch: always build a resumed session's index from pi's objects (the path before issue 29). */
 export const ENV_NO_RESUME_READ = "PI_TREE_NAVIGATOR_NO_RESUME_READ";
@@ -45,11 +46,11 @@ const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 /**
  * Installs the resume read. `core()`: the live wasm API; `host`: js/host.js's adapter; `adopt(sm, api, index,
  * fed, cursor)`: hands a verified index of pi's first `fed` entries to the navigator (returns false when it no
- * longer wants it; the index is then freed here); `wasmUrl`: the package's wasm file (the worker's module when the API has none compiled).
+ * longer wants it; the index is then freed here); `wasmBase`: a URL next to the package's wasm module (js/wasm-bytes.js) (the worker's module when the API has none compiled).
  * `minBytes` / `chunkBytes`: the smallest file read this way and the size of its parts (tests make them small).
  * Returns `{ settle(sm), stop(sm), reading(sm), ready(sm), readDone(sm) }`.
  */
-export function installResume({ pi, core, host, adopt, wasmUrl, env = process.env, minBytes = MIN_FILE_BYTES, chunkBytes = CHUNK_BYTES }) {
+export function installResume({ pi, core, host, adopt, wasmBase, env = process.env, minBytes = MIN_FILE_BYTES, chunkBytes = CHUNK_BYTES }) {
   /** SessionManager → the read in progress. */
   const builds = new WeakMap();
   const debug = debugLog(env);
@@ -57,7 +58,7 @@ export function installResume({ pi, core, host, adopt, wasmUrl, env = process.en
 
   function wasmModule(api) {
     if (api.wasmModule instanceof WebAssembly.Module) return api.wasmModule;
-    compiled ??= new WebAssembly.Module(readFileSync(wasmUrl));
+    compiled ??= new WebAssembly.Module(wasmBytes(wasmBase));
     return compiled;
   }
 

@@ -6,13 +6,15 @@
 //   2. merges pkg.json over the generated pkg/package.json (pkg.json wins, "files" are unioned);
 //   3. copies js/ (loaders, entry points, index.d.ts, cli.js, extension files, viewer/ …) into pkg/,
 //      minifies every shipped .js (scripts/minify-js.mjs) and drops the doc comments of the generated
-//      pi_tree_navigator.d.ts (scripts/strip-comments.mjs).
+//      pi_tree_navigator.d.ts (scripts/strip-comments.mjs); the module is shipped zipped by zopfli
+//      (pi_tree_navigator_bg.wasm.gz; the raw .wasm stays in pkg/, unpublished).
 // Usage: node scripts/build.mjs [--dev]   (--dev: debug build, no wasm-opt)
 import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { fileURLToPath } from "node:url";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkgDir = join(root, "pkg");
@@ -52,6 +54,24 @@ wasmPack(args);
   const initOutput = /export interface InitOutput \{\n\s*readonly memory: WebAssembly\.Memory;\n[^}]*\}/;
   if (!initOutput.test(dts)) die("pi_tree_navigator.d.ts: no `InitOutput` interface starting with `memory` (wasm-bindgen changed?)");
   writeFileSync(dtsPath, dts.replace(initOutput, "export interface InitOutput {\n    readonly memory: WebAssembly.Memory;\n}"));
+}
+
+// The module as the package ships it: gzip-compressed by zopfli (npm's @gfx/zopfli), 15 kB smaller packed than the
+// raw module under the tarball's own gzip (issue 38; npm compresses at zlib's default level). The loaders unzip it
+// (js/wasm-bytes.js, js/load-web.js). The raw module stays in pkg/ for the tools (twiggy, benches), unpublished.
+{
+  const wasmPath = join(pkgDir, "pi_tree_navigator_bg.wasm");
+  const raw = readFileSync(wasmPath);
+  let gz;
+  if (dev) {
+    gz = gzipSync(raw, { level: 1 });
+  } else {
+    const { gzipAsync } = await import("@gfx/zopfli");
+    gz = Buffer.from(await gzipAsync(raw, { numiterations: 15, blocksplittingmax: 0 }));
+  }
+  if (!gunzipSync(gz).equals(raw)) die("pi_tree_navigator_bg.wasm.gz does not unzip to the module");
+  writeFileSync(`${wasmPath}.gz`, gz);
+  log(`pi_tree_navigator_bg.wasm.gz: ${gz.length} bytes (${dev ? "zlib level 1, --dev" : "zopfli, 15 iterations, unlimited block splits"}; the raw module gzip -9: ${gzipSync(raw, { level: 9 }).length})`);
 }
 
 // --- 2. copy js/ into pkg/ -----------------------------------------------------------------------
@@ -113,6 +133,8 @@ const merged = { ...generated, ...ours };
 for (const k of Object.keys(merged)) if (k.startsWith("//")) delete merged[k];
 merged.files = [...new Set([...(generated.files || []), ...(ours.files || []), ...copied])]
   .filter((f) => existsSync(join(pkgDir, f)));
+// wasm-pack lists the raw module; the package ships it zipped (above).
+merged.files = merged.files.filter((f) => f !== "pi_tree_navigator_bg.wasm");
 if (!existsSync(join(pkgDir, "cli.js"))) {
   delete merged.bin;
   log("no js/cli.js yet: package has no \"bin\"");

@@ -32,7 +32,7 @@ const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".css": "text/css; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
-  ".wasm": "application/wasm",
+  ".gz": "application/gzip", // the wasm module, which load-web.js unzips (js/wasm-bytes.js)
   ".jsonl": "application/x-ndjson; charset=utf-8",
 };
 const HEADERS = {
@@ -45,7 +45,7 @@ const HEADERS = {
   "Cache-Control": "no-store",
 };
 /** Package files the page needs besides viewer/: the browser loader, the wasm-bindgen glue and the module. */
-const PACKAGE_FILES = ["load-web.js", "pi_tree_navigator.js", "pi_tree_navigator_bg.wasm"];
+const PACKAGE_FILES = ["load-web.js", "pi_tree_navigator.js", "pi_tree_navigator_bg.wasm.gz"];
 const NOT_SERVED = new Set(["server.js"]);
 
 /** A fresh token: 32 random bytes from the OS's CSPRNG, base64url (43 URL-safe characters). */

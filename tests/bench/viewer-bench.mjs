@@ -133,7 +133,8 @@ try {
       cold.push(await page.evaluate(async ({ base, session }) => {
         const t0 = performance.now();
         const core = await import(`${base}/load-web.js`);
-        const bytes = await (await fetch(`${base}/pi_tree_navigator_bg.wasm`)).arrayBuffer();
+        const zipped = (await fetch(`${base}/pi_tree_navigator_bg.wasm.gz`)).body; // the module as the package ships it
+        const bytes = await new Response(zipped.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
         const fetched = performance.now();
         core.initSync({ module: await WebAssembly.compile(bytes) });
         const t1 = performance.now();

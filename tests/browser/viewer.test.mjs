@@ -96,7 +96,7 @@ function get(url, { host, method = "GET" } = {}) {
   });
 }
 
-test("view serves the viewer, the wasm (application/wasm) and the file on 127.0.0.1 only, with a CSP", async () => {
+test("view serves the viewer, the zipped wasm and the file on 127.0.0.1 only, with a CSP", async () => {
   const s = await serve(fx("example.jsonl"));
   servers.push(s);
   const u = new URL(s.url);
@@ -113,9 +113,10 @@ test("view serves the viewer, the wasm (application/wasm) and the file on 127.0.
   assert.doesNotMatch(page.body, /<script(?![^>]*\bsrc=)[^>]*>/, "no inline script in index.html");
   assert.equal(page.headers["x-content-type-options"], "nosniff");
   const root = `${u.origin}/${u.pathname.split("/")[1]}`; // the origin and the URL's token
-  const wasm = await get(`${root}/pi_tree_navigator_bg.wasm`);
+  const wasm = await get(`${root}/pi_tree_navigator_bg.wasm.gz`);
   assert.equal(wasm.status, 200);
-  assert.equal(wasm.headers["content-type"], "application/wasm");
+  assert.equal(wasm.headers["content-type"], "application/gzip");
+  assert.equal((await get(`${root}/pi_tree_navigator_bg.wasm`)).status, 404, "only the zipped module is served");
   const file = await get(`${u.origin}${new URL(u.searchParams.get("file"), u.origin).pathname}`);
   assert.equal(file.status, 200);
   assert.equal(file.body.length, (await import("node:fs")).statSync(fx("example.jsonl")).size);
@@ -141,7 +142,7 @@ test("view: the URL carries a random token; without it, or altered, page, assets
   assert.match(token, /^[A-Za-z0-9_-]{43}$/, "32 random bytes, base64url");
   assert.notEqual(new URL(b.url).pathname.split("/")[1], token, "each server has its own token");
   assert.equal(u.searchParams.get("file"), `/${token}/session/example.jsonl`, "the session path carries it too");
-  const paths = ["/viewer/", "/viewer/index.html", "/viewer/main.js", "/viewer/viewer.css", "/load-web.js", "/pi_tree_navigator.js", "/pi_tree_navigator_bg.wasm", "/session/example.jsonl", "/"];
+  const paths = ["/viewer/", "/viewer/index.html", "/viewer/main.js", "/viewer/viewer.css", "/load-web.js", "/pi_tree_navigator.js", "/pi_tree_navigator_bg.wasm.gz", "/session/example.jsonl", "/"];
   for (const path of paths) assert.notEqual((await get(`${u.origin}/${token}${path}`)).status, 403, `with the token: ${path}`);
   const flip = (c) => (c === "A" ? "B" : "A");
   const wrong = [
@@ -189,7 +190,7 @@ test("view: the page asks for each of its files once (the preloads are the fetch
   const counts = new Map();
   for (const p of paths) counts.set(p, (counts.get(p) ?? 0) + 1);
   for (const [p, n] of counts) assert.equal(n, 1, `${p} requested ${n} times: ${paths.join(", ")}`);
-  for (const p of ["viewer/early.js", "viewer/fetch.js", "viewer/main.js", "viewer/app.js", "pi_tree_navigator.js", "pi_tree_navigator_bg.wasm", "session/example.jsonl"]) {
+  for (const p of ["viewer/early.js", "viewer/fetch.js", "viewer/main.js", "viewer/app.js", "pi_tree_navigator.js", "pi_tree_navigator_bg.wasm.gz", "session/example.jsonl"]) {
     assert.ok(counts.has(p), `${p} not requested: ${paths.join(", ")}`);
   }
   assert.deepEqual(seen.errors, []);

@@ -146,7 +146,7 @@ for (const c of cases) {
         adopted = { index, fed, cursor };
         return true;
       },
-      wasmUrl: new URL("pi_tree_navigator_bg.wasm", pathToFileURL(join(pkgDir, "/")).href),
+      wasmBase: pathToFileURL(join(pkgDir, "/")).href,
       env: { PI_TREE_NAVIGATOR_DEBUG: log },
       minBytes: 0,
       chunkBytes: c.chunkBytes ?? 512,

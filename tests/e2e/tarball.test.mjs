@@ -43,7 +43,7 @@ test("npm run pack's tarball: named after the package and its version, within th
   // The unpacked package (the wasm, the shim, the viewer) is what the tarball holds: gzip shrinks it, never grows it.
   assert.ok(packed.size > 0 && packed.size < packed.unpackedSize, sizeLine(packed));
   const listing = spawnSync("tar", ["tzf", packed.file], { encoding: "utf8" }).stdout.split("\n");
-  for (const f of ["package/package.json", "package/extension.js", "package/pi_tree_navigator_bg.wasm", "package/cli.js"]) {
+  for (const f of ["package/package.json", "package/extension.js", "package/pi_tree_navigator_bg.wasm.gz", "package/cli.js"]) {
     assert.ok(listing.includes(f), `${f} in the tarball`);
   }
   assert.deepEqual(manifest.dependencies ?? {}, {}, "no dependencies: npm installs it without a registry");

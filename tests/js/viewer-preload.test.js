@@ -36,6 +36,6 @@ test("index.html preloads exactly the viewer's module graph, and the wasm the lo
   assert.deepEqual(names(preloaded), names(graph));
   assert.deepEqual(names([...graph].filter((f) => !existsSync(f))), ["../pi_tree_navigator.js"]);
   const wasm = [...html.matchAll(/<link rel="preload" href="([^"]+)" as="fetch" crossorigin>/g)].map((m) => m[1]);
-  assert.deepEqual(wasm, ["../pi_tree_navigator_bg.wasm"]);
-  assert.match(readFileSync(join(VIEWER, "../load-web.js"), "utf8"), /new URL\("\.\/pi_tree_navigator_bg\.wasm", import\.meta\.url\)/);
+  assert.deepEqual(wasm, ["../pi_tree_navigator_bg.wasm.gz"]);
+  assert.match(readFileSync(join(VIEWER, "../load-web.js"), "utf8"), /new URL\("\.\/pi_tree_navigator_bg\.wasm\.gz", import\.meta\.url\)/);
 });
