@@ -267,9 +267,9 @@ async function runFolder(api, opts) {
   const onRows = opts.rows ? (text) => process.stdout.write(text) : undefined;
   const folder = await readFolder(api, root, { host: opts.host, onRows });
   if (opts.rows) {
-    for (const k of folder.report().skipped) process.stderr.write(`${NAME}: skipped ${k.file}: ${k.reason}\n`);
+    for (const k of folder.report.skipped) process.stderr.write(`${NAME}: skipped ${k.file}: ${k.reason}\n`);
   } else {
-    out(opts.json ? JSON.stringify(folder.report()) : folder.text());
+    out(opts.json ? JSON.stringify(folder.report) : folder.text);
   }
 }
 
@@ -464,7 +464,7 @@ async function viewFolder(opts, pkgDir, root) {
     const api = await import("./index-node.js");
     await api.ready;
     const { readFolder } = await import("./folder.js");
-    const report = (await readFolder(api, root, { host: opts.host })).report();
+    const { report } = await readFolder(api, root, { host: opts.host });
     sessions = report.sessions.length;
     const { serveViewer, hasViewer } = await import("./viewer/server.js");
     if (!hasViewer(pkgDir)) throw new Error("viewer/ missing from the package");

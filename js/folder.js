@@ -39,7 +39,7 @@ export function sessionFiles(root) {
 /**
  * Reads every session of `root`. `host`: the pi version whose rules to read with (`--host`); `onRows(text)`: the
  * `--rows` lines of each session, in the folder's order, as the files are read; `threads`: how many workers (default:
- * one per core, at most one per file). Resolves to `{ report(), text(root) }`: the core's report with each session's
+ * one per core, at most one per file). Resolves to `{ report, text }`: the core's report with each session's
  * `cost` block put in, and the text `stats <folder>` prints.
  */
 export async function readFolder(api, root, { host, onRows, threads = availableParallelism() } = {}) {
@@ -87,8 +87,7 @@ export async function readFolder(api, root, { host, onRows, threads = availableP
     });
     const report = folder.report();
     for (const s of report.sessions) s.cost = costs.get(s.file);
-    const text = folder.text(resolve(root));
-    return { report: () => report, text: () => text };
+    return { report, text: folder.text(resolve(root)) };
   } finally {
     folder.free();
   }
