@@ -63,6 +63,25 @@ fn numbers_beyond_the_double_range_are_infinite() {
 }
 
 #[test]
+fn a_line_read_again_from_its_tree_reads_as_the_direct_pass_does() {
+    // The tree of a refused line is written out (strings with an unpaired surrogate or a leading U+0000 and
+    // ±∞ tagged) and read by the direct pass: what could read as a tag, −0 and numbers at the double's
+    // edges read as the direct pass reads them.
+    let args = r#"{"\u0000k":"\u0000v","n":[1e21,5e-324,0.1,-0,-0.0,123456789012345678901234,1.7976931348623157e308]}"#;
+    let extra = r#""label":"\u0000x","timestamp":-0,"#;
+    let direct = assistant(args, extra);
+    let refused = direct.replacen(r#""id":"a""#, r#""id":"z","id":"a""#, 1);
+    assert!(serde_json::from_str::<Obj<Entry<'_>>>(&refused).is_err(), "a repeated key takes the tree's pass");
+    let label = |line: &str| read(line, |e| (e.label.units(), e.label.text().map(Cow::into_owned))).unwrap();
+    assert_eq!(label(&refused), (2, Some("\u{0}x".into())));
+    assert_eq!(label(&refused), label(&direct));
+    let (id, len, ts) = facts(&refused).unwrap();
+    assert_eq!((id.as_str(), len), ("a", facts(&direct).unwrap().1));
+    assert!(matches!(ts, Js::Num(x) if x == 0.0 && x.is_sign_negative()), "{ts:?}");
+    assert_eq!(kept(&refused), kept(&direct));
+}
+
+#[test]
 fn nesting_past_serde_json_s_limit_is_read_up_to_ours() {
     for depth in [127, 128, 129, 1000] {
         let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));

@@ -4,11 +4,10 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize as _;
 use serde_json::value::RawValue;
 
 use super::entry::{patch_item, patch_start, Facts, Header, Kind, Line, LineProblem, RoleKind, Spend, SpendKind, ToolResultFacts};
-use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, StringifyLen, Usage};
+use super::wire::{self, Block, Content, Js, Loose, Message, Obj, ReadError, Usage};
 use crate::js::{parse_iso_date, time_clip};
 use crate::error::SessionError;
 use crate::text::summary_preview;
@@ -246,7 +245,7 @@ fn system_facts(msg: &Message<'_>, raw: Option<&str>) -> (usize, String) {
                 }),
                 _ => None,
             };
-            let len = (tag == 'a').then(|| StringifyLen::deserialize(item).map_or(0, |l| l.0.unwrap_or(0)));
+            let len = (tag == 'a').then(|| item.stringify_len());
             patch_item(&mut patch, tag, name.as_deref(), len);
         }
     }
@@ -364,7 +363,7 @@ fn header_parent(line: &str) -> Option<String> {
     let tree = wire::loose(line).ok().and_then(|(tree, _)| tree)?;
     let Loose::Obj(members) = &tree else { return None };
     let (_, value) = members.iter().find(|(k, _)| k.bytes() == b"parentSession")?;
-    owned_text(&Js::deserialize(value).ok()?)
+    owned_text(&value.js())
 }
 
 fn rare_facts(line: &str, facts: &mut Facts<'_>) {
@@ -375,8 +374,13 @@ fn rare_facts(line: &str, facts: &mut Facts<'_>) {
         _ => &[],
     };
     let field = |key: &str| members.iter().find(|(k, _)| k.bytes() == key.as_bytes()).map(|(_, v)| v);
-    let js = |key: &str| field(key).and_then(|v| Js::deserialize(v).ok()).unwrap_or(Js::Absent);
-    let usage = |key: &str| field(key).and_then(|v| Obj::<Usage<'_>>::deserialize(v).ok());
+    let js = |key: &str| field(key).map_or(Js::Absent, Loose::js);
+    // The two usages as text, read by the line's own reader (`wire::read_text`).
+    let [usage_text, details_text] = ["usage", "details"].map(|key| field(key).map(Loose::text));
+    let usage = |key: &str| {
+        let text = if key == "usage" { &usage_text } else { &details_text };
+        text.as_deref().and_then(wire::read_text::<Obj<Usage<'_>>>)
+    };
     if facts.kind == Kind::Compaction {
         facts.tokens_before = js("tokensBefore").num().filter(|x| x.is_finite());
     }

@@ -140,6 +140,59 @@ pub(super) trait FromJs<'de>: Sized {
     }
 }
 
+thread_local! {
+    /// Set while a line is read again from its [`super::wire::Loose`] tree, written out as [`tagged`] text.
+    static TAGGED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `read` on text written with [`tag_str`] and [`tag_infinity`]: its tagged strings are read back as
+/// the string or number they stand for.
+pub(super) fn tagged<R>(read: impl FnOnce() -> R) -> R {
+    /// Ends the mode however the read ends.
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TAGGED.set(false);
+        }
+    }
+    TAGGED.set(true);
+    let _restore = Restore;
+    read()
+}
+
+/// The tag a string of [`tagged`] text starts with: U+0000 (a string that has it first is tagged too).
+const TAG: u8 = 0;
+
+/// Writes `s` as a tagged JSON string: its WTF-8 bytes in hex (what `serde_json` cannot read as text: an
+/// unpaired surrogate, or a leading U+0000, which would read as a tag).
+pub(super) fn tag_str(s: &JsStr<'_>, out: &mut String) {
+    out.push_str("\"\\u0000S");
+    for b in s.bytes() {
+        out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+        out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+    }
+    out.push('"');
+}
+
+/// Writes ±∞ (a number `serde_json` cannot read) as a tagged JSON string.
+pub(super) fn tag_infinity(x: f64, out: &mut String) {
+    out.push_str(if x < 0.0 { "\"\\u0000-\"" } else { "\"\\u0000+\"" });
+}
+
+/// A string as read: itself, or while [`tagged`], what a tagged string stands for (the first byte is
+/// checked first, so the direct pass pays one comparison).
+fn string(s: JsStr<'_>) -> Js<'_> {
+    if s.bytes().first() != Some(&TAG) || !TAGGED.get() {
+        return Js::Str(s);
+    }
+    let hex = |c: u8| if c >= b'a' { c - b'a' + 10 } else { c - b'0' };
+    match s.bytes().get(1) {
+        Some(b'+') => Js::Num(f64::INFINITY),
+        Some(b'-') => Js::Num(f64::NEG_INFINITY),
+        _ => Js::Str(JsStr::from_bytes(Cow::Owned(s.bytes()[2..].chunks_exact(2).map(|p| hex(p[0]) << 4 | hex(p[1])).collect()))),
+    }
+}
+
 /// The one visitor of every [`FromJs`] type.
 pub(super) struct Via<T>(pub(super) PhantomData<T>);
 
@@ -169,16 +222,16 @@ impl<'de, T: FromJs<'de>> Visitor<'de> for Via<T> {
         T::from_js(Js::Num(x))
     }
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<T, E> {
-        T::from_js(Js::Str(JsStr::Utf8(Cow::Borrowed(s))))
+        T::from_js(string(JsStr::Utf8(Cow::Borrowed(s))))
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
-        T::from_js(Js::Str(JsStr::Utf8(Cow::Owned(s.to_owned()))))
+        T::from_js(string(JsStr::Utf8(Cow::Owned(s.to_owned()))))
     }
     fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<T, E> {
-        T::from_js(Js::Str(JsStr::from_bytes(Cow::Borrowed(b))))
+        T::from_js(string(JsStr::from_bytes(Cow::Borrowed(b))))
     }
     fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<T, E> {
-        T::from_js(Js::Str(JsStr::from_bytes(Cow::Owned(b.to_vec()))))
+        T::from_js(string(JsStr::from_bytes(Cow::Owned(b.to_vec()))))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T, A::Error> {
         T::from_seq(seq)

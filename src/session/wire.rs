@@ -18,13 +18,12 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 
-use serde::de::value::{BorrowedBytesDeserializer, MapDeserializer, SeqDeserializer};
-use serde::de::{self, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess, Visitor};
-use serde::{forward_to_deserialize_any, Deserialize};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 
 pub use super::value::{keeping_calls, keeps_calls, number_value, Arguments, Js, JsStr, Obj, Rare, SectionsLen, StringifyLen};
-use super::value::{any, FromJs, Key, Via};
+use super::value::{any, tag_infinity, tag_str, tagged, FromJs, Key, Via};
 
 /// Deepest JSON nesting of a session line that is read; deeper lines are reported skips. `serde_json`
 /// reads values recursively, so this bounds the stack a line may take: in the wasm module's 1 MB stack the
@@ -243,8 +242,11 @@ pub fn read<R>(line: &str, take: impl FnOnce(&Entry<'_>) -> R) -> Result<R, Read
             match tree {
                 _ if depth > MAX_LINE_NESTING => Err(ReadError::TooDeep(depth)),
                 Some(tree @ Loose::Obj(_)) => {
-                    let entry = Entry::deserialize(&tree).map_err(|e| ReadError::Malformed(e.to_string()))?;
-                    Ok(take(&entry))
+                    // The tree written out and read by the direct pass (one reader of entries in the module:
+                    // serde's code is generated per reader, and the module's size is a budget).
+                    let text = tree.text();
+                    let entry = tagged(|| unbounded::<Obj<Entry<'_>>>(&text)).map_err(|e| ReadError::Malformed(e.to_string()))?;
+                    Ok(take(&entry.value))
                 }
                 _ => Err(ReadError::NotAnObject),
             }
@@ -259,9 +261,14 @@ fn deep(line: &str) -> Result<Obj<Entry<'_>>, serde_json::Error> {
         // Fails the same way again; the caller then judges the line.
         return serde_json::from_str(line);
     }
+    unbounded(line)
+}
+
+/// The direct pass without `serde_json`'s recursion limit (the caller bounds the nesting).
+fn unbounded<'a, T: Deserialize<'a>>(line: &'a str) -> Result<T, serde_json::Error> {
     let mut reader = serde_json::Deserializer::from_str(line);
     reader.disable_recursion_limit();
-    let entry = Obj::deserialize(&mut reader)?;
+    let entry = T::deserialize(&mut reader)?;
     reader.end()?;
     Ok(entry)
 }
@@ -384,6 +391,67 @@ impl<'a> Loose<'a> {
         })
     }
 
+    /// The tree as JSON text that [`read`]'s direct pass reads, under [`tagged`], as the same values: one member
+    /// per key already; each string as itself, or tagged ([`tag_str`]) when it has an unpaired surrogate or
+    /// starts with U+0000; each number as its shortest text (read back exactly: `float_roundtrip`), ±∞ tagged.
+    fn write(&self, out: &mut String) {
+        match self {
+            Loose::Null => out.push_str("null"),
+            Loose::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Loose::Num(x) if !x.is_finite() => tag_infinity(*x, out),
+            // `-0.0`: ryu-js writes −0 as JavaScript does, `0`.
+            Loose::Num(x) if *x == 0.0 => out.push_str(if x.is_sign_negative() { "-0.0" } else { "0" }),
+            Loose::Num(x) => out.push_str(ryu_js::Buffer::new().format_finite(*x)),
+            Loose::Str(s) => write_str(s, out),
+            Loose::Arr(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    item.write(out);
+                }
+                out.push(']');
+            }
+            Loose::Obj(members) => {
+                out.push('{');
+                for (i, (key, value)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_str(key, out);
+                    out.push(':');
+                    value.write(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    /// `JSON.stringify(value).length` ([`StringifyLen`], read from the tree's text).
+    pub fn stringify_len(&self) -> usize {
+        read_text::<StringifyLen>(&self.text()).map_or(0, |l| l.0.unwrap_or(0))
+    }
+
+    /// The tree as text [`read_text`] reads ([`Loose::write`]).
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        self.write(&mut text);
+        text
+    }
+
+    /// The value as a field reads it ([`Js`]: scalars kept, arrays and objects only noted).
+    pub fn js(&self) -> Js<'_> {
+        match self {
+            Loose::Null => Js::Null,
+            Loose::Bool(b) => Js::Bool(*b),
+            Loose::Num(x) => Js::Num(*x),
+            Loose::Str(s) => Js::Str(s.clone()),
+            Loose::Arr(_) => Js::Arr,
+            Loose::Obj(_) => Js::Obj,
+        }
+    }
+
     /// The value as a `serde_json::Value`: unpaired surrogates shown as U+FFFD, non-finite numbers as
     /// `null` (what `JSON.stringify` writes for them).
     pub fn to_value(&self) -> serde_json::Value {
@@ -408,6 +476,19 @@ impl<'a> Loose<'a> {
     }
 }
 
+/// `T` read from [`Loose::text`] (by the direct pass, as the tree's values); `None` if it does not read.
+pub fn read_text<'a, T: Deserialize<'a>>(text: &'a str) -> Option<T> {
+    tagged(|| unbounded(text)).ok()
+}
+
+/// A string of [`Loose::write`]'s text: JSON-escaped, or tagged.
+fn write_str(s: &JsStr<'_>, out: &mut String) {
+    match s {
+        JsStr::Utf8(text) if !text.starts_with('\0') => out.push_str(&serde_json::to_string(&**text).unwrap_or_default()),
+        _ => tag_str(s, out),
+    }
+}
+
 /// Any JSON text `JSON.parse` takes, as a `serde_json::Value` ([`Loose::to_value`] for what plain
 /// `serde_json` refuses). The error is `serde_json`'s message.
 pub fn parse_value(text: &str) -> Result<serde_json::Value, String> {
@@ -418,38 +499,5 @@ pub fn parse_value(text: &str) -> Result<serde_json::Value, String> {
         (_, depth) if depth > MAX_VALUE_NESTING => Err(format!("nested {depth} levels deep (more than {MAX_VALUE_NESTING} are not shown)")),
         (Some(tree), _) => Ok(tree.to_value()),
         (None, _) => serde_json::from_str(text).map_err(|e| e.to_string()),
-    }
-}
-
-/// A [`Loose`] tree as a serde deserializer, so the same [`Entry`] is read from it. Strings are text, or
-/// WTF-8 bytes when they hold an unpaired surrogate; keys are always handed over as bytes (every key reader
-/// takes them: serde's field identifiers, `Key`, [`JsStr`] through `Via`).
-impl<'de, 'a: 'de> Deserializer<'de> for &'de Loose<'a> {
-    type Error = serde_json::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        match self {
-            Loose::Null => v.visit_unit(),
-            Loose::Bool(b) => v.visit_bool(*b),
-            Loose::Num(x) => v.visit_f64(*x),
-            Loose::Str(JsStr::Utf8(s)) => v.visit_borrowed_str(s),
-            Loose::Str(JsStr::Wtf8(b)) => v.visit_borrowed_bytes(b),
-            Loose::Arr(items) => v.visit_seq(SeqDeserializer::new(items.iter())),
-            Loose::Obj(members) => v.visit_map(MapDeserializer::new(
-                members.iter().map(|(k, v)| (BorrowedBytesDeserializer::new(k.bytes()), v)),
-            )),
-        }
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-impl<'de, 'a: 'de> IntoDeserializer<'de, serde_json::Error> for &'de Loose<'a> {
-    type Deserializer = Self;
-    fn into_deserializer(self) -> Self {
-        self
     }
 }
