@@ -165,18 +165,18 @@ const TAG: u8 = 0;
 
 /// Writes `s` as a tagged JSON string: its WTF-8 bytes in hex (what `serde_json` cannot read as text: an
 /// unpaired surrogate, or a leading U+0000, which would read as a tag).
-pub(super) fn tag_str(s: &JsStr<'_>, out: &mut String) {
-    out.push_str("\"\\u0000S");
+pub(super) fn tag_str(s: &JsStr<'_>, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"\"\\u0000S");
     for b in s.bytes() {
-        out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
-        out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+        out.push(b"0123456789abcdef"[usize::from(b >> 4)]);
+        out.push(b"0123456789abcdef"[usize::from(b & 15)]);
     }
-    out.push('"');
+    out.push(b'"');
 }
 
 /// Writes ±∞ (a number `serde_json` cannot read) as a tagged JSON string.
-pub(super) fn tag_infinity(x: f64, out: &mut String) {
-    out.push_str(if x < 0.0 { "\"\\u0000-\"" } else { "\"\\u0000+\"" });
+pub(super) fn tag_infinity(x: f64, out: &mut Vec<u8>) {
+    out.extend_from_slice(if x < 0.0 { b"\"\\u0000-\"" } else { b"\"\\u0000+\"" });
 }
 
 /// A string as read: itself, or while [`tagged`], what a tagged string stands for (the first byte is

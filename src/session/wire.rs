@@ -394,36 +394,36 @@ impl<'a> Loose<'a> {
     /// The tree as JSON text that [`read`]'s direct pass reads, under [`tagged`], as the same values: one member
     /// per key already; each string as itself, or tagged ([`tag_str`]) when it has an unpaired surrogate or
     /// starts with U+0000; each number as its shortest text (read back exactly: `float_roundtrip`), ±∞ tagged.
-    fn write(&self, out: &mut String) {
+    fn write(&self, out: &mut Vec<u8>) {
         match self {
-            Loose::Null => out.push_str("null"),
-            Loose::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Loose::Null => out.extend_from_slice(b"null"),
+            Loose::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
             Loose::Num(x) if !x.is_finite() => tag_infinity(*x, out),
             // `-0.0`: ryu-js writes −0 as JavaScript does, `0`.
-            Loose::Num(x) if *x == 0.0 => out.push_str(if x.is_sign_negative() { "-0.0" } else { "0" }),
-            Loose::Num(x) => out.push_str(ryu_js::Buffer::new().format_finite(*x)),
+            Loose::Num(x) if *x == 0.0 => out.extend_from_slice(if x.is_sign_negative() { b"-0.0" } else { b"0" }),
+            Loose::Num(x) => out.extend_from_slice(ryu_js::Buffer::new().format_finite(*x).as_bytes()),
             Loose::Str(s) => write_str(s, out),
             Loose::Arr(items) => {
-                out.push('[');
+                out.push(b'[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.push(b',');
                     }
                     item.write(out);
                 }
-                out.push(']');
+                out.push(b']');
             }
             Loose::Obj(members) => {
-                out.push('{');
+                out.push(b'{');
                 for (i, (key, value)) in members.iter().enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.push(b',');
                     }
                     write_str(key, out);
-                    out.push(':');
+                    out.push(b':');
                     value.write(out);
                 }
-                out.push('}');
+                out.push(b'}');
             }
         }
     }
@@ -435,9 +435,10 @@ impl<'a> Loose<'a> {
 
     /// The tree as text [`read_text`] reads ([`Loose::write`]).
     pub fn text(&self) -> String {
-        let mut text = String::new();
+        let mut text = Vec::new();
         self.write(&mut text);
-        text
+        // Text throughout (strings are written from text, or tagged in hex); checked once.
+        String::from_utf8(text).unwrap_or_default()
     }
 
     /// The value as a field reads it ([`Js`]: scalars kept, arrays and objects only noted).
@@ -482,9 +483,9 @@ pub fn read_text<'a, T: Deserialize<'a>>(text: &'a str) -> Option<T> {
 }
 
 /// A string of [`Loose::write`]'s text: JSON-escaped, or tagged.
-fn write_str(s: &JsStr<'_>, out: &mut String) {
+fn write_str(s: &JsStr<'_>, out: &mut Vec<u8>) {
     match s {
-        JsStr::Utf8(text) if !text.starts_with('\0') => out.push_str(&serde_json::to_string(&**text).unwrap_or_default()),
+        JsStr::Utf8(text) if !text.starts_with('\0') => serde_json::to_writer(out, &**text).unwrap_or_default(),
         _ => tag_str(s, out),
     }
 }
