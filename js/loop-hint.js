@@ -17,7 +17,7 @@ const NO_RESUME = { reading: () => false, settle: async () => {} };
  * host's pi-tui components and key hints. Returns `{ stateOf(sm) }` (`hints`, `notes`: counts, for tests).
  */
 export function installLoopHint({ pi, core, withIndex, configOf, busy = () => false, resume = NO_RESUME, tui, keyHint, env = process.env }) {
-  /** SessionManager → { detector (null: the hint is off), api, repeats, hints, notes, unsent (hints to store at the turn's end) }. */
+  /** SessionManager → { detector (null: the hint is off), api, repeats, tail (the units of a result's end it reads), hints, notes, unsent (hints to store at the turn's end) }. */
   const sessions = new WeakMap();
 
   /**
@@ -26,7 +26,7 @@ export function installLoopHint({ pi, core, withIndex, configOf, busy = () => fa
    */
   function stateOf(ctx, sm, api, fresh = false) {
     let state = sessions.get(sm);
-    if (!state) sessions.set(sm, (state = { detector: null, api: null, repeats: null, hints: 0, notes: 0, unsent: [] }));
+    if (!state) sessions.set(sm, (state = { detector: null, api: null, repeats: null, tail: 0, hints: 0, notes: 0, unsent: [] }));
     if (!fresh && state.api === api) return state;
     const repeats = envFlag(ENV_NO_LOOP_HINT, env) ? null : (configOf(ctx)?.loopHint ?? null);
     if (state.api !== api || state.repeats !== repeats) {
@@ -34,6 +34,7 @@ export function installLoopHint({ pi, core, withIndex, configOf, busy = () => fa
         state.detector?.free();
       } catch {}
       state.detector = repeats === null ? null : new api.LoopDetector(repeats);
+      state.tail = api.LoopDetector.tailUnits();
       state.api = api;
       state.repeats = repeats;
     }
@@ -66,7 +67,9 @@ export function installLoopHint({ pi, core, withIndex, configOf, busy = () => fa
       const api = core();
       if (!sm || !api || !event) return undefined;
       const state = stateOf(ctx, sm, api);
-      const found = state.detector?.observe(String(event.toolCallId ?? ""), String(event.toolName ?? ""), argumentsText(event.input), textOf(event), event.isError === true);
+      const text = textOf(event);
+      // The text itself crosses by reference: the core copies in its tail, and all of it only when it failed.
+      const found = state.detector?.observe(String(event.toolCallId ?? ""), String(event.toolName ?? ""), argumentsText(event.input), text, text.slice(-state.tail), text.length, event.isError === true);
       if (found && !busy(sm)) return hint(ctx, sm, api, state);
     } catch {}
     return undefined;

@@ -1,5 +1,7 @@
 //! Binding for the loop rule (`crate::loops`): the live detector, the hint, and every loop in a file.
 
+use std::borrow::Cow;
+
 use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
@@ -13,11 +15,26 @@ pub fn loop_hint_type() -> String {
     crate::guidance::LOOP_HINT_TYPE.into()
 }
 
+/// A live result as the detector tells it from another: whether it failed, and the host's own text. Two
+/// results are the same when their texts are, compared by the host (`===`) only when the same call came again:
+/// the text is not copied into the module to be digested at every result.
+#[derive(Debug, Clone)]
+struct HostResult {
+    failed: bool,
+    text: JsValue,
+}
+
+impl PartialEq for HostResult {
+    fn eq(&self, other: &Self) -> bool {
+        self.failed == other.failed && self.text == other.text
+    }
+}
+
 /// One session's loop detector (see `crate::loops`).
 #[wasm_bindgen(js_name = LoopDetector)]
 #[derive(Debug)]
 pub struct LoopDetectorJs {
-    inner: loops::LoopDetector,
+    inner: loops::LoopDetector<HostResult>,
     /// The loop `observe` found last, for `SessionIndex.loopMessage` (it stays here rather than crossing back).
     found: Option<loops::Loop>,
 }
@@ -30,17 +47,34 @@ impl LoopDetectorJs {
         LoopDetectorJs { inner: loops::LoopDetector::new(repeats), found: None }
     }
 
+    /// How many UTF-16 units of a result's end `observe` wants as its `tail`.
+    #[wasm_bindgen(js_name = tailUnits)]
+    pub fn tail_units() -> u32 {
+        loops::RESULT_TAIL_UNITS
+    }
+
     /// A new run (a user message).
     pub fn reset(&mut self) {
         self.inner.reset();
     }
 
-    /// One tool call and its result: `arguments` as JSON text, `text` the result's text parts joined by
-    /// newlines. Whether this result completes a loop (once per loop): then `SessionIndex.loopMessage(this)`.
-    /// (A string, not `TextEncoder` bytes: wasm-bindgen writes an ASCII string straight into the module's
-    /// memory, where bytes are made in JS first and copied after — in pi, between results, every step is cold.)
-    pub fn observe(&mut self, call_id: &str, tool: &str, arguments: &str, text: &str, is_error: bool) -> bool {
-        match self.inner.observe(&CallDigest::of(call_id, tool, arguments), &ResultDigest::of(text, is_error)) {
+    /// One tool call and its result: `arguments` as `JSON.stringify` writes them; `text` the result's text
+    /// parts joined by newlines, `tail` its last `tailUnits()` units and `units` its length. Whether this
+    /// result completes a loop (once per loop): then `SessionIndex.loopMessage(this)`. Only the tail is copied
+    /// in for every result; the whole text only when the result failed (its error line), or when its last
+    /// line begins before the tail.
+    #[allow(clippy::too_many_arguments, reason = "one crossing for each result: the host's values as they are")]
+    pub fn observe(&mut self, call_id: &str, tool: &str, arguments: &str, text: JsValue, tail: &str, units: u32, is_error: bool) -> bool {
+        let whole = units <= loops::RESULT_TAIL_UNITS;
+        let known = loops::failed_by_tail(is_error, tail, whole);
+        let copied = match known {
+            Some(false) => None,
+            _ if whole => Some(Cow::Borrowed(tail)),
+            _ => Some(Cow::Owned(text.as_string().unwrap_or_default())),
+        };
+        let failed = known.unwrap_or_else(|| loops::failed_by_tail(is_error, copied.as_deref().unwrap_or(""), true).unwrap_or(is_error));
+        let result = ResultDigest::keyed(HostResult { failed, text }, copied.as_deref().filter(|_| failed));
+        match self.inner.observe(CallDigest::of(call_id, tool, arguments), &result) {
             LoopStep::Found(found) => {
                 self.found = Some(found);
                 true
