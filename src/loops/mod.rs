@@ -191,12 +191,12 @@ pub fn failed_by_tail(is_error: bool, tail: &str, whole: bool) -> Option<bool> {
     Some(exit_code(tail).is_some_and(|code| code != 0))
 }
 
-/// What a tool result is, for the rule: what tells it from another (`K`: its digest, or what the host
-/// compares for the rule) and how it failed.
+/// What a tool result is, for the rule: what tells it from another result, and how it failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResultDigest<K = u64> {
-    /// What makes two results the same: it must tell a failed result from one that did not fail.
-    key: K,
+pub struct ResultDigest {
+    /// What tells it from another result that failed (or did not) alike: a digest of its text, or (live) the
+    /// binding's handle of the host's text; the detector compares keys with the `same` it is given.
+    key: u64,
     /// How it failed, when it did: what makes two failures the same, and its line as texts show it.
     failure: Option<(u64, String)>,
 }
@@ -206,14 +206,12 @@ impl ResultDigest {
     /// failed when it ends with a command's non-zero exit (`Command exited with code N`).
     pub fn of(text: &str, is_error: bool) -> ResultDigest {
         let failed = failed_by_tail(is_error, text, true).unwrap_or(is_error);
-        ResultDigest::keyed(digest(&[if failed { "failed" } else { "ok" }, text]), failed.then_some(text))
+        ResultDigest::keyed(digest(&[text]), failed.then_some(text))
     }
-}
 
-impl<K> ResultDigest<K> {
-    /// A result known by `key` (which tells a failed result from one that did not fail); `failed_text`, its
-    /// whole text when it failed ([`failed_by_tail`]), `None` when it did not.
-    pub fn keyed(key: K, failed_text: Option<&str>) -> ResultDigest<K> {
+    /// A result known by `key`; `failed_text`, its whole text when it failed ([`failed_by_tail`]), `None` when
+    /// it did not.
+    pub fn keyed(key: u64, failed_text: Option<&str>) -> ResultDigest {
         let failure = failed_text.map(|text| match first_error_line(text) {
             Some(line) => (digest(&["error line", &line]), line),
             // No error line: the same failure only when the whole output is the same.
@@ -225,6 +223,28 @@ impl<K> ResultDigest<K> {
     /// Whether the result failed.
     pub fn failed(&self) -> bool {
         self.failure.is_some()
+    }
+}
+
+/// How a detector compares two results' keys ([`ResultDigest`]): digests by equality; the live binding its
+/// handles by the host's texts.
+pub type SameResult<'s> = &'s mut dyn FnMut(u64, u64) -> bool;
+
+/// A result as the detector keeps it: its key, and whether it failed (results are the same only if both or
+/// neither failed).
+#[derive(Debug, Clone, Copy)]
+struct Answer {
+    key: u64,
+    failed: bool,
+}
+
+impl Answer {
+    fn of(result: &ResultDigest) -> Answer {
+        Answer { key: result.key, failed: result.failed() }
+    }
+
+    fn same(self, other: Answer, same: SameResult<'_>) -> bool {
+        self.failed == other.failed && same(self.key, other.key)
     }
 }
 
@@ -278,16 +298,16 @@ pub enum LoopStep {
 
 /// A call seen in the window, with its result.
 #[derive(Debug, Clone)]
-struct Seen<K> {
+struct Seen {
     call: CallDigest<'static>,
-    result: K,
+    result: Answer,
 }
 
 /// A same-result loop reported: its call and result, and its first call.
 #[derive(Debug, Clone)]
-struct Reported<K> {
+struct Reported {
     call: CallDigest<'static>,
-    result: K,
+    result: Answer,
     first_call_id: String,
 }
 
@@ -305,20 +325,19 @@ struct Streak {
 }
 
 /// Finds loops in one run's calls and results. A fresh detector per session; [`Self::reset`] at every user
-/// message. `K` tells two results apart ([`ResultDigest`]): a digest of their texts, or (live, in the
-/// binding) the host's own texts, compared only when the same call came again.
+/// message.
 #[derive(Debug, Clone)]
-pub struct LoopDetector<K = u64> {
+pub struct LoopDetector {
     repeats: u32,
     /// The latest calls, oldest first; a call leaving it lends its texts' room to the next.
-    window: Vec<Seen<K>>,
-    reported: Vec<Reported<K>>,
+    window: Vec<Seen>,
+    reported: Vec<Reported>,
     streaks: Vec<Streak>,
 }
 
-impl<K: Clone + PartialEq> LoopDetector<K> {
+impl LoopDetector {
     /// A detector for which `repeats` (at least 2) make a loop.
-    pub fn new(repeats: u8) -> LoopDetector<K> {
+    pub fn new(repeats: u8) -> LoopDetector {
         LoopDetector { repeats: u32::from(repeats.max(2)), window: Vec::with_capacity(WINDOW + 1), reported: Vec::new(), streaks: Vec::new() }
     }
 
@@ -329,8 +348,14 @@ impl<K: Clone + PartialEq> LoopDetector<K> {
         self.streaks.clear();
     }
 
-    /// One tool call and its result, in the order the run made them.
-    pub fn observe(&mut self, mut call: CallDigest<'_>, result: &ResultDigest<K>) -> LoopStep {
+    /// The keys of the results the detector still holds (the binding keeps the host's texts of these).
+    pub fn results_held(&self) -> impl Iterator<Item = u64> + '_ {
+        self.window.iter().map(|s| s.result.key).chain(self.reported.iter().map(|r| r.result.key))
+    }
+
+    /// One tool call and its result, in the order the run made them; `same` compares two results' keys.
+    pub fn observe(&mut self, mut call: CallDigest<'_>, result: &ResultDigest, same: SameResult<'_>) -> LoopStep {
+        let answer = Answer::of(result);
         if call.rewind {
             // The context the loop was in is gone (a failed rewind changes nothing, but starting afresh
             // only delays a hint).
@@ -345,7 +370,7 @@ impl<K: Clone + PartialEq> LoopDetector<K> {
             if !call.same_as(&mut seen.call) {
                 continue;
             }
-            if seen.result != result.key {
+            if !seen.result.same(answer, same) {
                 changed = true;
                 break;
             }
@@ -365,10 +390,10 @@ impl<K: Clone + PartialEq> LoopDetector<K> {
         if self.window.len() >= WINDOW.max(self.repeats as usize) {
             let mut oldest = self.window.remove(0);
             call.keep_into(&mut oldest.call);
-            oldest.result = result.key.clone();
+            oldest.result = answer;
             self.window.push(oldest);
         } else {
-            self.window.push(Seen { call: call.kept(), result: result.key.clone() });
+            self.window.push(Seen { call: call.kept(), result: answer });
         }
 
         // The tool's failures in a row.
@@ -405,11 +430,11 @@ impl<K: Clone + PartialEq> LoopDetector<K> {
         // streak is only ever reported with a failure of this result's kind).
         let error_loop = streak.reported.clone();
         if same_result {
-            let earlier = self.reported.iter_mut().position(|r| r.result == result.key && call.same_as(&mut r.call)).map(|at| self.reported[at].first_call_id.clone());
+            let earlier = self.reported.iter_mut().position(|r| call.same_as(&mut r.call) && r.result.same(answer, same)).map(|at| self.reported[at].first_call_id.clone());
             if let Some(first_call_id) = earlier.clone().or(error_loop) {
                 if earlier.is_none() {
                     // The same failure's loop, now also by its call: one loop, one hint.
-                    self.reported.push(Reported { call: call.kept(), result: result.key.clone(), first_call_id: first_call_id.clone() });
+                    self.reported.push(Reported { call: call.kept(), result: answer, first_call_id: first_call_id.clone() });
                 }
                 return LoopStep::Repeat { first_call_id };
             }
@@ -429,7 +454,7 @@ impl<K: Clone + PartialEq> LoopDetector<K> {
             streak.reported = Some(first.clone());
             streak.call_ids = Vec::new();
         }
-        self.reported.push(Reported { call: call.kept(), result: result.key.clone(), first_call_id: first });
+        self.reported.push(Reported { call: call.kept(), result: answer, first_call_id: first });
         LoopStep::Found(Loop {
             kind,
             tool: call.tool.to_string(),

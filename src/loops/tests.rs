@@ -13,7 +13,7 @@ fn run(detector: &mut LoopDetector, calls: &[(&str, &str, &str, bool)]) -> Vec<L
     calls
         .iter()
         .enumerate()
-        .map(|(i, (tool, args, text, failed))| detector.observe(CallDigest::of(&format!("c{i}"), tool, args), &ResultDigest::of(text, *failed)))
+        .map(|(i, (tool, args, text, failed))| detector.observe(CallDigest::of(&format!("c{i}"), tool, args), &ResultDigest::of(text, *failed), &mut |a, b| a == b))
         .collect()
 }
 

@@ -182,7 +182,7 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
                     let (call, request) = run.pending.remove(at);
                     let id = call.id.to_string();
                     run.answered.push((id.clone(), request));
-                    match run.detector.observe(call, digest) {
+                    match run.detector.observe(call, digest, &mut |a, b| a == b) {
                         LoopStep::Found(found) => {
                             let at = gathered.iter().position(|g| g.found.first_call_id() == found.first_call_id()).unwrap_or_else(|| {
                                 gathered.push(Gathered { calls: Vec::new(), found: found.clone() });
