@@ -329,8 +329,10 @@ struct Streak {
 #[derive(Debug, Clone)]
 pub struct LoopDetector {
     repeats: u32,
-    /// The latest calls, oldest first; a call leaving it lends its texts' room to the next.
+    /// The latest calls, a ring: when full, `next` is the oldest, which the next call takes the place (and
+    /// the texts' room) of.
     window: Vec<Seen>,
+    next: usize,
     reported: Vec<Reported>,
     streaks: Vec<Streak>,
 }
@@ -338,12 +340,13 @@ pub struct LoopDetector {
 impl LoopDetector {
     /// A detector for which `repeats` (at least 2) make a loop.
     pub fn new(repeats: u8) -> LoopDetector {
-        LoopDetector { repeats: u32::from(repeats.max(2)), window: Vec::with_capacity(WINDOW + 1), reported: Vec::new(), streaks: Vec::new() }
+        LoopDetector { repeats: u32::from(repeats.max(2)), window: Vec::new(), next: 0, reported: Vec::new(), streaks: Vec::new() }
     }
 
     /// A new run: nothing seen.
     pub fn reset(&mut self) {
         self.window.clear();
+        self.next = 0;
         self.reported.clear();
         self.streaks.clear();
     }
@@ -366,7 +369,10 @@ impl LoopDetector {
         // results are this one (their positions in the window, newest first).
         let mut chain: Vec<usize> = Vec::new();
         let mut changed = false;
-        for (at, seen) in self.window.iter_mut().enumerate().rev() {
+        let n = self.window.len();
+        for back in 1..=n {
+            let at = (self.next + n - back) % n;
+            let seen = &mut self.window[at];
             if !call.same_as(&mut seen.call) {
                 continue;
             }
@@ -386,15 +392,15 @@ impl LoopDetector {
             ids = chain.iter().rev().map(|&at| self.window[at].call.id.to_string()).collect();
             ids.push(call.id.to_string());
         }
-        // Into the window: a call leaving it lends its texts' room (no texts made for every result).
-        if self.window.len() >= WINDOW.max(self.repeats as usize) {
-            let mut oldest = self.window.remove(0);
+        // Into the window: the oldest call leaves it and lends its texts' room (no texts made for every result).
+        let size = WINDOW.max(self.repeats as usize);
+        if let Some(oldest) = self.window.get_mut(self.next) {
             call.keep_into(&mut oldest.call);
             oldest.result = answer;
-            self.window.push(oldest);
         } else {
             self.window.push(Seen { call: call.kept(), result: answer });
         }
+        self.next = (self.next + 1) % size;
 
         // The tool's failures in a row.
         let at = self.streaks.iter().position(|s| s.tool == call.tool).unwrap_or_else(|| {

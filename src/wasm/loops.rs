@@ -15,6 +15,9 @@ pub fn loop_hint_type() -> String {
     crate::guidance::LOOP_HINT_TYPE.into()
 }
 
+/// How many results' texts a detector keeps before it lets go of those it no longer holds.
+const TEXTS_KEPT: usize = 64;
+
 /// One session's loop detector (see `crate::loops`).
 #[wasm_bindgen(js_name = LoopDetector)]
 #[derive(Debug)]
@@ -106,9 +109,11 @@ impl LoopDetectorJs {
         let texts = &self.texts;
         let text_of = |key: u64| texts.iter().find(|(k, _)| *k == key).map(|(_, t)| t);
         let step = self.inner.observe(CallDigest::of(id, tool, args), &result, &mut |a, b| a == b || text_of(a).zip(text_of(b)).is_some_and(|(a, b)| a == b));
-        // Only the texts of the results still held.
-        let inner = &self.inner;
-        self.texts.retain(|(k, _)| inner.results_held().any(|held| held == *k));
+        // Only the texts of the results still held, looked for now and then rather than at every result.
+        if self.texts.len() >= TEXTS_KEPT {
+            let inner = &self.inner;
+            self.texts.retain(|(k, _)| inner.results_held().any(|held| held == *k));
+        }
         match step {
             LoopStep::Found(found) => {
                 self.found = Some(found);
