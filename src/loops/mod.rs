@@ -101,6 +101,8 @@ impl<'a> CallDigest<'a> {
     }
 
     /// The call as one line (a command's text, else the canonical arguments), cut at [`CALL_LINE_MAX`].
+    #[cold]
+    #[inline(never)]
     pub fn line(&self) -> String {
         let parsed = serde_json::from_str::<Value>(&self.args).ok();
         let command = parsed.as_ref().and_then(|a| a.get("command")).and_then(Value::as_str);
@@ -113,6 +115,8 @@ impl<'a> CallDigest<'a> {
     }
 
     /// The digest of the tool's name and the canonical arguments (text that does not parse: as written).
+    #[cold]
+    #[inline(never)]
     fn canonical_key(&mut self) -> u64 {
         *self.canonical.get_or_insert_with(|| match serde_json::from_str::<Value>(&self.args) {
             Ok(value) => digest(&[&self.tool, &value.to_string()]),
@@ -153,6 +157,8 @@ impl<'a> CallDigest<'a> {
     }
 
     /// This call, owning its texts.
+    #[cold]
+    #[inline(never)]
     fn kept(&self) -> CallDigest<'static> {
         let mut kept = CallDigest::with(Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""), None, false);
         self.keep_into(&mut kept);
@@ -432,11 +438,25 @@ impl LoopDetector {
         }
 
         let same_error = streak.count >= self.repeats;
+        if !same_result && !same_error && streak.reported.is_none() {
+            return LoopStep::None;
+        }
+        self.conclude(call, result, answer, at, ids, same)
+    }
+
+    /// The step of a call that repeats a call or a failure (`observe` from the tool's streak `at` on; away from
+    /// the path every other result takes, which then stays short).
+    #[cold]
+    #[inline(never)]
+    fn conclude(&mut self, mut call: CallDigest<'_>, result: &ResultDigest, answer: Answer, at: usize, ids: Vec<String>, same: SameResult<'_>) -> LoopStep {
+        let same_result = !ids.is_empty();
+        let streak = &mut self.streaks[at];
+        let same_error = streak.count >= self.repeats;
         // The loop this call is part of, when reported: its call answered so before, or its failure (a
         // streak is only ever reported with a failure of this result's kind).
         let error_loop = streak.reported.clone();
         if same_result {
-            let earlier = self.reported.iter_mut().position(|r| call.same_as(&mut r.call) && r.result.same(answer, same)).map(|at| self.reported[at].first_call_id.clone());
+            let earlier = self.reported.iter_mut().position(|r| call.same_as(&mut r.call) && r.result.same(answer, same)).map(|i| self.reported[i].first_call_id.clone());
             if let Some(first_call_id) = earlier.clone().or(error_loop) {
                 if earlier.is_none() {
                     // The same failure's loop, now also by its call: one loop, one hint.
@@ -450,13 +470,14 @@ impl LoopDetector {
         let (kind, call_ids) = if same_result {
             (LoopKind::SameResult, ids)
         } else if same_error {
-            (LoopKind::SameError, std::mem::take(&mut streak.call_ids))
+            (LoopKind::SameError, std::mem::take(&mut self.streaks[at].call_ids))
         } else {
             return LoopStep::None;
         };
         let first = call_ids.first().cloned().unwrap_or_default();
         // One loop, whichever rule found it: its call and (when it failed) its failure are reported with it.
         if result.failed() {
+            let streak = &mut self.streaks[at];
             streak.reported = Some(first.clone());
             streak.call_ids = Vec::new();
         }
