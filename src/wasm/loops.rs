@@ -38,7 +38,7 @@ pub struct LoopDetectorJs {
 }
 
 /// The module's memory, where `LoopDetector.scratch` lies.
-#[wasm_bindgen(js_name = moduleMemory)]
+#[wasm_bindgen(js_name = moduleMemory, unchecked_return_type = "WebAssembly.Memory")]
 pub fn module_memory() -> JsValue {
     wasm_bindgen::memory()
 }
@@ -79,7 +79,7 @@ impl LoopDetectorJs {
     /// `SessionIndex.loopMessage(this)`. Only the tail is read of every result; the whole text only when the
     /// result failed (its error line), or when its last line begins before the tail.
     #[allow(clippy::too_many_arguments, reason = "one crossing for each result: the host's values as they are")]
-    pub fn observe(&mut self, id: usize, tool: usize, args: usize, tail: usize, text: JsValue, units: u32, is_error: bool) -> bool {
+    pub fn observe(&mut self, id: usize, tool: usize, args: usize, tail: usize, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue, units: u32, is_error: bool) -> bool {
         let scratch = std::mem::take(&mut self.scratch);
         let found = match written(&scratch, [id, tool, args, tail]) {
             Some([id, tool, args, tail]) => self.observe_strs(id, tool, args, tail, text, units, is_error),
