@@ -29,7 +29,7 @@ use crate::error::SessionError;
 use crate::guidance;
 use crate::session::SessionIndex;
 use crate::text::{anchor_name, to_one_line};
-use crate::tool::{exit_code, first_error_line, first_line, TOOL_NAME};
+use crate::tool::{exit_code_of_line, first_error_line, first_line, TOOL_NAME};
 
 /// How many of the latest tool calls a same-result loop is looked for in (or the repeats that make a loop,
 /// when more are asked for: a window shorter than them could never hold a loop).
@@ -56,7 +56,7 @@ fn digest(parts: &[&str]) -> u64 {
 /// result, and the arguments of different calls almost always differ in what they hold, not only in order; so
 /// a call keeps its text as given and two texts are put in canonical form only when they could be the same
 /// call written in another order: the same tool, and different texts made of the same bytes other than
-/// whitespace (keys in another order, or spaces, change neither: [`byte_mix`]). The canonical form is then made
+/// whitespace (keys in another order, or spaces, change neither: [`keys`]). The canonical form is then made
 /// once per call and kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallDigest<'a> {
@@ -66,9 +66,10 @@ pub struct CallDigest<'a> {
     pub tool: Cow<'a, str>,
     /// The arguments' JSON text: as given ([`Self::of`]) or canonical ([`Self::of_value`]).
     args: Cow<'a, str>,
-    /// The digest of the tool's name and `args` as written: the same text is the same call.
+    /// A quick digest of the tool's name and `args` as written ([`keys`]): calls with another are not the same
+    /// text (one with the same is compared byte by byte).
     text_key: u64,
-    /// [`byte_mix`] of `args`: texts of the same arguments in another order have the same.
+    /// Which bytes `args` is made of ([`keys`]): texts of the same arguments in another order have the same.
     mix: u64,
     /// The digest of the tool's name and the canonical arguments, once made (at once for canonical `args`).
     canonical: Option<u64>,
@@ -95,8 +96,7 @@ impl<'a> CallDigest<'a> {
     }
 
     fn with(id: Cow<'a, str>, tool: Cow<'a, str>, args: Cow<'a, str>, canonical: Option<u64>, rewind: bool) -> CallDigest<'a> {
-        let text_key = digest(&[&tool, &args]);
-        let mix = byte_mix(&args);
+        let (text_key, mix) = keys(&tool, &args);
         CallDigest { id, tool, args, text_key, mix, canonical, rewind }
     }
 
@@ -126,7 +126,7 @@ impl<'a> CallDigest<'a> {
 
     /// Whether `self` and `other` are the same call (see the type's doc).
     fn same_as(&mut self, other: &mut CallDigest<'_>) -> bool {
-        if self.text_key == other.text_key {
+        if self.text_key == other.text_key && self.tool == other.tool && self.args == other.args {
             return true;
         }
         if self.mix != other.mix || self.tool != other.tool {
@@ -166,11 +166,24 @@ impl<'a> CallDigest<'a> {
     }
 }
 
-/// Which bytes `text` is made of, whatever their order, ASCII whitespace left out: a sum of one number per
-/// byte (spread over 64 bits, so that different counts rarely add up alike). Texts that are the same JSON in
-/// another order or spacing have the same; most texts that are not, another.
-fn byte_mix(text: &str) -> u64 {
-    text.bytes().filter(|b| !b.is_ascii_whitespace()).fold(0u64, |sum, b| sum.wrapping_add((u64::from(b) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(u32::from(b) & 63)))
+/// For a call of `tool` with `args`, in one pass over their bytes (it runs for every result): a quick digest of
+/// both as written (a multiply-and-rotate per byte: only a first sieve, equal digests are checked byte by byte),
+/// and which bytes `args` is made of, whatever their order, ASCII whitespace left out — a sum of one number per
+/// byte, spread over 64 bits so that different counts rarely add up alike. Arguments that are the same JSON in
+/// another order or spacing have the same sum; most that are not, another.
+fn keys(tool: &str, args: &str) -> (u64, u64) {
+    const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
+    let step = |key: u64, b: u64| (key.rotate_left(5) ^ b).wrapping_mul(SPREAD);
+    // 256 is no byte: the border between the tool's name and the arguments.
+    let mut key = step(tool.bytes().fold(0, |key, b| step(key, u64::from(b))), 256);
+    let mut mix = 0u64;
+    for b in args.bytes() {
+        key = step(key, u64::from(b));
+        if !b.is_ascii_whitespace() {
+            mix = mix.wrapping_add((u64::from(b) + 1).wrapping_mul(SPREAD).rotate_left(u32::from(b) & 63));
+        }
+    }
+    (key, mix)
 }
 
 /// Whether parsed `navigate_tree` arguments ask for a rewind.
@@ -191,10 +204,12 @@ pub fn failed_by_tail(is_error: bool, tail: &str, whole: bool) -> Option<bool> {
     }
     // The last line that is not blank must begin inside the tail (after a line break in it).
     let content = tail.trim_end();
-    if !whole && !content.contains('\n') {
-        return None;
-    }
-    Some(exit_code(tail).is_some_and(|code| code != 0))
+    let start = match content.rfind('\n') {
+        Some(at) => at + 1,
+        None if whole => 0,
+        None => return None,
+    };
+    Some(exit_code_of_line(content[start..].trim()).is_some_and(|code| code != 0))
 }
 
 /// What a tool result is, for the rule: what tells it from another result, and how it failed.

@@ -320,7 +320,7 @@ proptest::proptest! {
         let chars: Vec<char> = text.chars().collect();
         let tail: String = chars[chars.len().saturating_sub(cut)..].iter().collect();
         let whole = tail.len() == text.len();
-        let truth = is_error || exit_code(&text).is_some_and(|c| c != 0);
+        let truth = is_error || crate::tool::exit_code(&text).is_some_and(|c| c != 0);
         if let Some(told) = failed_by_tail(is_error, &tail, whole) {
             proptest::prop_assert_eq!(told, truth, "{:?} / {:?}", text, tail);
         } else {
