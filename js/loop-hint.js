@@ -17,7 +17,11 @@ const NO_RESUME = { reading: () => false, settle: async () => {} };
  * host's pi-tui components and key hints. Returns `{ stateOf(sm) }` (`hints`, `notes`: counts, for tests).
  */
 export function installLoopHint({ pi, core, withIndex, configOf, busy = () => false, resume = NO_RESUME, tui, keyHint, env = process.env }) {
-  /** SessionManager → { detector (null: the hint is off), api, repeats, hints, notes, unsent (hints to store at the turn's end) }. */
+  /**
+   * SessionManager → { detector (null: the hint is off), api, repeats, hints, notes, unsent (hints to store at the
+   * turn's end), and how results reach the detector: tail (the units of a result's end it reads), memory, bytes (a
+   * view of it), at, room (its buffer's address and size) }.
+   */
   const sessions = new WeakMap();
 
   /**
@@ -34,6 +38,7 @@ export function installLoopHint({ pi, core, withIndex, configOf, busy = () => fa
         state.detector?.free();
       } catch {}
       state.detector = repeats === null ? null : new api.LoopDetector(repeats);
+      Object.assign(state, { tail: api.LoopDetector.tailUnits(), memory: api.moduleMemory(), bytes: new Uint8Array(0), at: 0, room: 0 });
       state.api = api;
       state.repeats = repeats;
     }
@@ -66,7 +71,7 @@ export function installLoopHint({ pi, core, withIndex, configOf, busy = () => fa
       const api = core();
       if (!sm || !api || !event) return undefined;
       const state = stateOf(ctx, sm, api);
-      const found = state.detector?.observe(String(event.toolCallId ?? ""), String(event.toolName ?? ""), argumentsText(event.input), textOf(event), event.isError === true);
+      const found = state.detector && observe(state, String(event.toolCallId ?? ""), String(event.toolName ?? ""), argumentsText(event.input), textOf(event), event.isError === true);
       if (found && !busy(sm)) return hint(ctx, sm, api, state);
     } catch {}
     return undefined;
@@ -100,6 +105,41 @@ export function installLoopHint({ pi, core, withIndex, configOf, busy = () => fa
   } catch {}
 
   return { stateOf: (sm) => sessions.get(sm) ?? null };
+}
+
+/**
+ * Hands one call and its result to the detector. The call's strings and the text's tail are written into the
+ * detector's buffer in the module's memory and cross with the one call that reads them (a string handed to the
+ * module as wasm-bindgen does costs a call into it, to allocate: this runs for every result, cold, and those
+ * calls were most of its time); the text itself crosses by reference.
+ */
+function observe(state, id, tool, args, text, isError) {
+  const tail = text.slice(-state.tail);
+  // At most 3 bytes of UTF-8 for each UTF-16 unit.
+  const need = 3 * (id.length + tool.length + args.length + tail.length);
+  if (need > state.room) state.at = state.detector.scratch((state.room = 2 * need));
+  // A view of memory that has grown since is detached (empty): view it again.
+  if (state.bytes.byteLength === 0) state.bytes = new Uint8Array(state.memory.buffer);
+  const { bytes, at } = state;
+  const a = put(bytes, at, id);
+  const b = put(bytes, at + a, tool);
+  const c = put(bytes, at + a + b, args);
+  const d = put(bytes, at + a + b + c, tail);
+  return state.detector.observe(a, b, c, d, text, text.length, isError);
+}
+
+const encoder = new TextEncoder();
+
+/** Writes `s` as UTF-8 into `bytes` at `at` (room for 3 bytes a unit); returns the bytes written. */
+function put(bytes, at, s) {
+  let i = 0;
+  // ASCII byte by byte (most of it); the rest, from the first other unit, by the encoder.
+  for (; i < s.length; i++) {
+    const unit = s.charCodeAt(i);
+    if (unit > 127) return i + encoder.encodeInto(s.slice(i), bytes.subarray(at + i, at + 3 * s.length)).written;
+    bytes[at + i] = unit;
+  }
+  return i;
 }
 
 /** The call's arguments as JSON text (what the core compares canonically); "" for what JSON cannot write. */

@@ -13,7 +13,7 @@ fn run(detector: &mut LoopDetector, calls: &[(&str, &str, &str, bool)]) -> Vec<L
     calls
         .iter()
         .enumerate()
-        .map(|(i, (tool, args, text, failed))| detector.observe(&CallDigest::of(&format!("c{i}"), tool, args), &ResultDigest::of(text, *failed)))
+        .map(|(i, (tool, args, text, failed))| detector.observe(CallDigest::of(&format!("c{i}"), tool, args), &ResultDigest::of(text, *failed), &mut |a, b| a == b))
         .collect()
 }
 
@@ -244,6 +244,89 @@ fn unparsable_arguments_are_compared_as_written() {
     let mut d = LoopDetector::new(3);
     let steps = run(&mut d, &[("bash", long.as_str(), "r", false); 3]);
     assert_eq!(found(&steps)[0].call.chars().count(), CALL_LINE_MAX, "the call is cut to one short line");
+}
+
+#[test]
+fn arguments_are_parsed_only_for_calls_that_could_be_the_same_in_another_order() {
+    let mut d = LoopDetector::new(3);
+    let calls: Vec<String> = (0..12).map(|i| format!(r#"{{"path":"src/f{i}.rs","limit":{}}}"#, 100 + i)).collect();
+    for (i, args) in calls.iter().enumerate() {
+        d.observe(CallDigest::of(&format!("c{i}"), "read", args), &ResultDigest::of("text", false), &mut |a, b| a == b);
+    }
+    assert!(d.window.iter().all(|s| s.call.canonical.is_none()), "other bytes: no canonical form made");
+    // The same members in another order (and nested): made for the two that could be one call, and they are.
+    let mut d = LoopDetector::new(2);
+    let a = CallDigest::of("c1", "grep", r#"{"p":"x","o":{"i":true,"n":2}}"#);
+    let b = CallDigest::of("c2", "grep", r#"{"o":{"n":2,"i":true},"p":"x"}"#);
+    assert!(matches!(d.observe(a, &ResultDigest::of("none", false), &mut |a, b| a == b), LoopStep::None));
+    assert!(matches!(d.observe(b, &ResultDigest::of("none", false), &mut |a, b| a == b), LoopStep::Found(_)));
+    assert!(d.window.iter().all(|s| s.call.canonical.is_some()));
+    // The same bytes in another order that are other arguments: compared canonically, not the same.
+    let mut d = LoopDetector::new(2);
+    d.observe(CallDigest::of("c1", "t", r#"{"a":"xy"}"#), &ResultDigest::of("r", false), &mut |a, b| a == b);
+    assert_eq!(d.observe(CallDigest::of("c2", "t", r#"{"a":"yx"}"#), &ResultDigest::of("r", false), &mut |a, b| a == b), LoopStep::None);
+}
+
+#[test]
+fn results_are_compared_by_the_given_rule_and_whether_they_failed() {
+    // Keys that differ, said to be the same by the host (as the binding's texts are): a loop.
+    let mut d = LoopDetector::new(2);
+    let same = &mut |_: u64, _: u64| true;
+    d.observe(CallDigest::of("c1", "t", "{}"), &ResultDigest::keyed(1, None), same);
+    assert!(matches!(d.observe(CallDigest::of("c2", "t", "{}"), &ResultDigest::keyed(2, None), same), LoopStep::Found(_)));
+    // One failed, one did not: never the same result, whatever the rule says.
+    let mut d = LoopDetector::new(2);
+    d.observe(CallDigest::of("c1", "t", "{}"), &ResultDigest::keyed(1, None), same);
+    let step = d.observe(CallDigest::of("c2", "t", "{}"), &ResultDigest::keyed(2, Some("error: x")), same);
+    assert_eq!(step, LoopStep::None);
+    assert_eq!(d.results_held().collect::<Vec<_>>(), [1, 2]);
+}
+
+#[test]
+fn a_window_that_wraps_keeps_the_latest_calls() {
+    // More calls than the window holds, the repeat's first call pushed out and back: found only with the
+    // repeats inside the window, its calls named in order.
+    let mut d = LoopDetector::new(3);
+    let mut steps = Vec::new();
+    for i in 0..40 {
+        let args = if i % 7 == 0 { r#"{"path":"same"}"#.to_string() } else { format!(r#"{{"path":"p{i}"}}"#) };
+        steps.push(d.observe(CallDigest::of(&format!("c{i}"), "read", &args), &ResultDigest::of("x", false), &mut |a, b| a == b));
+    }
+    // The same call every 7th: two fit in the window of 10, three never do.
+    assert!(found_at(&steps).is_empty());
+    let mut d = LoopDetector::new(3);
+    let steps: Vec<LoopStep> = (0..25)
+        .map(|i| {
+            let args = if i % 4 == 0 { r#"{"path":"same"}"#.to_string() } else { format!(r#"{{"path":"p{i}"}}"#) };
+            d.observe(CallDigest::of(&format!("c{i}"), "read", &args), &ResultDigest::of("x", false), &mut |a, b| a == b)
+        })
+        .collect();
+    assert_eq!(found_at(&steps), [8]);
+    assert_eq!(found(&steps)[0].call_ids, ["c0", "c4", "c8"]);
+}
+
+proptest::proptest! {
+    /// The tail tells the same as the whole text, or says it cannot.
+    #[test]
+    fn the_tail_tells_a_failure_as_the_whole_text_does(
+        head in proptest::collection::vec(proptest::sample::select(vec!["a", "b ", " ", "\n", "\r\n", "é", "Command exited with code 1"]), 0..8),
+        code in proptest::option::of(proptest::sample::select(vec!["1", "0", "-3", "  2", "x"])),
+        trail in proptest::collection::vec(proptest::sample::select(vec![" ", "\n", "\r\n", "a"]), 0..3),
+        cut in 0usize..50,
+        is_error: bool,
+    ) {
+        let exit = code.map(|c| format!("Command exited with code {c}")).unwrap_or_default();
+        let text = format!("{}{exit}{}", head.concat(), trail.concat());
+        let chars: Vec<char> = text.chars().collect();
+        let tail: String = chars[chars.len().saturating_sub(cut)..].iter().collect();
+        let whole = tail.len() == text.len();
+        let truth = is_error || crate::tool::exit_code(&text).is_some_and(|c| c != 0);
+        if let Some(told) = failed_by_tail(is_error, &tail, whole) {
+            proptest::prop_assert_eq!(told, truth, "{:?} / {:?}", text, tail);
+        } else {
+            proptest::prop_assert!(!whole && !is_error);
+        }
+    }
 }
 
 // ── The hint's anchor ────────────────────────────────────────────────────────────────────────────────

@@ -25,7 +25,7 @@ enum Step {
     /// A user message: a new run.
     User,
     /// An assistant message (a request) with tool calls.
-    Calls(Vec<CallDigest>),
+    Calls(Vec<CallDigest<'static>>),
     /// A tool result, by the call it answers.
     Result { call_id: String, digest: ResultDigest },
 }
@@ -154,7 +154,7 @@ impl Gathered {
 #[derive(Debug, Clone)]
 struct Run {
     detector: LoopDetector,
-    pending: Vec<(CallDigest, Slot)>,
+    pending: Vec<(CallDigest<'static>, Slot)>,
     answered: Vec<(String, Slot)>,
 }
 
@@ -180,8 +180,9 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
             Some(Step::Result { call_id, digest }) => {
                 if let Some(at) = run.pending.iter().position(|(c, _)| &c.id == call_id) {
                     let (call, request) = run.pending.remove(at);
-                    run.answered.push((call.id.clone(), request));
-                    match run.detector.observe(&call, digest) {
+                    let id = call.id.to_string();
+                    run.answered.push((id.clone(), request));
+                    match run.detector.observe(call, digest, &mut |a, b| a == b) {
                         LoopStep::Found(found) => {
                             let at = gathered.iter().position(|g| g.found.first_call_id() == found.first_call_id()).unwrap_or_else(|| {
                                 gathered.push(Gathered { calls: Vec::new(), found: found.clone() });
@@ -194,7 +195,7 @@ pub fn waste(index: &mut SessionIndex, steps: &Steps, repeats: u8) -> Result<Was
                         }
                         LoopStep::Repeat { first_call_id } => {
                             if let Some(g) = gathered.iter_mut().find(|g| g.found.first_call_id() == first_call_id) {
-                                g.add(&call.id, Some(request));
+                                g.add(&id, Some(request));
                             }
                         }
                         LoopStep::None => {}

@@ -362,8 +362,13 @@ fn last_line(text: &str) -> &str {
 /// The exit code a `bash` result ends with (`Command exited with code N`, the line pi's bash tool ends a failed
 /// result with), if it ends so.
 pub(crate) fn exit_code(text: &str) -> Option<i64> {
+    exit_code_of_line(last_line(text))
+}
+
+/// The exit code `line` (trimmed) reports, if it is a command's exit line.
+pub(crate) fn exit_code_of_line(line: &str) -> Option<i64> {
     // An integer (str::parse::<f64> would bring core's float parser and its tables into the module).
-    last_line(text).strip_prefix("Command exited with code ").and_then(|c| c.trim().parse::<i64>().ok())
+    line.strip_prefix("Command exited with code ").and_then(|c| c.trim().parse::<i64>().ok())
 }
 
 /// The first error line of a tool's output by the ledger's rule ([`is_error_line`]), with the location a

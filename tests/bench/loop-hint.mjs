@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hostAvailable, nodeFor } from "../../scripts/hosts.mjs";
-import { stats, uptime } from "./timing.mjs";
+import { benchLock, stats, uptime } from "./timing.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const HOST = "1.6.0";
@@ -25,6 +25,7 @@ const pkg = resolve(arg("--pkg", join(HERE, "../../pkg")));
 const entries = Number(arg("--entries", 10_000));
 const turns = args.includes("--quick") ? 100 : 400;
 
+await benchLock();
 const work = mkdtempSync(join(tmpdir(), "ptn-bench-loop-"));
 try {
   const gen = JSON.parse(execFileSync(process.execPath, [join(HERE, "gen.mjs"), String(entries), "10", work], { encoding: "utf8", maxBuffer: 1 << 24 }));
