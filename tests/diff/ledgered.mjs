@@ -95,7 +95,8 @@ export class RunWriter {
 
   /**
    * The model's rewind to `start` as `end`, carried out as the extension does. `summary`: the summarizer's text;
-   * `ledgerTokens`: the bound. Returns `{plan}` for a refusal, else `{plan, written, finish, summary}`.
+   * `ledgerTokens`: the bound. Returns `{plan}` when the plan refuses, `{plan, refusal}` when the summary is refused,
+   * else `{plan, written, finish, summary}`.
    */
   rewind(start, end, summary, ledgerTokens) {
     const args = { action: "rewind", labelStart: start, labelEnd: end, summaryFocus: "the user's instruction; done: the work; left: nothing" };
@@ -104,7 +105,9 @@ export class RunWriter {
     const plan = this.index.toolPlan(args, facts);
     if (plan.kind !== "rewind") return { plan };
     const written = this.index.rewindSummary(plan.summarizeIds.map((id) => this.known.get(id)), { summary, ledgerTokens });
-    if (written.kind !== "summary") throw new Error(`the summary was refused: ${written.text}`);
+    // The guard is judged again on what the summary leaves (removed minus the summary and its ledger, issue 37): a
+    // span the plan took can still be refused here, as the extension refuses it.
+    if (written.kind !== "summary") return { plan, refusal: written };
     // pi's branchWithSummary: the summary under the target, fromId the leaf it leaves.
     const entry = this.append({ type: "branch_summary", fromId: call.id, summary: written.summary, details: written.details }, plan.targetId);
     const finish = this.index.rewindFinish(entry.id, this.clock);
