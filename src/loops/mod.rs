@@ -230,6 +230,19 @@ impl ResultDigest {
         ResultDigest::keyed(digest(&[text]), failed.then_some(text))
     }
 
+    /// A live result known by `key`, as the rule reads it: `tail`, the end of its text (`whole`: all of it), and the
+    /// whole text — asked of `text` — only when it needs it: when the result failed (its error line), or when its
+    /// last line begins before the tail ([`failed_by_tail`]).
+    pub fn from_tail(key: u64, is_error: bool, tail: &str, whole: bool, text: impl FnOnce() -> String) -> ResultDigest {
+        let known = failed_by_tail(is_error, tail, whole);
+        if known == Some(false) {
+            return ResultDigest::keyed(key, None);
+        }
+        let full = if whole { Cow::Borrowed(tail) } else { Cow::Owned(text()) };
+        let failed = known.unwrap_or_else(|| failed_by_tail(is_error, &full, true).unwrap_or(is_error));
+        ResultDigest::keyed(key, failed.then_some(&*full))
+    }
+
     /// A result known by `key`; `failed_text`, its whole text when it failed ([`failed_by_tail`]), `None` when
     /// it did not.
     pub fn keyed(key: u64, failed_text: Option<&str>) -> ResultDigest {

@@ -305,6 +305,31 @@ fn a_window_that_wraps_keeps_the_latest_calls() {
     assert_eq!(found(&steps)[0].call_ids, ["c0", "c4", "c8"]);
 }
 
+#[test]
+fn a_live_result_asks_for_its_whole_text_only_when_the_rule_needs_it() {
+    let asked = std::cell::Cell::new(0);
+    let text = |t: &'static str| {
+        || {
+            asked.set(asked.get() + 1);
+            t.to_string()
+        }
+    };
+    // Succeeded, told by the tail: not asked.
+    assert!(!ResultDigest::from_tail(1, false, "x\ndone", false, text("…\nx\ndone")).failed());
+    assert_eq!(asked.get(), 0);
+    // Failed by the host, the tail all of it: not asked either.
+    let r = ResultDigest::from_tail(2, true, "error: e\nCommand exited with code 1", true, text("unused"));
+    assert_eq!(r.failure.map(|(_, line)| line), Some("error: e".to_string()));
+    assert_eq!(asked.get(), 0);
+    // Failed, the tail a part: the whole text, for its first error line.
+    let r = ResultDigest::from_tail(3, true, "tail", false, text("error: first\n…\ntail"));
+    assert_eq!(r.failure.map(|(_, line)| line), Some("error: first".to_string()));
+    assert_eq!(asked.get(), 1);
+    // The tail cannot tell: the whole text decides (here: an exit line that only looks like one in the tail).
+    assert!(!ResultDigest::from_tail(4, false, "   Command exited with code 2", false, text("log:   Command exited with code 2")).failed());
+    assert_eq!(asked.get(), 2);
+}
+
 proptest::proptest! {
     /// The tail tells the same as the whole text, or says it cannot.
     #[test]

@@ -148,15 +148,21 @@ thread_local! {
 /// Runs `read` on text written with [`tag_str`] and [`tag_infinity`]: its tagged strings are read back as
 /// the string or number they stand for.
 pub(super) fn tagged<R>(read: impl FnOnce() -> R) -> R {
-    /// Ends the mode however the read ends.
-    struct Restore;
+    in_mode(&TAGGED, read)
+}
+
+/// Runs `read` with the reader's mode `flag` set, and clears it however the read ends (a mode of the one reader
+/// rather than a second set of types: serde's code is generated per type, and the module's size is a budget).
+pub(super) fn in_mode<R>(flag: &'static std::thread::LocalKey<std::cell::Cell<bool>>, read: impl FnOnce() -> R) -> R {
+    /// Clears the flag however the read ends.
+    struct Restore(&'static std::thread::LocalKey<std::cell::Cell<bool>>);
     impl Drop for Restore {
         fn drop(&mut self) {
-            TAGGED.set(false);
+            self.0.set(false);
         }
     }
-    TAGGED.set(true);
-    let _restore = Restore;
+    flag.set(true);
+    let _restore = Restore(flag);
     read()
 }
 

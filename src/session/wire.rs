@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 pub use super::value::{keeping_calls, keeps_calls, number_value, Arguments, Js, JsStr, Obj, Rare, SectionsLen, StringifyLen};
-use super::value::{any, tag_infinity, tag_str, tagged, FromJs, Key, Via};
+use super::value::{any, in_mode, tag_infinity, tag_str, tagged, FromJs, Key, Via};
 
 /// Deepest JSON nesting of a session line that is read; deeper lines are reported skips. `serde_json`
 /// reads values recursively, so this bounds the stack a line may take: in the wasm module's 1 MB stack the
@@ -204,17 +204,7 @@ thread_local! {
 /// nesting, …): [`read`] has the last word on those. (A mode of the one [`Entry`] reader rather than a
 /// second set of types: serde's code is generated per type, and the module's size is a budget.)
 pub fn skim<R>(line: &str, take: impl FnOnce(&Entry<'_>) -> R) -> Option<R> {
-    /// Ends the mode however the pass ends.
-    struct Skimming;
-    impl Drop for Skimming {
-        fn drop(&mut self) {
-            SKIMMING.set(false);
-        }
-    }
-    SKIMMING.set(true);
-    let skimming = Skimming;
-    let entry = serde_json::from_str::<Obj<Entry<'_>>>(line).ok().filter(|e| e.is_object);
-    drop(skimming);
+    let entry = in_mode(&SKIMMING, || serde_json::from_str::<Obj<Entry<'_>>>(line).ok().filter(|e| e.is_object));
     entry.map(|e| take(&e.value))
 }
 

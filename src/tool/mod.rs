@@ -27,7 +27,9 @@ pub use anchors::{anchors_view, command_recall, pager_footer, pager_page, Anchor
 pub use definition::{definition, definition_text_len, ToolDefinition, TOOL_NAME};
 pub use facts::{ToolFacts, ModelFacts};
 pub use ledger::{ledger, Ledger, LedgerOptions};
-pub(crate) use ledger::{exit_code, exit_code_of_line, first_error_line, first_line};
+#[cfg(test)]
+pub(crate) use ledger::exit_code;
+pub(crate) use ledger::{exit_code_of_line, first_error_line, first_line};
 pub use params::{Action, Arguments, Params, MAX_ARGUMENT_DEPTH};
 pub use plan::{
     check_auth, finish, plan, salvage_text, summarize, unreadable, AnchorDetails, AnchorPlan, AnchorRow,

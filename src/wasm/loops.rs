@@ -1,7 +1,5 @@
 //! Binding for the loop rule (`crate::loops`): the live detector, the hint, and every loop in a file.
 
-use std::borrow::Cow;
-
 use wasm_bindgen::prelude::*;
 
 use super::error::{invalid, js_error};
@@ -94,18 +92,11 @@ impl LoopDetectorJs {
 impl LoopDetectorJs {
     #[allow(clippy::too_many_arguments, reason = "`observe`'s values, read")]
     fn observe_strs(&mut self, id: &str, tool: &str, args: &str, tail: &str, text: JsValue, units: u32, is_error: bool) -> bool {
-        let whole = units <= loops::RESULT_TAIL_UNITS;
-        let known = loops::failed_by_tail(is_error, tail, whole);
-        let copied = match known {
-            Some(false) => None,
-            _ if whole => Some(Cow::Borrowed(tail)),
-            _ => Some(Cow::Owned(text.as_string().unwrap_or_default())),
-        };
-        let failed = known.unwrap_or_else(|| loops::failed_by_tail(is_error, copied.as_deref().unwrap_or(""), true).unwrap_or(is_error));
         let key = self.next;
         self.next += 1;
+        let whole = units <= loops::RESULT_TAIL_UNITS;
+        let result = ResultDigest::from_tail(key, is_error, tail, whole, || text.as_string().unwrap_or_default());
         self.texts.push((key, text));
-        let result = ResultDigest::keyed(key, copied.as_deref().filter(|_| failed));
         let texts = &self.texts;
         let text_of = |key: u64| texts.iter().find(|(k, _)| *k == key).map(|(_, t)| t);
         let step = self.inner.observe(CallDigest::of(id, tool, args), &result, &mut |a, b| a == b || text_of(a).zip(text_of(b)).is_some_and(|(a, b)| a == b));
